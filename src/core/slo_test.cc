@@ -1,0 +1,172 @@
+#include "core/slo.h"
+
+#include <gtest/gtest.h>
+
+namespace goodput {
+namespace {
+
+RequestRecord Rec(double arrival, std::optional<double> first, std::optional<double> last, int64_t n_out,
+                  bool ok = true) {
+  RequestRecord r;
+  r.request_class = "interactive";
+  r.t_arrival = r.t_sent = arrival;
+  r.t_first = first;
+  r.t_last = last;
+  r.n_out = n_out;
+  r.ok = ok;
+  if (!ok) r.error = "timeout";
+  return r;
+}
+
+TEST(ParseSlo, PerClassClauses) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s, tpot p99 <= 100ms; batch: e2e p90 < 10min");
+  ASSERT_TRUE(slo.ok()) << slo.status().message();
+  ASSERT_EQ(slo->classes.size(), 2u);
+  const ClassSlo& i = slo->classes[0];
+  EXPECT_EQ(i.class_name, "interactive");
+  ASSERT_EQ(i.targets.size(), 2u);
+  EXPECT_EQ(i.targets[0].metric, SloMetric::kTtft);
+  EXPECT_DOUBLE_EQ(i.targets[0].percentile, 99);
+  EXPECT_DOUBLE_EQ(i.targets[0].threshold_s, 1.0);
+  EXPECT_EQ(i.targets[1].metric, SloMetric::kTpot);
+  EXPECT_DOUBLE_EQ(i.targets[1].threshold_s, 0.1);
+  EXPECT_DOUBLE_EQ(i.RequiredAttainment(), 0.99);
+  EXPECT_TRUE(slo->classes[1].targets[0].strict);
+  EXPECT_DOUBLE_EQ(slo->classes[1].RequiredAttainment(), 0.90);
+  EXPECT_EQ(slo->For("batch"), &slo->classes[1]);
+  EXPECT_EQ(slo->For("offline"), nullptr);
+}
+
+TEST(ParseSlo, ClauseWithoutClassAppliesToEveryOtherClass) {
+  auto slo = ParseSlo("ttft p50 <= 200ms, tpot p90 <= 50ms");
+  ASSERT_TRUE(slo.ok());
+  ASSERT_NE(slo->For("anything"), nullptr);
+  EXPECT_EQ(slo->For("anything")->class_name, "*");
+  EXPECT_DOUBLE_EQ(slo->For("x")->RequiredAttainment(), 0.90);
+}
+
+TEST(ParseSlo, CanonicalTextParsesBackToTheSameSpec) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s, tpot p99.9 < 100ms");
+  ASSERT_TRUE(slo.ok());
+  auto again = ParseSlo(slo->ToString());
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->ToString(), slo->ToString());
+  EXPECT_DOUBLE_EQ(again->classes[0].targets[1].percentile, 99.9);
+}
+
+TEST(ParseSlo, BrokenInputNamesTheProblem) {
+  auto expect_error = [](const char* text, const char* needle) {
+    auto r = ParseSlo(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find(needle), std::string::npos) << r.status().message();
+  };
+  expect_error("ttft p99 <= 1", "no unit");
+  expect_error("latency p99 <= 1s", "unknown metric 'latency'");
+  expect_error("ttft 99 <= 1s", "must look like p99");
+  expect_error("ttft p0 <= 1s", "(0, 100]");
+  expect_error("ttft p101 <= 1s", "(0, 100]");
+  expect_error("ttft p99 >= 1s", "not of the form");
+  expect_error("interactive:", "no targets");
+  expect_error("a: ttft p99 <= 1s; a: tpot p99 <= 1s", "appears twice");
+  expect_error("", "empty");
+  expect_error("ttft p99 <= 0s", "positive");
+}
+
+// Hand-computed example: SLO ttft p99 <= 1s, tpot p99 <= 100ms.
+//   r1 ttft 0.5, tpot (2.5-0.5)/20 = 0.1   -> good (<= is inclusive)
+//   r2 ttft 1.2, tpot 0.4/4 = 0.1          -> bad (TTFT)
+//   r3 ttft 0.3, one token: no TPOT        -> good
+//   r4 failed (timeout)                    -> bad, still counted
+//   r5 ttft 0.1, tpot 2/10 = 0.2           -> bad (TPOT)
+std::vector<RequestRecord> HandExample() {
+  return {Rec(0.0, 0.5, 2.5, 21), Rec(1.0, 2.2, 2.6, 5), Rec(2.0, 2.3, 2.3, 1),
+          Rec(2.6, std::nullopt, std::nullopt, 0, false), Rec(3.0, 3.1, 5.1, 11)};
+}
+
+TEST(Evaluate, AttainmentKeepsFailuresInTheDenominator) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s, tpot p99 <= 100ms");
+  ASSERT_TRUE(slo.ok());
+  const auto records = HandExample();
+  SloReport r = Evaluate(records, *slo, Window{0, 5});
+  ASSERT_EQ(r.classes.size(), 1u);
+  const ClassReport& c = r.classes[0];
+  EXPECT_EQ(c.total, 5);
+  EXPECT_EQ(c.failed, 1);
+  EXPECT_EQ(c.good, 2);
+  EXPECT_DOUBLE_EQ(*c.attainment, 0.4);
+  EXPECT_FALSE(c.holds);
+  EXPECT_FALSE(r.all_hold);
+  EXPECT_DOUBLE_EQ(r.goodput, 2.0 / 5.0);
+  EXPECT_DOUBLE_EQ(r.goodput_tokens, (21.0 + 1.0) / 5.0);
+  EXPECT_DOUBLE_EQ(r.output_throughput, (21.0 + 5 + 1 + 0 + 11) / 5.0);
+  ASSERT_EQ(c.targets.size(), 2u);
+  // TTFT over the four successful requests {0.1, 0.3, 0.5, 1.2}: r = 2.97 -> 0.5 + 0.97 * 0.7.
+  EXPECT_EQ(c.targets[0].applicable, 4);
+  EXPECT_EQ(c.targets[0].met, 3);
+  EXPECT_NEAR(*c.targets[0].value, 1.179, 1e-12);
+  // TPOT only where n_out >= 2: {0.1, 0.1, 0.2}: r = 1.98 -> 0.1 + 0.98 * 0.1.
+  EXPECT_EQ(c.targets[1].applicable, 3);
+  EXPECT_EQ(c.targets[1].met, 2);
+  EXPECT_NEAR(*c.targets[1].value, 0.198, 1e-12);
+}
+
+TEST(Evaluate, OneTokenAnswerHasNoTpot) {
+  RequestRecord r = Rec(0, 0.2, 0.2, 1);
+  EXPECT_FALSE(Tpot(r).has_value());
+  auto slo = ParseSlo("tpot p99 <= 1ms");
+  EXPECT_TRUE(IsGood(r, slo->For("interactive")));
+}
+
+TEST(Evaluate, StrictOperatorExcludesTheThreshold) {
+  auto le = ParseSlo("tpot p99 <= 100ms");
+  auto lt = ParseSlo("tpot p99 < 100ms");
+  RequestRecord r = Rec(0, 0.5, 2.5, 21);  // TPOT exactly 0.1
+  EXPECT_TRUE(IsGood(r, le->For("interactive")));
+  EXPECT_FALSE(IsGood(r, lt->For("interactive")));
+}
+
+TEST(Evaluate, ClassWithoutSloIsMeasuredButNotJudged) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s");
+  auto records = HandExample();
+  RequestRecord offline = Rec(1.0, 4.0, 9.0, 100);
+  offline.request_class = "offline";
+  records.push_back(offline);
+  SloReport r = Evaluate(records, *slo, Window{0, 5});
+  ASSERT_EQ(r.classes.size(), 2u);
+  EXPECT_EQ(r.classes[1].class_name, "offline");
+  EXPECT_FALSE(r.classes[1].has_slo);
+  EXPECT_TRUE(r.classes[1].holds);
+  EXPECT_EQ(r.classes[1].good, 1);
+  EXPECT_DOUBLE_EQ(*r.classes[0].attainment, 3.0 / 5.0);  // r5 only fails TPOT, not named here
+}
+
+TEST(Evaluate, OnlyArrivalsInsideTheWindowCount) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s, tpot p99 <= 100ms");
+  SloReport r = Evaluate(HandExample(), *slo, Window{1.0, 3.0});  // r2, r3, r4
+  EXPECT_EQ(r.total, 3);
+  EXPECT_EQ(r.good, 1);
+  EXPECT_DOUBLE_EQ(r.goodput, 0.5);
+}
+
+TEST(EvaluateWindows, ReportsTheWorstWindow) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s, tpot p99 <= 100ms");
+  WindowedReport w = EvaluateWindows(HandExample(), *slo, Window{0, 5}, 2.5);
+  ASSERT_EQ(w.windows.size(), 2u);
+  EXPECT_DOUBLE_EQ(*w.windows[0].classes[0].attainment, 2.0 / 3.0);  // r1, r2, r3
+  EXPECT_DOUBLE_EQ(*w.windows[1].classes[0].attainment, 0.0);        // r4, r5
+  EXPECT_EQ(w.worst, 1u);
+  EXPECT_DOUBLE_EQ(*w.whole.classes[0].attainment, 0.4);
+}
+
+TEST(Itl, MultiTokenChunkSplitsItsGap) {
+  RequestRecord r;
+  r.chunks = {{1.0, 1}, {1.1, 1}, {1.4, 3}};
+  auto itls = Itls(r);
+  ASSERT_EQ(itls.size(), 4u);
+  EXPECT_NEAR(itls[0], 0.1, 1e-12);
+  EXPECT_NEAR(itls[1], 0.1, 1e-12);
+  EXPECT_NEAR(itls[3], 0.1, 1e-12);
+}
+
+}  // namespace
+}  // namespace goodput

@@ -1,0 +1,43 @@
+#include "core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace goodput {
+namespace {
+
+double SortedPercentile(const std::vector<double>& sorted, double p) {
+  const double clamped = std::clamp(p, 0.0, 100.0);
+  const double rank = clamped / 100.0 * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(rank));
+  const auto hi = static_cast<size_t>(std::ceil(rank));
+  const double frac = rank - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+}  // namespace
+
+std::optional<double> Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  return SortedPercentile(values, p);
+}
+
+std::vector<std::optional<double>> Percentiles(std::vector<double> values,
+                                               const std::vector<double>& ps) {
+  std::vector<std::optional<double>> out(ps.size());
+  if (values.empty()) return out;
+  std::sort(values.begin(), values.end());
+  for (size_t i = 0; i < ps.size(); ++i) out[i] = SortedPercentile(values, ps[i]);
+  return out;
+}
+
+std::optional<double> Mean(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+std::optional<double> Median(std::vector<double> values) { return Percentile(std::move(values), 50); }
+
+}  // namespace goodput
