@@ -82,3 +82,15 @@ Status ToStatus(const Result<T>& r) { return r.status(); }
     if (::goodput::Status _st = ::goodput::ToStatus(expr); !_st.ok()) \
       return _st;                                                      \
   } while (0)
+
+#define GOODPUT_CONCAT_INNER_(a, b) a##b
+#define GOODPUT_CONCAT_(a, b) GOODPUT_CONCAT_INNER_(a, b)
+#define GOODPUT_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                   \
+  if (!tmp.ok()) return tmp.status();                  \
+  lhs = std::move(tmp).value()
+
+// `GOODPUT_ASSIGN_OR_RETURN(int64_t n, ParseX(...));` declares or assigns lhs
+// from a Result, returning its error from the current function.
+#define GOODPUT_ASSIGN_OR_RETURN(lhs, expr) \
+  GOODPUT_ASSIGN_OR_RETURN_IMPL_(GOODPUT_CONCAT_(_goodput_result_, __LINE__), lhs, expr)
