@@ -1,0 +1,108 @@
+#include "hw/hardware.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "core/data_dir.h"
+
+namespace goodput {
+namespace json = boost::json;
+
+int64_t HardwareSpec::TotalMemoryBytes() const {
+  if (usable_memory_gib) return static_cast<int64_t>(std::llround(*usable_memory_gib * 1024.0 * 1024 * 1024));
+  return memory_bytes;
+}
+
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+Result<double> Num(const json::object& o, const char* key, const std::string& where) {
+  auto it = o.find(key);
+  if (it == o.end()) return Status::InvalidArgument(fmt::format("{}: missing \"{}\"", where, key));
+  if (it->value().is_double()) return it->value().as_double();
+  if (it->value().is_int64()) return static_cast<double>(it->value().as_int64());
+  return Status::InvalidArgument(fmt::format("{}: \"{}\" must be a number", where, key));
+}
+
+std::optional<double> OptNum(const json::object& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end() || it->value().is_null()) return std::nullopt;
+  if (it->value().is_double()) return it->value().as_double();
+  if (it->value().is_int64()) return static_cast<double>(it->value().as_int64());
+  return std::nullopt;
+}
+
+Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
+  if (!v.is_object()) return Status::InvalidArgument(where + ": entry is not an object");
+  const json::object& o = v.as_object();
+  HardwareSpec h;
+  auto name = o.find("name");
+  if (name == o.end() || !name->value().is_string()) return Status::InvalidArgument(where + ": missing \"name\"");
+  h.name = std::string(name->value().as_string());
+  const std::string at = where + " '" + h.name + "'";
+  if (auto d = o.find("display"); d != o.end() && d->value().is_string()) h.display = d->value().as_string();
+  if (auto s = o.find("source"); s != o.end() && s->value().is_string()) h.source = s->value().as_string();
+  if (auto a = o.find("aliases"); a != o.end() && a->value().is_array()) {
+    for (const auto& e : a->value().as_array()) {
+      if (e.is_string()) h.aliases.emplace_back(e.as_string());
+    }
+  }
+  GOODPUT_ASSIGN_OR_RETURN(double mem, Num(o, "memory_bytes", at));
+  GOODPUT_ASSIGN_OR_RETURN(h.memory_bandwidth, Num(o, "memory_bandwidth", at));
+  if (mem <= 0 || h.memory_bandwidth <= 0) return Status::InvalidArgument(at + ": memory and bandwidth must be positive");
+  h.memory_bytes = static_cast<int64_t>(mem);
+  h.usable_memory_gib = OptNum(o, "usable_memory_gib");
+  h.bf16_flops = OptNum(o, "bf16_flops");
+  h.fp8_flops = OptNum(o, "fp8_flops");
+  h.fp4_flops = OptNum(o, "fp4_flops");
+  return h;
+}
+
+}  // namespace
+
+Result<std::vector<HardwareSpec>> LoadHardwareCatalog() {
+  const std::string path = DataDir() + "/hardware/gpus.json";
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(fmt::format("cannot read hardware catalog '{}'", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  boost::system::error_code ec;
+  json::value doc = json::parse(buf.str(), ec);
+  if (ec) return Status::InvalidArgument(fmt::format("{}: not valid JSON ({})", path, ec.message()));
+  if (!doc.is_object() || !doc.as_object().contains("gpus") || !doc.at("gpus").is_array()) {
+    return Status::InvalidArgument(path + ": expected an object with a \"gpus\" list");
+  }
+  std::vector<HardwareSpec> out;
+  for (const auto& v : doc.at("gpus").as_array()) {
+    GOODPUT_ASSIGN_OR_RETURN(HardwareSpec h, ParseGpu(v, path));
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+Result<HardwareSpec> FindGpu(const std::string& name) {
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<HardwareSpec> all, LoadHardwareCatalog());
+  const std::string want = Lower(name);
+  std::vector<std::string> known;
+  for (const auto& h : all) {
+    if (Lower(h.name) == want) return h;
+    for (const auto& a : h.aliases) {
+      if (Lower(a) == want) return h;
+    }
+    known.push_back(h.name);
+  }
+  return Status::NotFound(fmt::format("unknown GPU '{}'. Known GPUs: {} (or give --gpu-memory)", name,
+                                      fmt::join(known, ", ")));
+}
+
+}  // namespace goodput

@@ -1,0 +1,39 @@
+// The hardware catalog (data/hardware/gpus.json): memory, bandwidth and dense
+// peak FLOP/s per accelerator.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace goodput {
+
+struct HardwareSpec {
+  std::string name;      // catalog key, e.g. "h100-sxm"
+  std::string display;   // "NVIDIA H100 SXM 80GB"
+  std::vector<std::string> aliases;
+  int64_t memory_bytes = 0;                  // nominal capacity
+  std::optional<double> usable_memory_gib;   // total as CUDA/PyTorch reports it, where known
+  double memory_bandwidth = 0;               // bytes/s
+  std::optional<double> bf16_flops;          // dense, FLOP/s
+  std::optional<double> fp8_flops;
+  std::optional<double> fp4_flops;
+  std::string source;
+
+  // The memory vLLM sees as "total": the reported figure where known, else the
+  // nominal capacity.
+  int64_t TotalMemoryBytes() const;
+  bool total_is_nominal() const { return !usable_memory_gib.has_value(); }
+};
+
+// All catalog entries, in file order. Errors name the file and entry.
+Result<std::vector<HardwareSpec>> LoadHardwareCatalog();
+
+// Finds a GPU by name or alias (case-insensitive). Unknown names list the
+// known ones.
+Result<HardwareSpec> FindGpu(const std::string& name);
+
+}  // namespace goodput
