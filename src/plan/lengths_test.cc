@@ -1,0 +1,88 @@
+#include "plan/lengths.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace goodput {
+namespace {
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Lengths, FileWithCommentsAndBlankLines) {
+  auto d = LengthDistribution::FromFile(WriteFile("lens_ok.txt", "# observed\n100\n\n300 # long one\n200\n"));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_DOUBLE_EQ(d->Mean(), 200.0);
+  EXPECT_EQ(d->Quantile(0.5), 200);
+  EXPECT_EQ(d->Max(), 300);
+  EXPECT_EQ(d->samples(), 3u);
+}
+
+TEST(Lengths, JunkLineIsNamedByNumber) {
+  auto d = LengthDistribution::FromFile(WriteFile("lens_bad.txt", "100\n200\nabc\n"));
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find(":3: 'abc'"), std::string::npos) << d.status().message();
+  EXPECT_FALSE(LengthDistribution::FromFile(WriteFile("lens_neg.txt", "-5\n")).ok());
+  EXPECT_FALSE(LengthDistribution::FromFile(WriteFile("lens_frac.txt", "1.5\n")).ok());
+  EXPECT_FALSE(LengthDistribution::FromFile(WriteFile("lens_empty.txt", "# nothing\n")).ok());
+  EXPECT_FALSE(LengthDistribution::FromFile("/nonexistent/lengths.txt").ok());
+}
+
+TEST(Lengths, FixedSpec) {
+  auto d = LengthDistribution::FromSpec("fixed:8k");
+  ASSERT_TRUE(d.ok());
+  EXPECT_DOUBLE_EQ(d->Mean(), 8000.0);
+  EXPECT_EQ(d->Quantile(0.99), 8000);
+}
+
+// The source's traffic: 7 in 10 requests up to 200k tokens, the rest 200k-500k.
+// Uniform bins: mean = 0.7 * 100k + 0.3 * 350k = 175k; 70% at or below 200k.
+TEST(Lengths, HistogramSpec) {
+  auto d = LengthDistribution::FromSpec("0-200k:0.7,200k-500k:0.3");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_NEAR(d->Mean(), 175000.0, 175000.0 * 0.002);
+  EXPECT_LE(d->Quantile(0.69), 200000);
+  EXPECT_GT(d->Quantile(0.71), 200000);
+  EXPECT_LE(d->Max(), 500000);
+  // Weights are normalised.
+  auto scaled = LengthDistribution::FromSpec("0-200k:7,200k-500k:3");
+  EXPECT_NEAR(scaled->Mean(), d->Mean(), 1e-6);
+}
+
+// Quantiles: half the mass on [1, 1000], half on [1000, 2000] -> mean ~1000.
+TEST(Lengths, QuantileSpec) {
+  auto d = LengthDistribution::FromSpec("p50=1000,p100=2000");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_NEAR(d->Mean(), 1000.25, 5);
+  EXPECT_NEAR(static_cast<double>(d->Quantile(0.5)), 1000, 5);
+  EXPECT_EQ(d->Max(), 1998);  // the last of 256 evenly spaced points in [1000, 2000]
+}
+
+TEST(Lengths, BrokenSpecsSayWhy) {
+  auto expect_error = [](const char* spec, const char* needle) {
+    auto d = LengthDistribution::FromSpec(spec);
+    ASSERT_FALSE(d.ok()) << spec;
+    EXPECT_NE(d.status().message().find(needle), std::string::npos) << d.status().message();
+  };
+  expect_error("0-200k:abc", "weight is not a number");
+  expect_error("200k-100k:1", "low < high");
+  expect_error("0-200k:0", "sum to zero");
+  expect_error("p50=2k", "must end at p100");
+  expect_error("p50=8k,p90=2k,p100=9k", "must not decrease");
+  expect_error("fixed:0", "at least 1");
+  expect_error("banana", "must look like");
+  expect_error("", "empty");
+}
+
+TEST(Lengths, CappedAtMaxModelLen) {
+  auto d = LengthDistribution::FromSpec("fixed:10k");
+  EXPECT_EQ(d->CappedAt(4096).Max(), 4096);
+}
+
+}  // namespace
+}  // namespace goodput

@@ -1,0 +1,300 @@
+#include "plan/planner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace goodput {
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+bool IsBigGpu(int64_t total_memory, const std::string& gpu) {
+  return total_memory >= 70 * kGiB && gpu.find("a100") == std::string::npos;
+}
+
+// Standard normal quantile by bisection on std::erfc: no table, and precise
+// to well below what a concurrency estimate needs.
+double NormalQuantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+Status Validate(const ModelSpec& m, const PlanOptions& o) {
+  if (o.total_memory <= 0) return Status::InvalidArgument("GPU memory must be positive (give --gpu or --gpu-memory)");
+  if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1)) {
+    return Status::InvalidArgument(fmt::format("--gpu-memory-utilization {} must be in (0, 1]", o.gpu_memory_utilization));
+  }
+  if (o.tensor_parallel < 1) return Status::InvalidArgument("--tensor-parallel-size must be at least 1");
+  if (m.attn.num_heads > 0 && m.attn.num_heads % o.tensor_parallel != 0) {
+    return Status::InvalidArgument(fmt::format("{} attention heads are not divisible by --tensor-parallel-size {}",
+                                               m.attn.num_heads, o.tensor_parallel));
+  }
+  if (m.linear.num_value_heads > 0 && m.linear.num_value_heads % o.tensor_parallel != 0) {
+    return Status::InvalidArgument(fmt::format("{} linear-attention value heads are not divisible by --tensor-parallel-size {}",
+                                               m.linear.num_value_heads, o.tensor_parallel));
+  }
+  if (o.max_model_len < 0 || o.max_num_batched_tokens < 0 || o.max_num_seqs < 0 || o.block_size < 0) {
+    return Status::InvalidArgument("lengths, token budgets, sequence caps and block sizes must be positive");
+  }
+  if (!(o.confidence > 0.5 && o.confidence < 1)) return Status::InvalidArgument("--confidence must be in (0.5, 1)");
+  if (o.num_draft_layers < 0) return Status::InvalidArgument("--num-draft-layers must be >= 0");
+  return Status::Ok();
+}
+
+Result<DType> ResolveKvDtype(const std::string& name, const ModelSpec& m) {
+  if (name == "auto") return m.dtype;
+  auto t = ParseDType(name);
+  if (!t.ok()) return t.status().WithContext("--kv-cache-dtype");
+  if (*t == DType::kInt8) return Status::InvalidArgument("--kv-cache-dtype int8 is not a vLLM KV cache type");
+  return t;
+}
+
+Result<ModelSpec> WithDraftLayers(const ModelSpec& m, int n) {
+  if (n == 0) return m;
+  if (m.CountLayers(LayerKind::kFullAttention) == 0) {
+    return Status::InvalidArgument("--num-draft-layers needs a model with full-attention layers to copy");
+  }
+  ModelSpec out = m;
+  for (int i = 0; i < n; ++i) out.layers.push_back(LayerSpec{LayerKind::kFullAttention, MlpKind::kDense, 0});
+  return out;
+}
+
+std::vector<KindShare> KindShares(const ModelSpec& m, const KvLayout& layout, int64_t max_len) {
+  std::vector<KindShare> out;
+  for (size_t i = 0; i < layout.layer_specs.size(); ++i) {
+    const CacheSpec& s = layout.layer_specs[i];
+    auto it = std::find_if(out.begin(), out.end(), [&](const KindShare& k) { return k.kind == s.kind; });
+    if (it == out.end()) {
+      out.push_back(KindShare{s.kind});
+      it = out.end() - 1;
+    }
+    ++it->layers;
+    if (s.type == CacheSpecType::kState) {
+      it->bytes_per_sequence = s.state_bytes;
+      it->bytes_max_len += s.state_bytes;
+    } else {
+      it->bytes_per_token = s.bytes_per_token;
+      const int64_t held = s.type == CacheSpecType::kSlidingWindow ? std::min(max_len, s.sliding_window) : max_len;
+      it->bytes_max_len += s.bytes_per_token * held;
+    }
+  }
+  double sum = 0;
+  for (const auto& k : out) sum += static_cast<double>(k.bytes_max_len);
+  for (auto& k : out) k.share = sum > 0 ? static_cast<double>(k.bytes_max_len) / sum : 0;
+  return out;
+}
+
+LengthPlan PlanLengths(const LengthDistribution& dist, const Plan& p) {
+  const PlanOptions& o = p.options;
+  LengthPlan lp;
+  lp.description = dist.description();
+  lp.over_max_len_share = dist.Expect([&](int64_t l) { return l > o.max_model_len ? 1.0 : 0.0; });
+  const LengthDistribution capped = dist.CappedAt(o.max_model_len);
+  lp.mean_length = capped.Mean();
+  lp.quantile_length = capped.Quantile(o.confidence);
+  const int64_t t = o.max_num_batched_tokens;
+  auto blocks = [&](int64_t l) { return static_cast<double>(p.layout.LiveBlocks(l, t)); };
+  lp.mean_blocks = capped.Expect(blocks);
+  const double second = capped.Expect([&](int64_t l) { return blocks(l) * blocks(l); });
+  lp.sd_blocks = std::sqrt(std::max(0.0, second - lp.mean_blocks * lp.mean_blocks));
+  const double n_blocks = static_cast<double>(p.capacity.num_blocks);
+  lp.max_concurrent_mean = lp.mean_blocks > 0 ? n_blocks / lp.mean_blocks : 0;
+  // n*mean + z*sqrt(n)*sd <= N, solved for x = sqrt(n).
+  const double z = NormalQuantile(o.confidence);
+  const double mu = lp.mean_blocks, sd = lp.sd_blocks;
+  const double x = mu > 0 ? (-z * sd + std::sqrt(z * z * sd * sd + 4 * mu * n_blocks)) / (2 * mu) : 0;
+  lp.conservative = static_cast<int64_t>(std::floor(x * x + 1e-9));
+  lp.recommended_max_num_seqs = std::max<int64_t>(1, lp.conservative);
+  lp.kv_binds = lp.conservative < o.max_num_seqs;
+  return lp;
+}
+
+// The longest max_model_len whose one request still fits the pool.
+int64_t EstimateMaxModelLen(const KvLayout& layout, int64_t num_blocks, int64_t upper, int64_t t) {
+  if (layout.BlocksPerRequest(1, t) > num_blocks) return 0;
+  int64_t lo = 1, hi = upper;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (layout.BlocksPerRequest(mid, t) <= num_blocks) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+void ComputeMemory(Plan& p) {
+  const PlanOptions& o = p.options;
+  p.total = o.total_memory;
+  p.requested = static_cast<int64_t>(std::floor(static_cast<double>(o.total_memory) * o.gpu_memory_utilization));
+  const int64_t non_kv = p.weights.bytes + p.activation.bytes + p.non_torch.bytes;
+  if (o.kv_cache_memory) {
+    p.kv_pool = *o.kv_cache_memory;
+    p.headroom = p.total - non_kv - p.kv_pool;
+  } else {
+    p.kv_pool = p.requested - non_kv;
+    p.headroom = p.total - p.requested;
+  }
+}
+
+void CheckStartup(Plan& p) {
+  const PlanOptions& o = p.options;
+  if (p.kv_pool <= 0) {
+    p.startup_error = fmt::format(
+        "No available memory for the cache blocks: weights, activations and non-torch memory take {} of the {} "
+        "requested. Raise --gpu-memory-utilization, quantize the weights or add GPUs.",
+        FormatGiB(p.weights.bytes + p.activation.bytes + p.non_torch.bytes), FormatGiB(p.requested));
+    return;
+  }
+  if (p.blocks_per_max_request > p.capacity.num_blocks) {
+    p.estimated_max_model_len =
+        EstimateMaxModelLen(p.layout, p.capacity.num_blocks, o.max_model_len, o.max_num_batched_tokens);
+    p.startup_error = fmt::format(
+        "To serve at least one request with the model's max seq len ({}), {} of KV cache is needed, which is larger "
+        "than the available KV cache memory ({}). Based on the available memory, the estimated maximum model length "
+        "is {}.",
+        o.max_model_len, FormatGiB(p.blocks_per_max_request * p.layout.page_bytes * p.layout.group_size),
+        FormatGiB(p.kv_pool), p.estimated_max_model_len);
+  }
+  if (p.headroom < 0) {
+    p.startup_error = fmt::format("weights, activations, non-torch memory and the KV pool exceed the GPU's {} by {}",
+                                  FormatGiB(p.total), FormatGiB(-p.headroom));
+  }
+}
+
+void AddWarnings(Plan& p) {
+  const PlanOptions& o = p.options;
+  if (o.total_is_nominal) {
+    p.warnings.push_back(fmt::format("{} is the nominal capacity of {}; CUDA reports a little less. Give "
+                                     "--gpu-memory with the total from nvidia-smi or a vLLM log for an exact plan.",
+                                     FormatGiB(p.total), o.gpu));
+  }
+  const int64_t wanted = p.cuda_graphs.bytes + o.safety_buffer;
+  if (p.startup_error.empty() && p.headroom < wanted) {
+    p.warnings.push_back(fmt::format(
+        "margin: only {} is left outside the KV pool and the profiled memory, but CUDA graphs need about {} plus a "
+        "{} buffer. The engine may fail to start or crash under load; lower --gpu-memory-utilization or "
+        "--kv-cache-memory.",
+        FormatGiB(p.headroom), FormatGiB(p.cuda_graphs.bytes), FormatGiB(o.safety_buffer)));
+  }
+  if (o.kv_cache_memory) {
+    p.warnings.push_back(
+        "--kv-cache-memory pins the pool: a value measured under one --kv-cache-dtype does not carry over to another, "
+        "because the block size (hybrid models), activation and CUDA-graph memory change with it. Re-measure after "
+        "changing the KV format.");
+  }
+  if (o.max_model_len > p.model.max_position_embeddings) {
+    p.warnings.push_back(fmt::format("max model length {} exceeds the model's max_position_embeddings {}: vLLM needs "
+                                     "rope scaling (e.g. YaRN) or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, and quality beyond "
+                                     "the trained length is unmeasured.",
+                                     FormatCount(o.max_model_len), FormatCount(p.model.max_position_embeddings)));
+  }
+  if (p.lengths && p.lengths->over_max_len_share > 0) {
+    p.warnings.push_back(fmt::format("{:.1f}% of the length distribution exceeds the max model length {}; vLLM rejects "
+                                     "those requests (counted here at the max length).",
+                                     100 * p.lengths->over_max_len_share, FormatCount(o.max_model_len)));
+  }
+  int64_t state_groups = 0;
+  for (const auto& g : p.layout.groups) state_groups += g.spec.type == CacheSpecType::kState;
+  if (state_groups > 0 && p.capacity.num_blocks / state_groups < o.max_num_seqs) {
+    p.warnings.push_back(fmt::format(
+        "each running sequence holds {} state blocks, so the pool fits the state of at most {} sequences, fewer than "
+        "max_num_seqs {}: lower --max-num-seqs",
+        state_groups, p.capacity.num_blocks / state_groups, o.max_num_seqs));
+  }
+}
+
+}  // namespace
+
+int64_t DefaultMaxNumBatchedTokens(int64_t total_memory, const std::string& gpu) {
+  return IsBigGpu(total_memory, gpu) ? 8192 : 2048;
+}
+
+int64_t DefaultMaxNumSeqs(int64_t total_memory, const std::string& gpu) {
+  return IsBigGpu(total_memory, gpu) ? 1024 : 256;
+}
+
+// Forward peak: the widest intermediate of one layer for every batched token
+// plus the residual stream; sampler peak: fp32 logits over the vocabulary and
+// the sampler's sort/softmax temporaries (about 8 copies) for every sequence.
+// With vLLM's H100 defaults this gives 4.82 GiB for Llama-3.1-8B, where vLLM
+// measured 4.76 GiB.
+int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs) {
+  const int64_t h = m.hidden_size;
+  int64_t width = 3 * m.intermediate_size / tp;
+  if (m.IsMoe()) {
+    width = std::max(width, (3 * m.moe.experts_per_token * m.moe.expert_intermediate + 3 * m.moe.shared_intermediate) / tp);
+  }
+  const int64_t q = m.attn.num_heads * m.attn.head_dim * (m.attn.output_gate ? 2 : 1);
+  width = std::max(width, (q + 2 * m.attn.num_kv_heads * m.attn.head_dim) / tp);
+  const LinearAttentionDims& l = m.linear;
+  width = std::max(width, 2 * (l.num_key_heads * l.key_head_dim + l.num_value_heads * l.value_head_dim) / tp);
+  const int64_t forward = max_num_batched_tokens * (width + 4 * h) * 2;
+  const int64_t sampler = std::min(max_num_seqs, max_num_batched_tokens) * m.vocab_size * 4 * 8;
+  return forward + sampler;
+}
+
+// vLLM measured 0.13 GiB on one H100; NCCL buffers add about half a GiB with
+// tensor parallelism.
+int64_t EstimateNonTorch(int tp) { return tp > 1 ? 640 * (int64_t{1} << 20) : 140 * (int64_t{1} << 20); }
+
+// Typical "Graph capturing finished ... took X GiB" values run 0.3-2 GiB.
+int64_t EstimateCudaGraphs() { return kGiB; }
+
+Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
+  GOODPUT_RETURN_IF_ERROR(Validate(model, options));
+  Plan p;
+  p.model = model;
+  p.options = options;
+  PlanOptions& o = p.options;
+  if (o.max_model_len == 0) o.max_model_len = model.max_position_embeddings;
+  if (o.max_num_batched_tokens == 0) o.max_num_batched_tokens = DefaultMaxNumBatchedTokens(o.total_memory, o.gpu);
+  if (o.max_num_seqs == 0) o.max_num_seqs = DefaultMaxNumSeqs(o.total_memory, o.gpu);
+  GOODPUT_ASSIGN_OR_RETURN(p.kv_dtype, ResolveKvDtype(o.kv_cache_dtype, model));
+  if (o.mamba_ssm_cache_dtype == "auto") {
+    p.ssm_dtype = model.ssm_state_dtype.value_or(model.dtype);
+  } else {
+    auto ssm = ParseDType(o.mamba_ssm_cache_dtype);
+    if (!ssm.ok()) return ssm.status().WithContext("--mamba-ssm-cache-dtype");
+    p.ssm_dtype = *ssm;
+  }
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec with_draft, WithDraftLayers(model, o.num_draft_layers));
+  KvLayoutOptions ko;
+  ko.kv_dtype = p.kv_dtype;
+  ko.conv_state_dtype = model.dtype;
+  ko.ssm_state_dtype = p.ssm_dtype;
+  ko.block_size = o.block_size;
+  ko.kernel_block_alignment = o.kernel_block_alignment;
+  ko.tensor_parallel = o.tensor_parallel;
+  ko.max_model_len = o.max_model_len;
+  ko.max_num_batched_tokens = o.max_num_batched_tokens;
+  ko.disable_hybrid_kv_cache_manager = o.disable_hybrid_kv_cache_manager;
+  GOODPUT_ASSIGN_OR_RETURN(p.layout, BuildKvLayout(with_draft, ko));
+  p.params = CountParams(model);
+  GOODPUT_ASSIGN_OR_RETURN(p.precision, ResolveWeightPrecision(o.weights, model));
+  auto item = [](const std::optional<int64_t>& measured, int64_t estimate) {
+    return measured ? MemoryItem{*measured, true} : MemoryItem{estimate, false};
+  };
+  p.weights = item(o.weights_memory, WeightBytes(p.params, p.precision, model, o.tensor_parallel));
+  p.activation = item(o.activation_memory,
+                      EstimateActivationPeak(model, o.tensor_parallel, o.max_num_batched_tokens, o.max_num_seqs));
+  p.non_torch = item(o.non_torch_memory, EstimateNonTorch(o.tensor_parallel));
+  p.cuda_graphs = item(o.cuda_graph_memory, EstimateCudaGraphs());
+  ComputeMemory(p);
+  p.kinds = KindShares(with_draft, p.layout, o.max_model_len);
+  p.capacity = ComputeCapacity(p.layout, std::max<int64_t>(0, p.kv_pool), o.max_model_len, o.max_num_batched_tokens);
+  p.blocks_per_max_request = p.layout.BlocksPerRequest(o.max_model_len, o.max_num_batched_tokens);
+  CheckStartup(p);
+  if (o.lengths && p.startup_error.empty()) p.lengths = PlanLengths(*o.lengths, p);
+  AddWarnings(p);
+  return p;
+}
+
+}  // namespace goodput

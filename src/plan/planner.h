@@ -1,0 +1,114 @@
+// The memory planner behind `goodput plan`: counts what uses GPU memory the
+// way vLLM will allocate it and derives KV capacity, concurrency for a length
+// distribution, a recommended max_num_seqs and the safety margin.
+//
+// Memory follows vLLM V1's profiling: requested = total x utilization; the KV
+// pool is what remains of it after weights, the activation peak of the
+// profiling run and non-torch memory. CUDA graphs are captured after the pool
+// is allocated, so they come out of the headroom (1 - utilization) x total.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "model/model_spec.h"
+#include "model/params.h"
+#include "plan/kv_layout.h"
+#include "plan/lengths.h"
+#include "plan/weights.h"
+
+namespace goodput {
+
+struct PlanOptions {
+  std::string gpu;                           // catalog name, for display
+  int64_t total_memory = 0;                  // bytes vLLM sees as total
+  bool total_is_nominal = false;             // the catalog had only the nominal capacity
+  int tensor_parallel = 1;
+  std::string weights = "auto";              // see ResolveWeightPrecision
+  std::string kv_cache_dtype = "auto";       // auto (model dtype), bf16, fp16, fp8, fp8_e5m2, fp32
+  std::string mamba_ssm_cache_dtype = "auto";  // auto: the config's mamba_ssm_dtype, else the model dtype
+  double gpu_memory_utilization = 0.9;
+  std::optional<int64_t> kv_cache_memory;    // vLLM's --kv-cache-memory: the pool size, skipping profiling
+  int64_t max_model_len = 0;                 // 0: the model's max_position_embeddings
+  int64_t max_num_batched_tokens = 0;        // 0: vLLM's API-server default for the GPU
+  int64_t max_num_seqs = 0;                  // 0: vLLM's API-server default for the GPU
+  int64_t block_size = 0;                    // 0: vLLM's default
+  int64_t kernel_block_alignment = 16;
+  int num_draft_layers = 0;                  // EAGLE-style draft layers sharing the KV pool
+  bool disable_hybrid_kv_cache_manager = false;
+  std::optional<int64_t> weights_memory;     // measured values (vLLM's profiling log) replace estimates
+  std::optional<int64_t> activation_memory;
+  std::optional<int64_t> non_torch_memory;
+  std::optional<int64_t> cuda_graph_memory;
+  int64_t safety_buffer = int64_t{1} << 30;  // headroom wanted beyond CUDA graphs
+  std::optional<LengthDistribution> lengths;
+  double confidence = 0.99;                  // for the conservative concurrency
+};
+
+struct MemoryItem {
+  int64_t bytes = 0;
+  bool measured = false;  // given by the user rather than estimated
+};
+
+struct KindShare {
+  LayerKind kind = LayerKind::kFullAttention;
+  int64_t layers = 0;
+  int64_t bytes_per_token = 0;     // per layer, attention kinds
+  int64_t bytes_per_sequence = 0;  // per layer, state kinds
+  int64_t bytes_max_len = 0;       // all layers of this kind, one max-length sequence
+  double share = 0;                // of the sum over kinds
+};
+
+struct LengthPlan {
+  std::string description;
+  double mean_length = 0;
+  int64_t quantile_length = 0;       // at `confidence`
+  double mean_blocks = 0;            // blocks one request holds at its peak
+  double sd_blocks = 0;
+  double max_concurrent_mean = 0;    // num_blocks / mean_blocks
+  int64_t conservative = 0;          // n with n*mean + z*sqrt(n)*sd <= num_blocks
+  int64_t recommended_max_num_seqs = 0;
+  bool kv_binds = false;             // the pool fills before max_num_seqs is reached
+  double over_max_len_share = 0;     // share of lengths beyond max_model_len (vLLM rejects them)
+};
+
+struct Plan {
+  PlanOptions options;  // with defaults resolved
+  ModelSpec model;
+  ParamCounts params;
+  WeightPrecision precision;
+  DType kv_dtype = DType::kBFloat16;
+  DType ssm_dtype = DType::kBFloat16;
+  int64_t total = 0;
+  int64_t requested = 0;
+  MemoryItem weights, activation, non_torch, cuda_graphs;
+  int64_t kv_pool = 0;
+  int64_t headroom = 0;  // memory left outside requested (or outside everything, with --kv-cache-memory)
+  std::vector<KindShare> kinds;
+  KvLayout layout;
+  KvCapacity capacity;
+  int64_t blocks_per_max_request = 0;
+  int64_t estimated_max_model_len = 0;  // longest length that fits when one max-length request does not
+  std::optional<LengthPlan> lengths;
+  std::string startup_error;            // why vLLM would refuse to start; empty when it starts
+  std::vector<std::string> warnings;
+};
+
+// Resolves defaults and computes the plan. Errors are bad inputs; a
+// configuration that would not start is a plan with startup_error set.
+Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options);
+
+// vLLM's API-server defaults: on GPUs with >= 70 GiB (A100 excluded) 8192
+// batched tokens and 1024 sequences, else 2048 and 256.
+int64_t DefaultMaxNumBatchedTokens(int64_t total_memory, const std::string& gpu);
+int64_t DefaultMaxNumSeqs(int64_t total_memory, const std::string& gpu);
+
+// Estimates (used unless measured values are given).
+int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs);
+int64_t EstimateNonTorch(int tp);
+int64_t EstimateCudaGraphs();
+
+}  // namespace goodput

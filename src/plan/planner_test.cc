@@ -1,0 +1,198 @@
+#include "plan/planner.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "core/units.h"
+#include "hw/hardware.h"
+#include "model/catalog.h"
+
+namespace goodput {
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+int64_t GiB(double g) { return static_cast<int64_t>(g * kGiB); }
+
+ModelSpec Model(const std::string& name) { return *LoadModel(name); }
+
+PlanOptions OnGpu(const std::string& gpu) {
+  auto g = FindGpu(gpu);
+  EXPECT_TRUE(g.ok());
+  PlanOptions o;
+  o.gpu = g->name;
+  o.total_memory = g->TotalMemoryBytes();
+  o.total_is_nominal = g->total_is_nominal();
+  return o;
+}
+
+// The published vLLM figures for Llama-3.1-8B on one H100 (79.18 GiB),
+// utilization 0.9, with weights 14.99 GiB, activation peak 4.76 GiB and
+// non-torch 0.13 GiB as measured inputs: "Available KV cache memory: 51.38 GiB",
+// 420,864 tokens at 131,072 B/token. The inputs are rounded to 0.01 GiB, so
+// the pool is known to +-0.02 GiB, i.e. +-10 blocks of 2 MiB.
+TEST(Planner, Llama8BOnH100MatchesTheVllmLog) {
+  PlanOptions o = OnGpu("h100-sxm");
+  o.weights_memory = GiB(14.99);
+  o.activation_memory = GiB(4.76);
+  o.non_torch_memory = GiB(0.13);
+  auto p = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(FormatGiB(p->kv_pool), "51.38 GiB");
+  EXPECT_NEAR(static_cast<double>(p->capacity.num_blocks), 26304, 10);
+  EXPECT_NEAR(static_cast<double>(p->capacity.tokens_per_group), 420864, 10 * 16);
+  EXPECT_TRUE(p->startup_error.empty());
+  EXPECT_EQ(p->options.max_num_batched_tokens, 8192);
+  EXPECT_EQ(p->options.max_num_seqs, 1024);
+  ASSERT_EQ(p->kinds.size(), 1u);
+  EXPECT_EQ(p->kinds[0].bytes_per_token * p->kinds[0].layers, 131072);
+  EXPECT_DOUBLE_EQ(p->kinds[0].share, 1.0);
+}
+
+// The estimates land near what vLLM measured for the same run: weights
+// 14.99 GiB ("Model loading took 14.99 GiB"), activation peak 4.76 GiB.
+TEST(Planner, EstimatesAreCloseToTheMeasuredRun) {
+  auto p = MakePlan(Model("llama-3.1-8b"), OnGpu("h100-sxm"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(p->weights.measured);
+  EXPECT_NEAR(ToGiB(p->weights.bytes), 14.99, 0.05);
+  EXPECT_NEAR(ToGiB(p->activation.bytes), 4.76, 0.25);
+}
+
+// Halving the KV format of the long-context hybrid doubles what fits: the
+// block size doubles (784 -> 1568 tokens) while the page stays the same.
+TEST(Planner, Fp8KvDoublesLongRequestsThatFit) {
+  PlanOptions o = OnGpu("b200");
+  o.weights = "int4";
+  o.max_model_len = 1 << 20;
+  auto bf16 = MakePlan(Model("qwen3.5-27b"), o);
+  o.kv_cache_dtype = "fp8";
+  auto fp8 = MakePlan(Model("qwen3.5-27b"), o);
+  ASSERT_TRUE(bf16.ok() && fp8.ok());
+  EXPECT_EQ(bf16->layout.attention_block_size, 784);
+  EXPECT_EQ(fp8->layout.attention_block_size, 1568);
+  EXPECT_EQ(bf16->capacity.num_blocks, fp8->capacity.num_blocks);
+  const double ratio = fp8->capacity.max_concurrency / bf16->capacity.max_concurrency;
+  EXPECT_GT(ratio, 1.95);
+  EXPECT_LT(ratio, 2.05);
+  // The source's split: the 16 growing layers hold nearly all of a long request's memory.
+  double attention_share = 0;
+  for (const auto& k : bf16->kinds) {
+    if (k.kind == LayerKind::kFullAttention) attention_share = k.share;
+  }
+  EXPECT_GT(attention_share, 0.995);
+}
+
+// A fixed length: every request holds exactly 8000 / 16 = 500 blocks, so the
+// pool holds num_blocks / 500 of them, with no spread to be conservative about.
+TEST(Planner, FixedLengthConcurrencyByHand) {
+  PlanOptions o = OnGpu("h100-sxm");
+  o.lengths = *LengthDistribution::FromSpec("fixed:8k");
+  auto p = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(p->lengths.has_value());
+  EXPECT_DOUBLE_EQ(p->lengths->mean_blocks, 500.0);
+  EXPECT_DOUBLE_EQ(p->lengths->sd_blocks, 0.0);
+  EXPECT_DOUBLE_EQ(p->lengths->max_concurrent_mean, p->capacity.num_blocks / 500.0);
+  EXPECT_EQ(p->lengths->conservative, p->capacity.num_blocks / 500);
+  EXPECT_TRUE(p->lengths->kv_binds == (p->lengths->conservative < 1024));
+}
+
+TEST(Planner, SpreadMakesTheConservativeValueSmaller) {
+  PlanOptions o = OnGpu("h100-sxm");
+  o.lengths = *LengthDistribution::FromSpec("0-4k:0.9,4k-64k:0.1");
+  auto p = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(p.ok());
+  EXPECT_GT(p->lengths->sd_blocks, 0);
+  EXPECT_LT(p->lengths->conservative, p->lengths->max_concurrent_mean);
+  // n = conservative satisfies n*mean + z*sqrt(n)*sd <= N (z = 2.326 at 99%), and n + 1 does not.
+  const double z = 2.3263478740408408, mu = p->lengths->mean_blocks, sd = p->lengths->sd_blocks;
+  const double n_blocks = static_cast<double>(p->capacity.num_blocks);
+  const auto demand = [&](double n) { return n * mu + z * std::sqrt(n) * sd; };
+  EXPECT_LE(demand(static_cast<double>(p->lengths->conservative)), n_blocks);
+  EXPECT_GT(demand(static_cast<double>(p->lengths->conservative + 1)), n_blocks);
+}
+
+TEST(Planner, ModelThatDoesNotFitSaysWhy) {
+  auto p = MakePlan(Model("llama-3.1-70b"), OnGpu("l40s"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_NE(p->startup_error.find("No available memory"), std::string::npos);
+}
+
+// A full-attention model fits L tokens when ceil(L / 16) <= num_blocks, so the
+// estimated maximum length is exactly 16 * num_blocks.
+TEST(Planner, MaxLengthTooLongEstimatesWhatFits) {
+  PlanOptions o;
+  o.gpu = "custom";
+  o.total_memory = 24 * kGiB;
+  auto p = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(p.ok());
+  EXPECT_NE(p->startup_error.find("To serve at least one request"), std::string::npos);
+  EXPECT_EQ(p->estimated_max_model_len, 16 * p->capacity.num_blocks);
+}
+
+TEST(Planner, MarginWarningWhenHeadroomCannotHoldCudaGraphs) {
+  auto has_margin_warning = [](const Plan& p) {
+    for (const auto& w : p.warnings) {
+      if (w.rfind("margin:", 0) == 0) return true;
+    }
+    return false;
+  };
+  PlanOptions o = OnGpu("h100-sxm");
+  o.gpu_memory_utilization = 0.98;
+  EXPECT_TRUE(has_margin_warning(*MakePlan(Model("llama-3.1-8b"), o)));
+  o.gpu_memory_utilization = 0.9;
+  EXPECT_FALSE(has_margin_warning(*MakePlan(Model("llama-3.1-8b"), o)));
+}
+
+TEST(Planner, TensorParallelDividesWeightsAndChecksHeads) {
+  PlanOptions o = OnGpu("h100-sxm");
+  auto one = MakePlan(Model("llama-3.1-70b"), o);
+  o.tensor_parallel = 4;
+  auto four = MakePlan(Model("llama-3.1-70b"), o);
+  ASSERT_TRUE(one.ok() && four.ok());
+  EXPECT_NEAR(static_cast<double>(four->weights.bytes) * 4, static_cast<double>(one->weights.bytes), 4.0);
+  o.tensor_parallel = 3;
+  auto bad = MakePlan(Model("llama-3.1-70b"), o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("not divisible"), std::string::npos);
+}
+
+TEST(Planner, BadOptionsAreErrors) {
+  PlanOptions o = OnGpu("h100-sxm");
+  o.gpu_memory_utilization = 1.5;
+  EXPECT_FALSE(MakePlan(Model("llama-3.1-8b"), o).ok());
+  o = OnGpu("h100-sxm");
+  o.kv_cache_dtype = "fp7";
+  EXPECT_FALSE(MakePlan(Model("llama-3.1-8b"), o).ok());
+  o = OnGpu("h100-sxm");
+  o.weights = "int3";
+  EXPECT_FALSE(MakePlan(Model("llama-3.1-8b"), o).ok());
+  o = OnGpu("h100-sxm");
+  o.total_memory = 0;
+  EXPECT_FALSE(MakePlan(Model("llama-3.1-8b"), o).ok());
+}
+
+TEST(Weights, PrecisionFamiliesByHand) {
+  ModelSpec m = Model("llama-3.1-8b");
+  ParamCounts c = CountParams(m);
+  auto int4 = ResolveWeightPrecision("int4", m);
+  ASSERT_TRUE(int4.ok());
+  const int64_t linear = c.mixer_linear + c.dense_mlp;
+  const double expected = linear * (0.5 + 2.5 / 128) + (c.embedding + c.lm_head + c.small) * 2.0;
+  EXPECT_NEAR(static_cast<double>(WeightBytes(c, *int4, m, 1)), expected, 1.0);
+  // gpt-oss's checkpoint quantizes only the experts (mxfp4), keeping attention in bf16.
+  ModelSpec oss = Model("gpt-oss-120b");
+  auto mx = ResolveWeightPrecision("auto", oss);
+  ASSERT_TRUE(mx.ok());
+  EXPECT_EQ(mx->name, "mxfp4");
+  EXPECT_TRUE(mx->experts_only);
+  // About 61 GiB: OpenAI's 120b checkpoint is a 60.8 GiB download.
+  EXPECT_NEAR(ToGiB(WeightBytes(CountParams(oss), *mx, oss, 1)), 60.8, 2.0);
+  // DeepSeek-V3's checkpoint is fp8 with 128x128 block scales.
+  EXPECT_EQ(ResolveWeightPrecision("auto", Model("deepseek-v3"))->name, "fp8-block");
+}
+
+}  // namespace
+}  // namespace goodput
