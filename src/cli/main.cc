@@ -1,0 +1,22 @@
+// goodput: one thin main with subcommands.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/plan_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"goodput: how much load one machine takes while every request class meets its latency SLO"};
+  app.set_version_flag("--version", GOODPUT_VERSION);
+  app.require_subcommand(1);
+  goodput::AddPlanCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    if (e.what() && *e.what()) std::cerr << e.what() << "\n";
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return 0;
+}

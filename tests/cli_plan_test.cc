@@ -1,0 +1,145 @@
+// End-to-end tests of `goodput plan` as a user runs it.
+#include <cctype>
+#include <fstream>
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "run_command.h"
+
+namespace goodput {
+namespace {
+
+using testing::RunGoodput;
+
+TEST(CliPlan, TableForPeople) {
+  auto r = RunGoodput("plan --model llama-3.1-8b --gpu h100 --weights-memory 14.99GiB --activation-memory 4.76GiB "
+                      "--non-torch-memory 0.13GiB");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("KV pool (requested - the above)         51.38"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Maximum concurrency for 131,072 tokens per request: 3.21x"), std::string::npos);
+}
+
+TEST(CliPlan, JsonForPrograms) {
+  auto r = RunGoodput("plan --model qwen3.5-9b --gpu h100 --kv-cache-dtype fp8 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  boost::json::value doc = boost::json::parse(r.out);
+  EXPECT_EQ(doc.at("vllm").at("attention_block_size").as_int64(), 1056);
+  EXPECT_EQ(doc.at("options").at("kv_cache_dtype").as_string(), "fp8_e4m3");
+  EXPECT_EQ(doc.at("layer_kinds").as_array().size(), 2u);
+  EXPECT_TRUE(doc.at("startup_error").is_null());
+}
+
+TEST(CliPlan, CompareShowsBothPlans) {
+  auto r = RunGoodput("plan --model qwen3.5-27b --gpu b200 --weights int4 --max-model-len 1M "
+                      "--length-dist 0-200k:0.7,200k-500k:0.3 --compare kv-cache-dtype=fp8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Comparison: kv-cache-dtype=fp8"), std::string::npos);
+  EXPECT_NE(r.out.find("capacity ratio 2.00x"), std::string::npos) << r.out;
+  auto j = RunGoodput("plan --model qwen3.5-27b --gpu b200 --compare kv-cache-dtype=fp8 --compare max-model-len=64k "
+                      "--json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto docs = boost::json::parse(j.out).as_array();
+  ASSERT_EQ(docs.size(), 3u);
+  EXPECT_EQ(docs[2].at("options").at("max_model_len").as_int64(), 64000);
+}
+
+TEST(CliPlan, LengthsFile) {
+  const std::string path = ::testing::TempDir() + "cli_lengths.txt";
+  std::ofstream(path) << "1000\n3000\n";
+  auto r = RunGoodput("plan --model llama-3.1-8b --gpu h100 --lengths " + path + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = boost::json::parse(r.out);
+  EXPECT_DOUBLE_EQ(doc.at("lengths").at("mean_length").as_double(), 2000.0);
+  EXPECT_DOUBLE_EQ(doc.at("lengths").at("mean_blocks").as_double(), (63 + 188) / 2.0);  // ceil(1000/16), ceil(3000/16)
+}
+
+// Bad input: one clear message naming the problem, non-zero exit, nothing on
+// stdout that looks like a result.
+struct BadCase {
+  const char* args;
+  const char* message;
+};
+
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.args; }
+
+class CliPlanBadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(CliPlanBadInput, FailsCleanly) {
+  auto r = RunGoodput(GetParam().args);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliPlanBadInput,
+    ::testing::Values(
+        BadCase{"plan --model llama-9000 --gpu h100", "Known models: deepseek-v3"},
+        BadCase{"plan --model llama-3.1-8b --gpu rtx9090", "Known GPUs: a100-80gb"},
+        BadCase{"plan --model llama-3.1-8b", "give --gpu NAME or --gpu-memory SIZE"},
+        BadCase{"plan --model llama-3.1-8b --gpu-memory -5GB", "--gpu-memory"},
+        BadCase{"plan --model llama-3.1-8b --gpu-memory 80XB", "unknown unit"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --max-model-len 12q", "--max-model-len"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --gpu-memory-utilization 1.2", "(0, 1]"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --weights int3", "unknown weight precision 'int3'"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --length-dist 0-200k:x", "weight is not a number"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --lengths /nonexistent", "cannot read lengths file"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --compare kv-cache-dtype", "must look like FLAG=VALUE"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --compare warp-speed=9", "--compare 'warp-speed=9'"},
+        BadCase{"plan --model llama-3.1-70b --gpu h100 --tp 3", "not divisible"},
+        BadCase{"plan --model /nonexistent/config.json --gpu h100", "unknown model"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --no-such-flag", "no-such-flag"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) {
+      std::string name;
+      for (const char* c = info.param.args + 5; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+      return name + "_" + std::to_string(info.index);
+    });
+
+TEST(CliPlan, JunkLengthsLineIsNamed) {
+  const std::string path = ::testing::TempDir() + "cli_junk_lengths.txt";
+  std::ofstream(path) << "1000\n\nten thousand\n";
+  auto r = RunGoodput("plan --model llama-3.1-8b --gpu h100 --lengths " + path);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find(":3: 'ten thousand'"), std::string::npos) << r.err;
+}
+
+TEST(CliPlan, MalformedConfigFileNamesTheField) {
+  const std::string path = ::testing::TempDir() + "cli_bad_config.json";
+  std::ofstream(path) << R"({"model_type": "llama", "hidden_size": 4096})";
+  auto r = RunGoodput("plan --model " + path + " --gpu h100");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("missing field \"num_hidden_layers\""), std::string::npos) << r.err;
+  std::ofstream(path) << "{not json";
+  r = RunGoodput("plan --model " + path + " --gpu h100");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("not valid JSON"), std::string::npos) << r.err;
+}
+
+// A configuration that does not start is a result, not bad input: the plan is
+// printed with the reason, and the exit code (3) says it would not start.
+TEST(CliPlan, ConfigurationThatWouldNotStart) {
+  auto r = RunGoodput("plan --model llama-3.1-70b --gpu l40s");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.out.find("vLLM would not start: No available memory"), std::string::npos) << r.out;
+}
+
+TEST(CliPlan, HelpExplainsInputsAndDefinitions) {
+  auto r = RunGoodput("plan --help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* s : {"--kv-cache-dtype", "--length-dist", "--compare", "--gpu-memory-utilization",
+                        "KV pool      = requested - weights", "k = 1000, K = 1024"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  }
+}
+
+TEST(CliPlan, ListsCatalogs) {
+  auto models = RunGoodput("plan --list-models");
+  EXPECT_NE(models.out.find("gpt-oss-120b"), std::string::npos);
+  auto gpus = RunGoodput("plan --list-gpus");
+  EXPECT_NE(gpus.out.find("mi300x"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace goodput

@@ -1,0 +1,33 @@
+#include "run_command.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace goodput::testing {
+
+CommandResult RunGoodput(const std::string& args) {
+  static int counter = 0;
+  const std::string err_path = ::testing::TempDir() + "goodput_stderr_" + std::to_string(++counter);
+  const std::string cmd = std::string(GOODPUT_BINARY) + " " + args + " 2>" + err_path;
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  std::stringstream ss;
+  ss << err.rdbuf();
+  r.err = ss.str();
+  std::remove(err_path.c_str());
+  return r;
+}
+
+}  // namespace goodput::testing

@@ -1,0 +1,18 @@
+// Runs a command line in a shell and captures what it printed and its exit
+// code; for end-to-end tests of the goodput binary.
+#pragma once
+
+#include <string>
+
+namespace goodput::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `args` (already shell-quoted) after the goodput binary under test.
+CommandResult RunGoodput(const std::string& args);
+
+}  // namespace goodput::testing
