@@ -2,24 +2,21 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build test demo clean
+.PHONY: all setup build test demo clean
 
 all: build
 
 setup:
 	./scripts/bootstrap
 
-$(BUILD_DIR)/build.ninja:
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-
-configure: setup $(BUILD_DIR)/build.ninja
-
-build: configure
+build: setup
+	@test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
+# The main job. For now: the planner on the source document's model, card and traffic.
 demo: build
 	./$(BUILD_DIR)/goodput plan --model qwen3.5-27b --gpu b200 --weights int4 \
 	  --max-model-len 1M --length-dist "0-200k:0.7,200k-500k:0.3" \

@@ -2,6 +2,8 @@
 #include <cctype>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
@@ -45,7 +47,7 @@ TEST(CliPlan, CompareShowsBothPlans) {
 }
 
 TEST(CliPlan, LengthsFile) {
-  const std::string path = ::testing::TempDir() + "cli_lengths.txt";
+  const std::string path = ::testing::TempDir() + "cli_lengths_" + std::to_string(getpid()) + ".txt";
   std::ofstream(path) << "1000\n3000\n";
   auto r = RunGoodput("plan --model llama-3.1-8b --gpu h100 --lengths " + path + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -97,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CliPlan, JunkLengthsLineIsNamed) {
-  const std::string path = ::testing::TempDir() + "cli_junk_lengths.txt";
+  const std::string path = ::testing::TempDir() + "cli_junk_lengths_" + std::to_string(getpid()) + ".txt";
   std::ofstream(path) << "1000\n\nten thousand\n";
   auto r = RunGoodput("plan --model llama-3.1-8b --gpu h100 --lengths " + path);
   EXPECT_NE(r.exit_code, 0);
@@ -106,7 +108,7 @@ TEST(CliPlan, JunkLengthsLineIsNamed) {
 }
 
 TEST(CliPlan, MalformedConfigFileNamesTheField) {
-  const std::string path = ::testing::TempDir() + "cli_bad_config.json";
+  const std::string path = ::testing::TempDir() + "cli_bad_config_" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << R"({"model_type": "llama", "hidden_size": 4096})";
   auto r = RunGoodput("plan --model " + path + " --gpu h100");
   EXPECT_NE(r.exit_code, 0);

@@ -1,6 +1,7 @@
 #include "run_command.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -12,7 +13,9 @@ namespace goodput::testing {
 
 CommandResult RunGoodput(const std::string& args) {
   static int counter = 0;
-  const std::string err_path = ::testing::TempDir() + "goodput_stderr_" + std::to_string(++counter);
+  // Test processes run in parallel: the pid keeps their files apart.
+  const std::string err_path =
+      ::testing::TempDir() + "goodput_stderr_" + std::to_string(getpid()) + "_" + std::to_string(++counter);
   const std::string cmd = std::string(GOODPUT_BINARY) + " " + args + " 2>" + err_path;
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");

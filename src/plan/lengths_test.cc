@@ -3,13 +3,16 @@
 #include <cstdio>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 namespace goodput {
 namespace {
 
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
+  // Test cases run as parallel processes; the pid keeps their files apart.
+  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
   std::ofstream(path) << text;
   return path;
 }
