@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include "core/data_dir.h"
+#include "core/json_file.h"
 
 namespace goodput {
 namespace json = boost::json;
@@ -72,13 +71,7 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
 
 Result<std::vector<HardwareSpec>> LoadHardwareCatalog() {
   const std::string path = DataDir() + "/hardware/gpus.json";
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(fmt::format("cannot read hardware catalog '{}'", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  boost::system::error_code ec;
-  json::value doc = json::parse(buf.str(), ec);
-  if (ec) return Status::InvalidArgument(fmt::format("{}: not valid JSON ({})", path, ec.message()));
+  GOODPUT_ASSIGN_OR_RETURN(json::value doc, ReadJsonFile(path, "hardware catalog"));
   if (!doc.is_object() || !doc.as_object().contains("gpus") || !doc.at("gpus").is_array()) {
     return Status::InvalidArgument(path + ": expected an object with a \"gpus\" list");
   }

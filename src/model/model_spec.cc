@@ -1,11 +1,11 @@
 #include "model/model_spec.h"
 
 #include <fstream>
-#include <sstream>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "core/json_file.h"
 #include "model/config_fields.h"
 
 namespace goodput {
@@ -419,13 +419,7 @@ Result<ModelSpec> ParseModelConfig(const json::value& config, const std::string&
 Result<ModelSpec> LoadModelConfig(const std::string& path) {
   std::string file = path;
   if (std::ifstream probe(path + "/config.json"); probe.good()) file = path + "/config.json";
-  std::ifstream in(file);
-  if (!in) return Status::NotFound(fmt::format("cannot read model config '{}'", file));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  boost::system::error_code ec;
-  json::value v = json::parse(buf.str(), ec);
-  if (ec) return Status::InvalidArgument(fmt::format("{}: not valid JSON ({})", file, ec.message()));
+  GOODPUT_ASSIGN_OR_RETURN(json::value v, ReadJsonFile(file, "model config"));
   auto spec = ParseModelConfig(v, path);
   if (!spec.ok()) return spec.status().WithContext(file);
   return spec;
