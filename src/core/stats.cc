@@ -38,6 +38,18 @@ std::optional<double> Mean(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
+// Bisection on std::erfc: no coefficient table, and precise far below what
+// lengths or concurrency estimates need.
+double NormalQuantile(double p) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 std::optional<double> Median(std::vector<double> values) { return Percentile(std::move(values), 50); }
 
 }  // namespace goodput

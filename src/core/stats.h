@@ -21,6 +21,9 @@ std::vector<std::optional<double>> Percentiles(std::vector<double> values,
 // Arithmetic mean; nullopt for an empty sample.
 std::optional<double> Mean(const std::vector<double>& values);
 
+// The standard normal quantile: x with P(Z <= x) = p, for p in (0, 1).
+double NormalQuantile(double p);
+
 // Median of `values` (Percentile 50).
 std::optional<double> Median(std::vector<double> values);
 

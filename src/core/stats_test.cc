@@ -32,3 +32,17 @@ TEST(Percentiles, SeveralAtOnceMatchOneByOne) {
 
 }  // namespace
 }  // namespace goodput
+
+namespace goodput {
+namespace {
+
+// Standard normal table values.
+TEST(NormalQuantile, MatchesTables) {
+  EXPECT_NEAR(NormalQuantile(0.5), 0.0, 1e-9);
+  EXPECT_NEAR(NormalQuantile(0.975), 1.959964, 1e-6);
+  EXPECT_NEAR(NormalQuantile(0.99), 2.326348, 1e-6);
+  EXPECT_NEAR(NormalQuantile(0.01), -2.326348, 1e-6);
+}
+
+}  // namespace
+}  // namespace goodput

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/stats.h"
 #include "core/units.h"
 
 namespace goodput {
@@ -14,18 +15,6 @@ constexpr int64_t kGiB = int64_t{1} << 30;
 
 bool IsBigGpu(int64_t total_memory, const std::string& gpu) {
   return total_memory >= 70 * kGiB && gpu.find("a100") == std::string::npos;
-}
-
-// Standard normal quantile by bisection on std::erfc: no table, and precise
-// to well below what a concurrency estimate needs.
-double NormalQuantile(double p) {
-  double lo = -10, hi = 10;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
 }
 
 Status Validate(const ModelSpec& m, const PlanOptions& o) {

@@ -17,7 +17,7 @@
 #include "model/model_spec.h"
 #include "model/params.h"
 #include "plan/kv_layout.h"
-#include "plan/lengths.h"
+#include "workload/length_dist.h"
 #include "plan/weights.h"
 
 namespace goodput {
