@@ -1,0 +1,124 @@
+#include "workload/arrivals.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace goodput {
+
+RequestGenerator::RequestGenerator(const Workload& w, const ArrivalSpec& load) : workload_(w), budget_(w.requests) {
+  std::vector<int> shared;
+  for (size_t i = 0; i < w.classes.size(); ++i) {
+    const RequestClass& c = w.classes[i];
+    const uint64_t seed = w.seed * 1000003 + i + 1;
+    if (c.rate) {
+      AddStream({static_cast<int>(i)}, ArrivalSpec{ArrivalKind::kPoisson, 1, *c.rate, 1}, seed);
+    } else if (c.concurrency) {
+      AddStream({static_cast<int>(i)}, ArrivalSpec{ArrivalKind::kClosedLoop, *c.concurrency, 1, 1}, seed);
+    } else if (c.share > 0) {
+      shared.push_back(static_cast<int>(i));
+    }
+  }
+  if (!shared.empty()) AddStream(shared, load, w.seed * 1000003);
+  if (load.kind == ArrivalKind::kTrace) budget_ = std::min<int64_t>(budget_, static_cast<int64_t>(w.trace.size()));
+}
+
+void RequestGenerator::AddStream(std::vector<int> classes, const ArrivalSpec& arrival, uint64_t seed) {
+  Stream s;
+  double total = 0;
+  for (int c : classes) total += workload_.classes[c].share;
+  double cum = 0;
+  for (int c : classes) {
+    cum += total > 0 ? workload_.classes[c].share / total : 1.0 / classes.size();
+    s.cum_share.push_back(cum);
+  }
+  s.classes = std::move(classes);
+  s.arrival = arrival;
+  s.rng.seed(seed);
+  const size_t index = streams_.size();
+  if (arrival.kind == ArrivalKind::kClosedLoop) {
+    for (int k = 0; k < arrival.concurrency; ++k) client_stream_.push_back(static_cast<int>(index));
+  }
+  streams_.push_back(std::move(s));
+  if (arrival.kind != ArrivalKind::kClosedLoop) {
+    streams_.back().next_t = 0;
+    Advance(streams_.back());
+  }
+}
+
+// Moves an open-loop stream to its next arrival time.
+void RequestGenerator::Advance(Stream& s) {
+  switch (s.arrival.kind) {
+    case ArrivalKind::kPoisson:
+      s.next_t += std::exponential_distribution<double>(s.arrival.rate)(s.rng);
+      break;
+    case ArrivalKind::kGamma: {
+      // Shape b, mean 1 / rate: the coefficient of variation is 1 / sqrt(b).
+      const double b = s.arrival.burstiness;
+      s.next_t += std::gamma_distribution<double>(b, 1.0 / (s.arrival.rate * b))(s.rng);
+      break;
+    }
+    case ArrivalKind::kTrace:
+      s.next_t = s.trace_pos < workload_.trace.size() ? workload_.trace[s.trace_pos].t
+                                                      : std::numeric_limits<double>::infinity();
+      break;
+    case ArrivalKind::kClosedLoop:
+      break;
+  }
+}
+
+const RequestGenerator::Stream* RequestGenerator::NextOpenStream() const {
+  const Stream* best = nullptr;
+  for (const auto& s : streams_) {
+    if (s.arrival.kind == ArrivalKind::kClosedLoop || !std::isfinite(s.next_t)) continue;
+    if (!best || s.next_t < best->next_t) best = &s;
+  }
+  return best;
+}
+
+std::optional<double> RequestGenerator::NextOpenArrival() const {
+  if (issued_ >= budget_) return std::nullopt;
+  const Stream* s = NextOpenStream();
+  if (!s) return std::nullopt;
+  return s->next_t;
+}
+
+WorkItem RequestGenerator::Issue(Stream& s, double t, int forced_class, int64_t in, int64_t out) {
+  int cls = forced_class;
+  if (cls < 0) {
+    const double u = std::uniform_real_distribution<double>(0.0, 1.0)(s.rng);
+    const size_t k = std::lower_bound(s.cum_share.begin(), s.cum_share.end(), u) - s.cum_share.begin();
+    cls = s.classes[std::min(k, s.classes.size() - 1)];
+  }
+  const RequestClass& c = workload_.classes[cls];
+  WorkItem item;
+  item.index = issued_++;
+  item.t_arrival = t;
+  item.class_index = cls;
+  item.prompt_tokens = in > 0 ? in : c.prompt.Sample(s.rng);
+  item.output_tokens = out > 0 ? out : c.output.Sample(s.rng);
+  return item;
+}
+
+WorkItem RequestGenerator::PopOpen() {
+  Stream& s = const_cast<Stream&>(*NextOpenStream());
+  const double t = s.next_t;
+  WorkItem item;
+  if (s.arrival.kind == ArrivalKind::kTrace) {
+    const TraceRow& row = workload_.trace[s.trace_pos++];
+    const int cls = row.request_class.empty() ? -1 : workload_.ClassIndex(row.request_class);
+    item = Issue(s, t, cls, row.input_tokens, row.output_tokens);
+  } else {
+    item = Issue(s, t, -1, 0, 0);
+  }
+  Advance(s);
+  return item;
+}
+
+std::optional<WorkItem> RequestGenerator::NextForClient(int client, double now) {
+  if (issued_ >= budget_ || client < 0 || client >= closed_clients()) return std::nullopt;
+  WorkItem item = Issue(streams_[client_stream_[client]], now, -1, 0, 0);
+  item.client = client;
+  return item;
+}
+
+}  // namespace goodput

@@ -1,0 +1,64 @@
+// Turns a workload into the requests of one run: when each arrives, its class
+// and its lengths. Seeded: the same workload, load and seed give the same
+// requests.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "workload/workload.h"
+
+namespace goodput {
+
+struct WorkItem {
+  int64_t index = 0;      // issue order, from 0
+  double t_arrival = 0;   // seconds on the run's clock
+  int class_index = 0;
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;
+  int client = -1;        // closed-loop client that sent it; -1 for open-loop arrivals
+};
+
+class RequestGenerator {
+ public:
+  // `load` replaces the workload's own arrival spec (commands sweep it).
+  // Classes with their own rate or concurrency keep it.
+  RequestGenerator(const Workload& workload, const ArrivalSpec& load);
+
+  // The next open-loop arrival time, if any remains within the budget.
+  std::optional<double> NextOpenArrival() const;
+  // Issues that arrival. Requires NextOpenArrival().
+  WorkItem PopOpen();
+
+  // Closed-loop clients of this run (their requests are issued on demand).
+  int closed_clients() const { return static_cast<int>(client_stream_.size()); }
+  // The next request of `client`, sent at `now`; empty once the budget is spent.
+  std::optional<WorkItem> NextForClient(int client, double now);
+
+  int64_t issued() const { return issued_; }
+  int64_t budget() const { return budget_; }
+
+ private:
+  struct Stream {
+    std::vector<int> classes;      // candidates, chosen by share
+    std::vector<double> cum_share;
+    ArrivalSpec arrival;
+    std::mt19937_64 rng;
+    double next_t = 0;             // open loop: next arrival time
+    size_t trace_pos = 0;
+  };
+  void AddStream(std::vector<int> classes, const ArrivalSpec& arrival, uint64_t seed);
+  WorkItem Issue(Stream& s, double t, int forced_class, int64_t in, int64_t out);
+  void Advance(Stream& s);
+  const Stream* NextOpenStream() const;
+
+  const Workload& workload_;
+  std::vector<Stream> streams_;
+  std::vector<int> client_stream_;  // closed-loop client -> stream
+  int64_t issued_ = 0;
+  int64_t budget_ = 0;
+};
+
+}  // namespace goodput

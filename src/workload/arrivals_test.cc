@@ -1,0 +1,126 @@
+#include "workload/arrivals.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace goodput {
+namespace {
+
+Workload OneClass(int64_t requests) {
+  Workload w;
+  w.requests = requests;
+  RequestClass c;
+  c.name = "chat";
+  c.prompt = *LengthDistribution::FromSpec("fixed:100");
+  c.output = *LengthDistribution::FromSpec("fixed:10");
+  w.classes.push_back(c);
+  return w;
+}
+
+std::vector<double> Gaps(RequestGenerator& g) {
+  std::vector<double> gaps;
+  double last = 0;
+  while (auto t = g.NextOpenArrival()) {
+    WorkItem item = g.PopOpen();
+    gaps.push_back(item.t_arrival - last);
+    last = item.t_arrival;
+  }
+  return gaps;
+}
+
+void MeanAndCv(const std::vector<double>& v, double* mean, double* cv) {
+  double s = 0, sq = 0;
+  for (double x : v) {
+    s += x;
+    sq += x * x;
+  }
+  *mean = s / v.size();
+  *cv = std::sqrt(sq / v.size() - *mean * *mean) / *mean;
+}
+
+TEST(Arrivals, PoissonRateAndVariation) {
+  Workload w = OneClass(20000);
+  RequestGenerator g(w, ArrivalSpec{ArrivalKind::kPoisson, 1, 50.0, 1});
+  double mean = 0, cv = 0;
+  MeanAndCv(Gaps(g), &mean, &cv);
+  EXPECT_NEAR(mean, 1.0 / 50, 0.02 / 50 * 2);  // within 2% (about 3 standard errors)
+  EXPECT_NEAR(cv, 1.0, 0.03);                   // exponential gaps: CV 1
+  EXPECT_EQ(g.issued(), 20000);
+}
+
+TEST(Arrivals, GammaBurstinessRaisesVariation) {
+  Workload w = OneClass(20000);
+  RequestGenerator g(w, ArrivalSpec{ArrivalKind::kGamma, 1, 50.0, 0.25});
+  double mean = 0, cv = 0;
+  MeanAndCv(Gaps(g), &mean, &cv);
+  EXPECT_NEAR(mean, 1.0 / 50, 0.04 / 50);
+  EXPECT_NEAR(cv, 2.0, 0.1);  // CV = 1 / sqrt(shape)
+}
+
+TEST(Arrivals, SameSeedSameRun) {
+  Workload w = OneClass(50);
+  w.classes[0].prompt = *LengthDistribution::FromSpec("uniform:1-1000");
+  RequestGenerator a(w, ArrivalSpec{ArrivalKind::kPoisson, 1, 5, 1});
+  RequestGenerator b(w, ArrivalSpec{ArrivalKind::kPoisson, 1, 5, 1});
+  while (a.NextOpenArrival()) {
+    WorkItem x = a.PopOpen(), y = b.PopOpen();
+    EXPECT_EQ(x.t_arrival, y.t_arrival);
+    EXPECT_EQ(x.prompt_tokens, y.prompt_tokens);
+  }
+  w.seed = 2;
+  RequestGenerator c(w, ArrivalSpec{ArrivalKind::kPoisson, 1, 5, 1});
+  RequestGenerator d(OneClass(50), ArrivalSpec{ArrivalKind::kPoisson, 1, 5, 1});
+  EXPECT_NE(c.PopOpen().t_arrival, d.PopOpen().t_arrival);
+}
+
+TEST(Arrivals, ClosedLoopIssuesOnDemandWithinTheBudget) {
+  Workload w = OneClass(5);
+  RequestGenerator g(w, ArrivalSpec{ArrivalKind::kClosedLoop, 3, 1, 1});
+  EXPECT_EQ(g.closed_clients(), 3);
+  EXPECT_FALSE(g.NextOpenArrival().has_value());
+  int n = 0;
+  while (auto item = g.NextForClient(n % 3, n * 0.5)) {
+    EXPECT_EQ(item->client, n % 3);
+    EXPECT_DOUBLE_EQ(item->t_arrival, n * 0.5);
+    ++n;
+  }
+  EXPECT_EQ(n, 5);
+}
+
+TEST(Arrivals, SharesSplitTheStreamAndOwnRatesAddTheirOwn) {
+  Workload w = OneClass(30000);
+  RequestClass b = w.classes[0];
+  b.name = "b";
+  b.share = 3;
+  w.classes.push_back(b);
+  RequestClass own = w.classes[0];
+  own.name = "own";
+  own.rate = 10;
+  w.classes.push_back(own);
+  RequestGenerator g(w, ArrivalSpec{ArrivalKind::kPoisson, 1, 40, 1});
+  int counts[3] = {0, 0, 0};
+  while (g.NextOpenArrival()) ++counts[g.PopOpen().class_index];
+  // 40/s split 1:3 between chat and b, plus 10/s of "own": shares 0.2, 0.6, 0.2.
+  EXPECT_NEAR(counts[0] / 30000.0, 0.2, 0.01);
+  EXPECT_NEAR(counts[1] / 30000.0, 0.6, 0.01);
+  EXPECT_NEAR(counts[2] / 30000.0, 0.2, 0.01);
+}
+
+TEST(Arrivals, TraceReplayKeepsTimesLengthsAndClasses) {
+  Workload w = OneClass(100);
+  RequestClass b = w.classes[0];
+  b.name = "batch";
+  w.classes.push_back(b);
+  w.trace = {{0.0, 7, 3, ""}, {0.25, 9, 4, "batch"}};
+  RequestGenerator g(w, ArrivalSpec{ArrivalKind::kTrace, 1, 1, 1});
+  WorkItem a = g.PopOpen();
+  WorkItem c = g.PopOpen();
+  EXPECT_EQ(a.prompt_tokens, 7);
+  EXPECT_EQ(c.class_index, 1);
+  EXPECT_DOUBLE_EQ(c.t_arrival, 0.25);
+  EXPECT_FALSE(g.NextOpenArrival().has_value());
+}
+
+}  // namespace
+}  // namespace goodput

@@ -1,0 +1,36 @@
+// Trace replay input: request arrivals recorded elsewhere.
+//
+// Formats, told apart by content:
+//   CSV with a header naming a timestamp column and input/output length
+//   columns, optional class. Recognised names (case-insensitive):
+//     timestamp | time | arrival_time | TIMESTAMP (Azure LLM inference trace)
+//     input_length | input_tokens | prompt_tokens | ContextTokens (Azure)
+//     output_length | output_tokens | completion_tokens | GeneratedTokens (Azure)
+//     class
+//   Numeric timestamps are seconds; Azure's "2023-11-16 18:15:46.6805900"
+//   date-times are read as such.
+//   JSONL in Mooncake's layout: {"timestamp": <ms>, "input_length": N,
+//   "output_length": N} per line (extra fields such as hash_ids are ignored;
+//   an optional "class" is kept).
+// Timestamps must not decrease; arrivals are rebased so the first is at 0.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace goodput {
+
+struct TraceRow {
+  double t = 0;  // seconds since the first arrival
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  std::string request_class;  // empty when the trace has none
+};
+
+// Reads a trace file; errors name the file and line.
+Result<std::vector<TraceRow>> ReadTrace(const std::string& path);
+
+}  // namespace goodput

@@ -1,0 +1,242 @@
+#include "workload/workload.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "core/units.h"
+
+namespace goodput {
+namespace {
+
+std::string Scalar(const YAML::Node& n) { return n.IsScalar() ? n.as<std::string>() : std::string(); }
+
+// An error at node `n`, with its line when the node exists.
+Status Bad(const std::string& where, const YAML::Node& n, const std::string& msg) {
+  int line = -1;
+  try {
+    if (n) line = n.Mark().line;
+  } catch (const YAML::Exception&) {  // a missing key's node has no position
+  }
+  if (line >= 0) return Status::InvalidArgument(fmt::format("{}:{}: {}", where, line + 1, msg));
+  return Status::InvalidArgument(fmt::format("{}: {}", where, msg));
+}
+
+template <typename T>
+Result<T> Get(const YAML::Node& n, const std::string& where, const char* what) {
+  try {
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    return Bad(where, n, fmt::format("'{}' must be {}", what, std::is_same_v<T, bool> ? "true or false" : "a number"));
+  }
+}
+
+Result<Margin> ParseMargin(const YAML::Node& n, const std::string& where, const char* what) {
+  Margin m;
+  if (!n) return m;
+  const std::string s = Scalar(n);
+  if (!s.empty() && s.back() == '%') {
+    try {
+      m.fraction = std::stod(s.substr(0, s.size() - 1)) / 100.0;
+    } catch (const std::exception&) {
+      return Bad(where, n, fmt::format("'{}' must be a share like 10% or a duration like 30s", what));
+    }
+    if (m.fraction < 0 || m.fraction >= 1) return Bad(where, n, fmt::format("'{}' must be in [0%, 100%)", what));
+    return m;
+  }
+  auto d = ParseDuration(s);
+  if (!d.ok()) return Bad(where, n, fmt::format("'{}': {}", what, d.status().message()));
+  m.seconds = *d;
+  return m;
+}
+
+Result<LengthDistribution> ParseLengths(const YAML::Node& n, const std::string& where, const std::string& base,
+                                        const char* what) {
+  if (!n) return Bad(where, n, fmt::format("class needs '{}' lengths", what));
+  if (n.IsMap() && n["file"]) {
+    std::filesystem::path p = Scalar(n["file"]);
+    if (p.is_relative()) p = std::filesystem::path(base) / p;
+    return LengthDistribution::FromFile(p.string());
+  }
+  auto d = LengthDistribution::FromSpec(Scalar(n));
+  if (!d.ok()) return Bad(where, n, fmt::format("'{}': {}", what, d.status().message()));
+  return d;
+}
+
+Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, const std::string& base,
+                                    RequestClass c) {
+  if (n["share"]) {
+    GOODPUT_ASSIGN_OR_RETURN(c.share, Get<double>(n["share"], at, "share"));
+  }
+  if (c.share < 0) return Bad(at, n["share"], "'share' must be >= 0");
+  if (n["rate"]) {
+    GOODPUT_ASSIGN_OR_RETURN(c.rate, Get<double>(n["rate"], at, "rate"));
+  }
+  if (n["concurrency"]) {
+    GOODPUT_ASSIGN_OR_RETURN(c.concurrency, Get<int>(n["concurrency"], at, "concurrency"));
+  }
+  if ((c.rate && *c.rate <= 0) || (c.concurrency && *c.concurrency <= 0)) {
+    return Bad(at, n, "'rate' and 'concurrency' must be positive");
+  }
+  if (n["priority"]) {
+    GOODPUT_ASSIGN_OR_RETURN(c.priority, Get<int>(n["priority"], at, "priority"));
+  }
+  if (n["offline"]) {
+    GOODPUT_ASSIGN_OR_RETURN(c.offline, Get<bool>(n["offline"], at, "offline"));
+  }
+  GOODPUT_ASSIGN_OR_RETURN(c.prompt, ParseLengths(n["prompt"], at, base, "prompt"));
+  GOODPUT_ASSIGN_OR_RETURN(c.output, ParseLengths(n["output"], at, base, "output"));
+  if (n["slo"]) {
+    if (c.offline) return Bad(at, n["slo"], "an offline class has no SLO");
+    auto slo = ParseSlo(c.name + ": " + Scalar(n["slo"]));
+    if (!slo.ok()) return Bad(at, n["slo"], slo.status().message());
+    c.slo = slo->classes[0];
+  }
+  return c;
+}
+
+// Errors read "file:line: class 'name': what".
+Result<RequestClass> ParseClass(const YAML::Node& n, const std::string& where, const std::string& base) {
+  RequestClass c;
+  if (!n.IsMap() || !n["name"]) return Bad(where, n, "each class needs a 'name'");
+  c.name = Scalar(n["name"]);
+  auto parsed = ParseClassBody(n, where, base, c);
+  if (parsed.ok()) return parsed;
+  std::string msg = parsed.status().message();
+  const size_t colon = msg.find(": ", where.size());
+  msg.insert(colon == std::string::npos ? 0 : colon + 2, fmt::format("class '{}': ", c.name));
+  return Status::InvalidArgument(msg);
+}
+
+Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) {
+  ArrivalSpec a;
+  if (!n) return a;
+  const std::string type = n["type"] ? Scalar(n["type"]) : "closed";
+  if (type == "closed") a.kind = ArrivalKind::kClosedLoop;
+  else if (type == "poisson") a.kind = ArrivalKind::kPoisson;
+  else if (type == "gamma") a.kind = ArrivalKind::kGamma;
+  else if (type == "trace") a.kind = ArrivalKind::kTrace;
+  else return Bad(where, n["type"], fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace)", type));
+  if (n["concurrency"]) {
+    GOODPUT_ASSIGN_OR_RETURN(a.concurrency, Get<int>(n["concurrency"], where, "concurrency"));
+  }
+  if (n["rate"]) {
+    GOODPUT_ASSIGN_OR_RETURN(a.rate, Get<double>(n["rate"], where, "rate"));
+  }
+  if (n["burstiness"]) {
+    GOODPUT_ASSIGN_OR_RETURN(a.burstiness, Get<double>(n["burstiness"], where, "burstiness"));
+  }
+  if (a.concurrency < 1 || !(a.rate > 0) || !(a.burstiness > 0)) {
+    return Bad(where, n, "arrival concurrency, rate and burstiness must be positive");
+  }
+  return a;
+}
+
+Status ParseTop(const YAML::Node& root, const std::string& where, Workload& w) {
+  if (root["name"]) w.name = Scalar(root["name"]);
+  if (root["seed"]) {
+    GOODPUT_ASSIGN_OR_RETURN(w.seed, Get<uint64_t>(root["seed"], where, "seed"));
+  }
+  if (root["requests"]) {
+    GOODPUT_ASSIGN_OR_RETURN(w.requests, Get<int64_t>(root["requests"], where, "requests"));
+  }
+  if (w.requests < 1) return Bad(where, root["requests"], "'requests' must be at least 1");
+  GOODPUT_ASSIGN_OR_RETURN(w.warmup, ParseMargin(root["warmup"], where, "warmup"));
+  GOODPUT_ASSIGN_OR_RETURN(w.cooldown, ParseMargin(root["cooldown"], where, "cooldown"));
+  if (w.warmup.fraction + w.cooldown.fraction >= 1) return Bad(where, root, "warmup and cooldown leave nothing to measure");
+  GOODPUT_ASSIGN_OR_RETURN(w.arrival, ParseArrival(root["arrival"], where));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* ArrivalKindName(ArrivalKind k) {
+  switch (k) {
+    case ArrivalKind::kClosedLoop: return "closed";
+    case ArrivalKind::kPoisson: return "poisson";
+    case ArrivalKind::kGamma: return "gamma";
+    case ArrivalKind::kTrace: return "trace";
+  }
+  return "?";
+}
+
+SloSpec Workload::Slo() const {
+  SloSpec s;
+  for (const auto& c : classes) {
+    if (c.slo) s.classes.push_back(*c.slo);
+  }
+  return s;
+}
+
+int Workload::ClassIndex(const std::string& name) const {
+  for (size_t i = 0; i < classes.size(); ++i) {
+    if (classes[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Result<Workload> ParseWorkload(const std::string& text, const std::string& where, const std::string& base_dir) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("{}:{}: not valid YAML ({})", where, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) return Status::InvalidArgument(where + ": a workload is a mapping with 'classes'");
+  Workload w;
+  GOODPUT_RETURN_IF_ERROR(ParseTop(root, where, w));
+  const YAML::Node classes = root["classes"];
+  if (!classes || !classes.IsSequence() || classes.size() == 0) {
+    return Status::InvalidArgument(where + ": 'classes' must list at least one request class");
+  }
+  for (const auto& n : classes) {
+    GOODPUT_ASSIGN_OR_RETURN(RequestClass c, ParseClass(n, where, base_dir));
+    if (w.ClassIndex(c.name) >= 0) return Bad(where, n, fmt::format("class '{}' appears twice", c.name));
+    w.classes.push_back(std::move(c));
+  }
+  if (w.arrival.kind == ArrivalKind::kTrace) {
+    const YAML::Node file = root["arrival"]["file"];
+    if (!file) return Bad(where, root["arrival"], "a trace arrival needs 'file'");
+    std::filesystem::path p = Scalar(file);
+    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+    GOODPUT_ASSIGN_OR_RETURN(w.trace, ReadTrace(p.string()));
+    for (const auto& r : w.trace) {
+      if (!r.request_class.empty() && w.ClassIndex(r.request_class) < 0) {
+        return Status::InvalidArgument(fmt::format("{}: the trace names class '{}', which the workload lacks", where,
+                                                   r.request_class));
+      }
+    }
+  }
+  return w;
+}
+
+Result<Workload> LoadWorkload(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(fmt::format("cannot read workload '{}'", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return ParseWorkload(buf.str(), path, std::filesystem::path(path).parent_path().string());
+}
+
+Status ApplySlo(Workload& w, const SloSpec& slo) {
+  for (const auto& c : slo.classes) {
+    if (c.class_name != "*" && w.ClassIndex(c.class_name) < 0) {
+      std::string known;
+      for (const auto& k : w.classes) known += (known.empty() ? "" : ", ") + k.name;
+      return Status::InvalidArgument(
+          fmt::format("the SLO names class '{}', which the workload lacks (classes: {})", c.class_name, known));
+    }
+  }
+  for (auto& c : w.classes) {
+    const ClassSlo* s = slo.For(c.name);
+    if (!s || (c.offline && s->class_name == "*")) continue;
+    c.slo = *s;
+    c.slo->class_name = c.name;
+  }
+  return Status::Ok();
+}
+
+}  // namespace goodput

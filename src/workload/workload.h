@@ -1,0 +1,91 @@
+// A workload: request classes (lengths, priority, SLO), how requests arrive,
+// and which part of the run is measured.
+//
+// File format (YAML; JSON is accepted since it is YAML):
+//   name: chat
+//   seed: 1                      # same seed, same requests
+//   requests: 2000               # how many requests the run sends
+//   warmup: 10%                  # excluded from the measurement: a share of
+//   cooldown: 10%                #   the requests, or a duration ("30s")
+//   arrival:                     # the load; commands usually override it
+//     type: closed               # closed | poisson | gamma | trace
+//     concurrency: 32            # closed loop: clients, each sends on completion
+//     rate: 10                   # poisson / gamma: requests per second
+//     burstiness: 0.5            # gamma shape: 1 = Poisson, < 1 burstier
+//     file: trace.csv            # trace replay (see trace.h); relative to this file
+//   classes:
+//     - name: interactive
+//       share: 0.8               # of the arrivals; or its own `rate` or `concurrency`
+//       priority: 0              # lower runs first (as vLLM's priority)
+//       offline: false           # offline classes have no SLO and yield to the others
+//       prompt: lognormal:1k,0.8 # LengthDistribution specs, or {file: lengths.txt}
+//       output: lognormal:250,0.6
+//       slo: ttft p99 <= 1s, tpot p99 <= 100ms
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/slo.h"
+#include "core/status.h"
+#include "workload/length_dist.h"
+#include "workload/trace.h"
+
+namespace goodput {
+
+struct RequestClass {
+  std::string name;
+  double share = 1;                  // relative share of the shared arrival stream
+  std::optional<double> rate;        // its own open-loop rate instead (requests/s)
+  std::optional<int> concurrency;    // its own closed-loop clients instead
+  int priority = 0;
+  bool offline = false;
+  LengthDistribution prompt;
+  LengthDistribution output;
+  std::optional<ClassSlo> slo;
+};
+
+enum class ArrivalKind { kClosedLoop, kPoisson, kGamma, kTrace };
+const char* ArrivalKindName(ArrivalKind k);
+
+struct ArrivalSpec {
+  ArrivalKind kind = ArrivalKind::kClosedLoop;
+  int concurrency = 1;
+  double rate = 1;        // requests / s
+  double burstiness = 1;  // gamma shape parameter
+};
+
+// Warm-up or cool-down: a share of the requests or a duration.
+struct Margin {
+  double fraction = 0;                  // of the requests
+  std::optional<double> seconds;        // or this long
+};
+
+struct Workload {
+  std::string name;
+  uint64_t seed = 1;
+  int64_t requests = 1000;
+  Margin warmup, cooldown;
+  ArrivalSpec arrival;
+  std::vector<RequestClass> classes;
+  std::vector<TraceRow> trace;  // for ArrivalKind::kTrace
+
+  // The classes' SLOs as one spec (classes without one are left out).
+  SloSpec Slo() const;
+  int ClassIndex(const std::string& name) const;  // -1 when unknown
+};
+
+// Parses a workload document; `where` names it in errors (a path), and
+// relative file references resolve against `base_dir`.
+Result<Workload> ParseWorkload(const std::string& yaml_text, const std::string& where, const std::string& base_dir);
+
+// Reads a workload file.
+Result<Workload> LoadWorkload(const std::string& path);
+
+// Replaces the classes' SLOs by `slo` (per class name, or "*" for all
+// classes that are not offline). Unknown class names are an error.
+Status ApplySlo(Workload& w, const SloSpec& slo);
+
+}  // namespace goodput

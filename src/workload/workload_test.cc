@@ -1,0 +1,98 @@
+#include "workload/workload.h"
+
+#include <gtest/gtest.h>
+
+#include "core/data_dir.h"
+
+namespace goodput {
+namespace {
+
+TEST(Workload, ShippedExamplesLoad) {
+  for (const char* name : {"chat", "long-context", "mixed"}) {
+    auto w = LoadWorkload(DataDir() + "/workloads/" + name + ".yaml");
+    ASSERT_TRUE(w.ok()) << name << ": " << w.status().message();
+    EXPECT_EQ(w->name, name);
+  }
+}
+
+TEST(Workload, ChatExample) {
+  auto w = LoadWorkload(DataDir() + "/workloads/chat.yaml");
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(w->classes.size(), 1u);
+  const RequestClass& c = w->classes[0];
+  ASSERT_TRUE(c.slo.has_value());
+  EXPECT_DOUBLE_EQ(c.slo->targets[1].threshold_s, 0.1);
+  EXPECT_NEAR(c.prompt.Mean(), 1000, 5);
+  EXPECT_EQ(w->arrival.kind, ArrivalKind::kClosedLoop);
+  EXPECT_EQ(w->arrival.concurrency, 32);
+  EXPECT_DOUBLE_EQ(w->warmup.fraction, 0.1);
+}
+
+TEST(Workload, LongContextMatchesTheSourceTraffic) {
+  auto w = LoadWorkload(DataDir() + "/workloads/long-context.yaml");
+  ASSERT_TRUE(w.ok());
+  const LengthDistribution& p = w->classes[0].prompt;
+  EXPECT_LE(p.Quantile(0.699), 200000);
+  EXPECT_GT(p.Quantile(0.701), 200000);
+  EXPECT_LE(p.Max(), 500000);
+}
+
+TEST(Workload, MixedHasAnOfflineClassWithItsOwnClients) {
+  auto w = LoadWorkload(DataDir() + "/workloads/mixed.yaml");
+  ASSERT_TRUE(w.ok());
+  const RequestClass& off = w->classes[1];
+  EXPECT_TRUE(off.offline);
+  EXPECT_FALSE(off.slo.has_value());
+  EXPECT_EQ(*off.concurrency, 16);
+  EXPECT_EQ(w->Slo().classes.size(), 1u);
+}
+
+Status ParseError(const std::string& yaml) {
+  auto w = ParseWorkload(yaml, "w.yaml", ".");
+  return w.ok() ? Status::Ok() : w.status();
+}
+
+void ExpectError(const std::string& yaml, const std::string& needle) {
+  Status st = ParseError(yaml);
+  ASSERT_FALSE(st.ok()) << yaml;
+  EXPECT_NE(st.message().find(needle), std::string::npos) << st.message();
+}
+
+TEST(Workload, BrokenFilesNameTheProblem) {
+  ExpectError("classes: [", "not valid YAML");
+  ExpectError("name: x", "'classes' must list");
+  ExpectError("classes:\n  - name: a\n    output: fixed:10\n", "class needs 'prompt'");
+  ExpectError("classes:\n  - name: a\n    prompt: normal:10,-1\n    output: fixed:10\n", "w.yaml:3: class 'a': 'prompt'");
+  ExpectError("classes:\n  - name: a\n    prompt: fixed:10\n    output: fixed:10\n    slo: ttft p99 <= 1\n",
+              "no unit");
+  ExpectError("classes:\n  - name: a\n    prompt: fixed:10\n    output: fixed:10\n  - name: a\n    prompt: fixed:1\n"
+              "    output: fixed:1\n",
+              "appears twice");
+  ExpectError("arrival:\n  type: bursty\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n",
+              "unknown arrival type 'bursty'");
+  ExpectError("arrival:\n  rate: -3\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n",
+              "must be positive");
+  ExpectError("warmup: 60%\ncooldown: 50%\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n",
+              "leave nothing to measure");
+  ExpectError("classes:\n  - name: a\n    offline: true\n    prompt: fixed:1\n    output: fixed:1\n"
+              "    slo: ttft p99 <= 1s\n",
+              "offline class has no SLO");
+  ExpectError("arrival:\n  type: trace\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n",
+              "needs 'file'");
+}
+
+TEST(Workload, ApplySloChecksClassNames) {
+  auto w = LoadWorkload(DataDir() + "/workloads/mixed.yaml");
+  ASSERT_TRUE(w.ok());
+  auto bad = ParseSlo("chatty: ttft p99 <= 1s");
+  Status st = ApplySlo(*w, *bad);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("classes: interactive, offline"), std::string::npos);
+  auto all = ParseSlo("ttft p90 <= 2s");
+  ASSERT_TRUE(ApplySlo(*w, *all).ok());
+  EXPECT_DOUBLE_EQ(w->classes[0].slo->targets[0].threshold_s, 2.0);
+  EXPECT_FALSE(w->classes[1].slo.has_value());  // offline stays without an SLO
+}
+
+}  // namespace
+}  // namespace goodput
