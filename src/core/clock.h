@@ -1,0 +1,43 @@
+// The Clock seam: the only place goodput reads time. The engine and the
+// scheduler take `now` from a Clock, so the server (RealClock) and the
+// simulator (VirtualClock) run the same code.
+#pragma once
+
+namespace goodput {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Seconds since an arbitrary, fixed origin.
+  virtual double Now() const = 0;
+  // Lets `seconds` of modeled work pass. A real clock ignores it (real work
+  // takes its own time); a virtual clock moves forward by it.
+  virtual void Elapse(double seconds) = 0;
+};
+
+// Monotonic wall time (std::chrono::steady_clock).
+class RealClock final : public Clock {
+ public:
+  RealClock();
+  double Now() const override;
+  void Elapse(double) override {}
+
+ private:
+  double origin_;
+};
+
+// Simulated time, moved only by Elapse and AdvanceTo.
+class VirtualClock final : public Clock {
+ public:
+  double Now() const override { return now_; }
+  void Elapse(double seconds) override { now_ += seconds; }
+  // Jumps forward to `t` (never backwards).
+  void AdvanceTo(double t) {
+    if (t > now_) now_ = t;
+  }
+
+ private:
+  double now_ = 0;
+};
+
+}  // namespace goodput

@@ -1,0 +1,16 @@
+#include "engine/engine_core.h"
+
+namespace goodput {
+
+std::vector<RequestEvent> EngineCore::Step(StepStats* stats) {
+  const double start = clock_->Now();
+  const StepPlan& plan = scheduler_->Schedule(start);
+  if (stats) *stats = StepStats{start, start, plan.num_batched_tokens, plan.requests.size(), plan.preempted.size()};
+  if (plan.empty()) return {};
+  StepResult result = runner_->Execute(plan);
+  clock_->Elapse(result.modeled_seconds);
+  if (stats) stats->end = clock_->Now();
+  return scheduler_->Update(plan, result);
+}
+
+}  // namespace goodput

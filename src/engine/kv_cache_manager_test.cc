@@ -1,0 +1,78 @@
+#include "engine/kv_cache_manager.h"
+
+#include <gtest/gtest.h>
+
+namespace goodput {
+namespace {
+
+using Type = KvGroupSpec::Type;
+
+int64_t Live(const BlockTable* t, size_t g) {
+  int64_t n = 0;
+  for (int32_t b : t->groups[g]) n += b != kNullBlock;
+  return n;
+}
+
+TEST(KvCacheManager, FullAttentionGrowsABlockEveryBlockSizeTokens) {
+  KvCacheManager kv({{Type::kFull, 4, 0}}, 10);
+  const BlockTable* t = kv.AllocateSlots(1, 0, 6);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->groups[0].size(), 2u);
+  EXPECT_EQ(kv.AllocateSlots(1, 6, 1)->groups[0].size(), 2u);  // 7 tokens: still 2 blocks
+  EXPECT_EQ(kv.AllocateSlots(1, 7, 2)->groups[0].size(), 3u);  // 9 tokens: 3 blocks
+  EXPECT_DOUBLE_EQ(kv.Usage(), 0.3);
+  kv.Free(1);
+  EXPECT_DOUBLE_EQ(kv.Usage(), 0.0);
+  EXPECT_EQ(kv.free_blocks(), 10);
+}
+
+TEST(KvCacheManager, AllOrNothing) {
+  KvCacheManager kv({{Type::kFull, 4, 0}}, 3);
+  EXPECT_EQ(kv.AllocateSlots(1, 0, 13), nullptr);  // needs 4 blocks
+  EXPECT_EQ(kv.free_blocks(), 3);
+  EXPECT_EQ(kv.Table(1), nullptr);
+  ASSERT_NE(kv.AllocateSlots(2, 0, 8), nullptr);
+  EXPECT_EQ(kv.AllocateSlots(2, 8, 8), nullptr);  // would need 2 more, 1 free
+  EXPECT_EQ(kv.Table(2)->groups[0].size(), 2u);   // unchanged
+}
+
+// Window 8, blocks of 4: at 12 computed tokens the next token attends back to
+// position 5, so block 0 (positions 0-3) is released.
+TEST(KvCacheManager, SlidingWindowReleasesBlocksThatLeftTheWindow) {
+  KvCacheManager kv({{Type::kSlidingWindow, 4, 8}}, 10);
+  ASSERT_NE(kv.AllocateSlots(1, 0, 12), nullptr);
+  EXPECT_EQ(kv.free_blocks(), 7);
+  const BlockTable* t = kv.AllocateSlots(1, 12, 1);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->groups[0][0], kNullBlock);
+  EXPECT_EQ(t->groups[0].size(), 4u);  // positions 0-12 span 4 blocks, one released
+  EXPECT_EQ(Live(t, 0), 3);
+  EXPECT_EQ(kv.free_blocks(), 7);
+  // Decoding on to 40 tokens never holds more than the window's blocks plus one.
+  for (int64_t n = 13; n < 40; ++n) t = kv.AllocateSlots(1, n, 1);
+  EXPECT_LE(Live(t, 0), 4);
+  kv.Free(1);
+  EXPECT_EQ(kv.free_blocks(), 10);
+}
+
+TEST(KvCacheManager, StateGroupHoldsOneBlockPerSequence) {
+  KvCacheManager kv({{Type::kFull, 4, 0}, {Type::kState, 4, 0}}, 40);
+  const BlockTable* t = kv.AllocateSlots(1, 0, 16);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->groups[0].size(), 4u);
+  EXPECT_EQ(t->groups[1].size(), 1u);
+  t = kv.AllocateSlots(1, 16, 100);  // 116 tokens: 29 attention blocks, still one state block
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->groups[0].size(), 29u);
+  EXPECT_EQ(t->groups[1].size(), 1u);
+  EXPECT_EQ(kv.free_blocks(), 40 - 30);
+}
+
+TEST(KvCacheManager, PeakBlocksCountsTheWindowOnly) {
+  KvCacheManager kv({{Type::kFull, 16, 0}, {Type::kSlidingWindow, 16, 128}, {Type::kState, 16, 0}}, 1000);
+  // Full: ceil(1000/16) = 63; sliding: min(63, ceil((127 + 64) / 16) + 1 = 13); state: 1.
+  EXPECT_EQ(kv.PeakBlocks(1000, 64), 63 + 13 + 1);
+}
+
+}  // namespace
+}  // namespace goodput

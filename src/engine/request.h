@@ -1,0 +1,48 @@
+// A request as the engine holds it. Only the Scheduler writes it; the KV
+// manager and the model runner see values copied into the StepPlan.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace goodput {
+
+using RequestId = int64_t;
+
+struct SamplingParams {
+  double temperature = 0;  // 0: greedy
+  double top_p = 1;
+  int top_k = 0;           // 0: off
+  uint64_t seed = 0;
+  int64_t max_tokens = 16;
+  int64_t min_tokens = 0;
+  bool ignore_eos = false;
+  std::vector<int32_t> stop_token_ids;  // besides the model's EOS
+};
+
+enum class RequestStatus { kWaiting, kRunning, kFinished };
+enum class FinishReason { kNone, kLength, kStop, kMaxModelLen, kAborted, kRejected };
+const char* FinishReasonName(FinishReason r);
+
+struct Request {
+  RequestId id = 0;
+  int request_class = 0;
+  bool offline = false;
+  int priority = 0;           // lower runs first
+  double arrival_time = 0;
+  int64_t num_prompt_tokens = 0;
+  std::vector<int32_t> token_ids;  // prompt then outputs; empty when simulated
+  SamplingParams sampling;
+
+  // Engine state.
+  RequestStatus status = RequestStatus::kWaiting;
+  int64_t num_output_tokens = 0;
+  int64_t num_computed_tokens = 0;  // tokens whose KV is in the cache
+  int64_t admitted_seq = 0;         // order of (re)admission, for newest-first preemption
+  int num_preemptions = 0;
+  FinishReason finish_reason = FinishReason::kNone;
+
+  int64_t num_tokens() const { return num_prompt_tokens + num_output_tokens; }
+};
+
+}  // namespace goodput

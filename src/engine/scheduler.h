@@ -1,0 +1,128 @@
+// The scheduler, with vLLM V1's semantics: no prefill/decode phases; each
+// running request's computed tokens catch up with its known tokens under one
+// token budget per step and a cap on running sequences; long prompts are
+// chunked; when KV blocks run out, a running request is preempted and later
+// recomputed.
+//
+// Policies:
+//   fcfs      arrival order across all classes (vLLM's default).
+//   priority  classes first (running interactive, running offline, waiting
+//             interactive, waiting offline), then `priority` (lower first),
+//             then arrival.
+//   slo       as priority, and offline tokens enter a step only while the
+//             StepTimePredictor says the step keeps the interactive TPOT
+//             target.
+// Preemption victims: under fcfs the newest admitted; otherwise offline
+// before interactive, then the lowest priority, then the newest.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/status.h"
+#include "engine/kv_cache_manager.h"
+#include "engine/request.h"
+#include "engine/step.h"
+
+namespace goodput {
+
+enum class SchedulingPolicy { kFcfs, kPriority, kSlo };
+const char* SchedulingPolicyName(SchedulingPolicy p);
+Result<SchedulingPolicy> ParseSchedulingPolicy(const std::string& name);
+
+// Predicts a step's duration as requests are added to it (the cost model).
+class StepTimePredictor {
+ public:
+  virtual ~StepTimePredictor() = default;
+  // Starts an empty step.
+  virtual void Begin() = 0;
+  // Adds a request's work to the step.
+  virtual void Add(int64_t num_computed, int64_t num_new, bool samples) = 0;
+  // The step's predicted duration if this work were added too (nothing is added).
+  virtual double SecondsWith(int64_t num_computed, int64_t num_new, bool samples) const = 0;
+};
+
+struct SchedulerConfig {
+  int64_t max_num_batched_tokens = 8192;
+  int64_t max_num_seqs = 256;
+  int64_t max_model_len = 131072;
+  int64_t long_prefill_token_threshold = 0;  // 0: a prefill chunk may take the whole budget
+  SchedulingPolicy policy = SchedulingPolicy::kFcfs;
+  int64_t max_offline_seqs = 0;              // 0: no cap
+  int num_speculative_tokens = 0;            // draft length k
+  double slo_step_target = 0;                // slo policy: longest allowed step (seconds)
+  int32_t eos_token_id = -1;                 // -1: none (simulation)
+};
+
+// What happened to one request in a step.
+struct RequestEvent {
+  RequestId id = 0;
+  int32_t num_new_tokens = 0;
+  std::vector<int32_t> new_token_ids;
+  bool finished = false;
+  FinishReason reason = FinishReason::kNone;
+};
+
+class Scheduler {
+ public:
+  // `predictor` is needed by the slo policy only (may be null otherwise).
+  Scheduler(SchedulerConfig config, KvCacheManager* kv, StepTimePredictor* predictor);
+
+  // Queues a request. A request that can never run (longer than the max
+  // model length, or needing more blocks than the pool has) is rejected: the
+  // returned event says so and the request is not kept.
+  std::optional<RequestEvent> Add(Request request);
+
+  // Aborts a waiting or running request and frees its blocks; false if unknown.
+  bool Abort(RequestId id);
+
+  // Plans the next step. The plan's block tables stay valid until the next call.
+  const StepPlan& Schedule(double now);
+
+  // Applies a step's sampled tokens: appends them, finishes requests, frees
+  // their blocks. Returns one event per request that produced tokens or ended.
+  std::vector<RequestEvent> Update(const StepPlan& plan, const StepResult& result);
+
+  bool HasWork() const { return !waiting_.empty() || !running_.empty(); }
+  size_t num_waiting() const { return waiting_.size(); }
+  size_t num_running() const { return running_.size(); }
+  int64_t num_preemptions() const { return preemptions_; }
+  const Request* Find(RequestId id) const;
+  const SchedulerConfig& config() const { return config_; }
+
+ private:
+  bool ClassAware() const { return config_.policy != SchedulingPolicy::kFcfs; }
+  bool WaitingBefore(const Request& a, const Request& b) const;
+  bool RunningBefore(const Request& a, const Request& b) const;
+  int32_t TokensToCompute(const Request& r, int64_t budget) const;
+  int32_t OfflineTokensThatFit(const Request& r, int32_t num_new) const;
+  void ScheduleRunning(int64_t& budget);
+  void ScheduleWaiting(int64_t& budget);
+  void Preempt(int64_t& budget);
+  void InsertWaiting(Request* r);
+  void InsertRunning(Request* r);
+  void Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table);
+  bool CheckFinished(Request& r, int32_t last_token) const;
+  void Finish(Request& r);
+
+  SchedulerConfig config_;
+  KvCacheManager* kv_;
+  StepTimePredictor* predictor_;
+  std::unordered_map<RequestId, Request> requests_;  // nodes are stable: the queues hold pointers
+  std::deque<Request*> waiting_;   // in scheduling order
+  std::vector<Request*> running_;  // in scheduling order; the back is the next preemption victim
+  int64_t interactive_running_ = 0;
+  int64_t offline_running_ = 0;
+  StepPlan plan_;
+  std::vector<RequestId> released_;
+  int64_t admitted_counter_ = 0;
+  int64_t preemptions_ = 0;
+};
+
+}  // namespace goodput

@@ -1,0 +1,278 @@
+// Exact small cases of the scheduler: budgets, chunking, class order,
+// preemption order, speculative decoding and block accounting.
+#include "engine/scheduler.h"
+
+#include <gtest/gtest.h>
+
+namespace goodput {
+namespace {
+
+using Type = KvGroupSpec::Type;
+
+Request Req(RequestId id, int64_t prompt, int64_t out, double arrival = 0, bool offline = false, int priority = 0) {
+  Request r;
+  r.id = id;
+  r.num_prompt_tokens = prompt;
+  r.sampling.max_tokens = out;
+  r.sampling.ignore_eos = true;
+  r.arrival_time = arrival;
+  r.offline = offline;
+  r.priority = priority;
+  return r;
+}
+
+// Samples one token (or `accepted + 1` with drafts) for every sampling request.
+StepResult SampleAll(const StepPlan& plan, int32_t accepted_drafts = 0) {
+  StepResult r;
+  for (const auto& s : plan.requests) {
+    if (s.samples) r.sampled.push_back({s.id, std::min(s.num_draft, accepted_drafts) + 1, {}});
+  }
+  return r;
+}
+
+struct Harness {
+  explicit Harness(SchedulerConfig c, int64_t blocks = 1000, int64_t block_size = 4)
+      : kv({{Type::kFull, block_size, 0}}, blocks), sched(c, &kv, nullptr) {}
+  // One step; returns {id: num_new} in plan order.
+  std::vector<std::pair<RequestId, int32_t>> Step(int32_t accepted = 0) {
+    const StepPlan& p = sched.Schedule(0);
+    std::vector<std::pair<RequestId, int32_t>> out;
+    for (const auto& s : p.requests) out.emplace_back(s.id, s.num_new);
+    last_preempted = p.preempted;
+    auto events = sched.Update(p, SampleAll(p, accepted));
+    for (const auto& e : events) {
+      if (e.finished) finished.push_back(e.id);
+    }
+    return out;
+  }
+  KvCacheManager kv;
+  Scheduler sched;
+  std::vector<RequestId> finished;
+  std::vector<RequestId> last_preempted;
+};
+
+using Plan = std::vector<std::pair<RequestId, int32_t>>;
+
+TEST(Scheduler, ChunkedPrefillUnderTheTokenBudget) {
+  SchedulerConfig c;
+  c.max_num_batched_tokens = 10;
+  Harness h(c);
+  ASSERT_FALSE(h.sched.Add(Req(1, 25, 3)).has_value());
+  EXPECT_EQ(h.Step(), (Plan{{1, 10}}));
+  EXPECT_EQ(h.Step(), (Plan{{1, 10}}));
+  EXPECT_EQ(h.Step(), (Plan{{1, 5}}));  // the last chunk samples the first token
+  EXPECT_EQ(h.sched.Find(1)->num_output_tokens, 1);
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));
+  EXPECT_EQ(h.finished, (std::vector<RequestId>{1}));
+  EXPECT_EQ(h.kv.free_blocks(), 1000);
+}
+
+TEST(Scheduler, DecodesGoFirstThenNewPrefillsTakeWhatIsLeft) {
+  SchedulerConfig c;
+  c.max_num_batched_tokens = 8;
+  Harness h(c);
+  h.sched.Add(Req(1, 4, 10));
+  EXPECT_EQ(h.Step(), (Plan{{1, 4}}));
+  h.sched.Add(Req(2, 20, 10, 1.0));
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}, {2, 7}}));  // decode of 1, then 7 of 2's prompt
+}
+
+TEST(Scheduler, LongPrefillThresholdSharesTheStep) {
+  SchedulerConfig c;
+  c.max_num_batched_tokens = 100;
+  c.long_prefill_token_threshold = 4;
+  Harness h(c);
+  h.sched.Add(Req(1, 8, 2));
+  h.sched.Add(Req(2, 8, 2, 0.1));
+  EXPECT_EQ(h.Step(), (Plan{{1, 4}, {2, 4}}));
+  EXPECT_EQ(h.Step(), (Plan{{1, 4}, {2, 4}}));
+}
+
+TEST(Scheduler, SequenceCapMakesRequestsWait) {
+  SchedulerConfig c;
+  c.max_num_seqs = 2;
+  Harness h(c);
+  for (int i = 1; i <= 3; ++i) h.sched.Add(Req(i, 4, 2, i));
+  EXPECT_EQ(h.Step(), (Plan{{1, 4}, {2, 4}}));
+  EXPECT_EQ(h.sched.num_waiting(), 1u);
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}, {2, 1}}));  // both finish (2 tokens each)
+  EXPECT_EQ(h.Step(), (Plan{{3, 4}}));
+}
+
+TEST(Scheduler, FcfsIgnoresClassesPriorityOrdersThem) {
+  SchedulerConfig c;
+  c.max_num_seqs = 1;
+  Harness fcfs(c);
+  fcfs.sched.Add(Req(1, 4, 1, 0.0, /*offline=*/true));
+  fcfs.sched.Add(Req(2, 4, 1, 1.0));
+  EXPECT_EQ(fcfs.Step(), (Plan{{1, 4}}));  // the older offline request first
+  c.policy = SchedulingPolicy::kPriority;
+  Harness prio(c);
+  prio.sched.Add(Req(1, 4, 1, 0.0, true));
+  prio.sched.Add(Req(2, 4, 1, 1.0));
+  prio.sched.Add(Req(3, 4, 1, 0.5, false, /*priority=*/5));
+  EXPECT_EQ(prio.Step(), (Plan{{2, 4}}));  // interactive, priority 0
+  EXPECT_EQ(prio.Step(), (Plan{{3, 4}}));  // interactive, priority 5
+  EXPECT_EQ(prio.Step(), (Plan{{1, 4}}));  // offline last
+}
+
+TEST(Scheduler, InteractiveTakesTheSeatOfTheNewestOffline) {
+  SchedulerConfig c;
+  c.policy = SchedulingPolicy::kPriority;
+  c.max_num_seqs = 2;
+  Harness h(c);
+  h.sched.Add(Req(1, 4, 50, 0.0, true));
+  h.sched.Add(Req(2, 4, 50, 0.1, true));
+  h.Step();
+  h.sched.Add(Req(3, 4, 50, 1.0));
+  // No seat is free: offline 2 (the newest) leaves this step's plan and waits.
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}, {3, 4}}));
+  EXPECT_EQ(h.last_preempted, (std::vector<RequestId>{2}));
+  EXPECT_EQ(h.sched.Find(2)->num_computed_tokens, 0);
+}
+
+// 6 blocks of 4 tokens. Three requests of 8-token prompts take 2 blocks each;
+// when they grow, the scheduler must preempt: the offline one first, then the
+// lowest priority, then the newest.
+TEST(Scheduler, PreemptionOrder) {
+  SchedulerConfig c;
+  c.policy = SchedulingPolicy::kPriority;
+  Harness h(c, /*blocks=*/6);
+  h.sched.Add(Req(1, 8, 12, 0.0, false, 1));
+  h.sched.Add(Req(2, 8, 12, 0.1, false, 0));
+  h.sched.Add(Req(3, 8, 12, 0.2, true, 0));
+  EXPECT_EQ(h.Step(), (Plan{{2, 8}, {1, 8}, {3, 8}}));
+  h.Step();  // 9 tokens each: 2 needs a third block -> offline 3 goes
+  EXPECT_EQ(h.last_preempted, (std::vector<RequestId>{3}));
+  for (int i = 0; i < 4; ++i) h.Step();  // up to 13 tokens: 2 needs a 4th block -> lower priority 1 goes
+  EXPECT_EQ(h.last_preempted, (std::vector<RequestId>{1}));
+  EXPECT_EQ(h.sched.num_preemptions(), 2);
+  const Request* r1 = h.sched.Find(1);
+  EXPECT_EQ(r1->num_computed_tokens, 0);
+  EXPECT_GT(r1->num_output_tokens, 0);  // keeps its tokens; recomputes them
+}
+
+TEST(Scheduler, PreemptedRequestRestartsWithItsOutputs) {
+  SchedulerConfig c;
+  Harness h(c, /*blocks=*/6);
+  h.sched.Add(Req(1, 8, 10, 0.0));
+  h.sched.Add(Req(2, 4, 10, 0.1));
+  // Blocks of 4: step 1 prefills (2 + 1 blocks), step 2 computes positions 8
+  // and 4 (3 + 2 blocks), steps 3-5 fill those blocks, and in step 6 request 1
+  // takes the last block for position 12, so 2 (the newest) cannot grow.
+  for (int i = 0; i < 5; ++i) h.Step();
+  EXPECT_TRUE(h.last_preempted.empty());
+  h.Step();
+  EXPECT_EQ(h.last_preempted, (std::vector<RequestId>{2}));
+  const int64_t outputs = h.sched.Find(2)->num_output_tokens;
+  // Once 1 finishes, 2 comes back and recomputes prompt + outputs in one chunk.
+  while (h.sched.Find(1)) h.Step();
+  auto plan = h.Step();
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].second, 4 + outputs);
+}
+
+TEST(Scheduler, OfflineCap) {
+  SchedulerConfig c;
+  c.policy = SchedulingPolicy::kPriority;
+  c.max_offline_seqs = 1;
+  Harness h(c);
+  h.sched.Add(Req(1, 4, 5, 0.0, true));
+  h.sched.Add(Req(2, 4, 5, 0.1, true));
+  h.sched.Add(Req(3, 4, 5, 0.2));
+  EXPECT_EQ(h.Step(), (Plan{{3, 4}, {1, 4}}));
+  EXPECT_EQ(h.sched.num_waiting(), 1u);
+}
+
+// k = 3 drafts: a decode step computes 1 + 3 tokens; with 2 accepted it
+// produces 3 tokens and keeps the KV of the last token and 2 drafts.
+TEST(Scheduler, SpeculativeDecodingCountsDraftsInBudgetAndKv) {
+  SchedulerConfig c;
+  c.num_speculative_tokens = 3;
+  Harness h(c);
+  h.sched.Add(Req(1, 8, 100));
+  EXPECT_EQ(h.Step(2), (Plan{{1, 8}}));  // prefill samples 1 token
+  EXPECT_EQ(h.Step(2), (Plan{{1, 4}}));
+  const Request* r = h.sched.Find(1);
+  EXPECT_EQ(r->num_output_tokens, 1 + 3);
+  EXPECT_EQ(r->num_computed_tokens, 8 + 1 + 2);
+  EXPECT_EQ(r->num_tokens() - r->num_computed_tokens, 1);
+  // Drafts stop at max_tokens: with one token left to produce, none are proposed.
+  h.sched.Add(Req(2, 8, 2, 1.0));
+  EXPECT_EQ(h.Step(2).back(), (std::pair<RequestId, int32_t>{2, 8}));
+  EXPECT_EQ(h.Step(2).back(), (std::pair<RequestId, int32_t>{2, 1}));
+}
+
+TEST(Scheduler, RejectsWhatCanNeverRun) {
+  SchedulerConfig c;
+  c.max_model_len = 100;
+  Harness h(c, /*blocks=*/10, /*block_size=*/4);
+  auto too_long = h.sched.Add(Req(1, 100, 5));
+  ASSERT_TRUE(too_long.has_value());
+  EXPECT_EQ(too_long->reason, FinishReason::kRejected);
+  EXPECT_TRUE(h.sched.Add(Req(2, 60, 5)).has_value());  // 65 tokens need 17 blocks of 10
+  EXPECT_FALSE(h.sched.Add(Req(3, 30, 5)).has_value());
+  EXPECT_TRUE(h.sched.Add(Req(3, 30, 5)).has_value());  // duplicate id
+}
+
+TEST(Scheduler, AbortFreesEveryBlock) {
+  SchedulerConfig c;
+  Harness h(c, 100);
+  for (int i = 1; i <= 5; ++i) h.sched.Add(Req(i, 20, 50, i));
+  h.Step();
+  h.Step();
+  EXPECT_LT(h.kv.free_blocks(), 100);
+  for (int i = 1; i <= 5; ++i) EXPECT_TRUE(h.sched.Abort(i));
+  EXPECT_FALSE(h.sched.Abort(1));
+  EXPECT_EQ(h.kv.free_blocks(), 100);
+  EXPECT_FALSE(h.sched.HasWork());
+  const StepPlan& p = h.sched.Schedule(0);
+  EXPECT_EQ(p.released.size(), 5u);  // the runner hears which requests to drop
+}
+
+TEST(Scheduler, NoBlockLeakedUnderPressure) {
+  SchedulerConfig c;
+  c.max_num_batched_tokens = 32;
+  Harness h(c, /*blocks=*/40);
+  for (int i = 1; i <= 30; ++i) h.sched.Add(Req(i, 10 + i % 7 * 5, 5 + i % 11, i * 0.01));
+  int steps = 0;
+  while (h.sched.HasWork() && steps++ < 10000) h.Step();
+  EXPECT_FALSE(h.sched.HasWork());
+  EXPECT_EQ(h.finished.size(), 30u);
+  EXPECT_GT(h.sched.num_preemptions(), 0);
+  EXPECT_EQ(h.kv.free_blocks(), 40);
+}
+
+// A predictor charging 1 ms per token: with a 10 ms step target the offline
+// request's prefill chunk shrinks to what the step can still take.
+class PerToken : public StepTimePredictor {
+ public:
+  void Begin() override { tokens_ = 0; }
+  void Add(int64_t, int64_t n, bool) override { tokens_ += n; }
+  double SecondsWith(int64_t, int64_t n, bool) const override { return 0.001 * static_cast<double>(tokens_ + n); }
+
+ private:
+  int64_t tokens_ = 0;
+};
+
+TEST(Scheduler, SloPolicyKeepsOfflineWithinTheStepTarget) {
+  SchedulerConfig c;
+  c.policy = SchedulingPolicy::kSlo;
+  c.slo_step_target = 0.010;
+  PerToken predictor;
+  KvCacheManager kv({{Type::kFull, 4, 0}}, 1000);
+  Scheduler s(c, &kv, &predictor);
+  s.Add(Req(1, 4, 100));
+  const StepPlan& first = s.Schedule(0);
+  s.Update(first, SampleAll(first));
+  s.Add(Req(2, 400, 10, 1.0, /*offline=*/true));
+  const StepPlan& p = s.Schedule(0);
+  ASSERT_EQ(p.requests.size(), 2u);
+  EXPECT_EQ(p.requests[0].num_new, 1);  // the interactive decode
+  EXPECT_LE(p.requests[1].num_new, 9);  // offline: at most 9 more ms
+  EXPECT_GT(p.requests[1].num_new, 0);
+}
+
+}  // namespace
+}  // namespace goodput
