@@ -64,6 +64,13 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
   h.bf16_flops = OptNum(o, "bf16_flops");
   h.fp8_flops = OptNum(o, "fp8_flops");
   h.fp4_flops = OptNum(o, "fp4_flops");
+  h.compute_efficiency = OptNum(o, "compute_efficiency").value_or(h.compute_efficiency);
+  h.bandwidth_efficiency = OptNum(o, "bandwidth_efficiency").value_or(h.bandwidth_efficiency);
+  h.step_overhead_s = OptNum(o, "step_overhead_s").value_or(h.step_overhead_s);
+  if (!(h.compute_efficiency > 0 && h.compute_efficiency <= 1) ||
+      !(h.bandwidth_efficiency > 0 && h.bandwidth_efficiency <= 1) || h.step_overhead_s < 0) {
+    return Status::InvalidArgument(at + ": efficiencies must be in (0, 1] and the step overhead >= 0");
+  }
   return h;
 }
 

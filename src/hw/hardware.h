@@ -23,6 +23,11 @@ struct HardwareSpec {
   std::optional<double> fp4_flops;
   std::string source;
 
+  // Cost-model factors (see hw/cost_model.h); the entry may set them.
+  double compute_efficiency = 0.6;     // achieved / peak dense FLOP/s in matmuls
+  double bandwidth_efficiency = 0.85;  // achieved / peak memory bandwidth
+  double step_overhead_s = 0.0005;     // fixed cost of one engine step
+
   // The memory vLLM sees as "total": the reported figure where known, else the
   // nominal capacity.
   int64_t TotalMemoryBytes() const;
