@@ -1,0 +1,36 @@
+#include "sim/cost_model_runner.h"
+
+namespace goodput {
+
+CostModelRunner::CostModelRunner(const CostModel* model, double acceptance, uint64_t seed)
+    : model_(model), acceptance_(acceptance), rng_(seed) {}
+
+int32_t CostModelRunner::AcceptedDrafts(int32_t drafts) {
+  std::bernoulli_distribution accept(acceptance_);
+  int32_t a = 0;
+  while (a < drafts && accept(rng_)) ++a;
+  return a;
+}
+
+StepResult CostModelRunner::Execute(const StepPlan& plan) {
+  StepResult result;
+  CostModel::Step step;
+  for (const ScheduledRequest& s : plan.requests) {
+    model_->Add(step, s.num_computed, s.num_new, s.samples);
+    if (s.samples) result.sampled.push_back({s.id, AcceptedDrafts(s.num_draft) + 1, {}});
+  }
+  result.modeled_seconds = model_->Seconds(step);
+  return result;
+}
+
+void CostModelRunner::Add(int64_t num_computed, int64_t num_new, bool samples) {
+  model_->Add(pending_, num_computed, num_new, samples);
+}
+
+double CostModelRunner::SecondsWith(int64_t num_computed, int64_t num_new, bool samples) const {
+  CostModel::Step step = pending_;
+  model_->Add(step, num_computed, num_new, samples);
+  return model_->Seconds(step);
+}
+
+}  // namespace goodput

@@ -1,0 +1,34 @@
+// Builds a simulation from the planner's deployment: the KV pool's blocks and
+// layer groups, and the cost model, all from one Plan so the simulator uses
+// the memory the planner counted.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/status.h"
+#include "engine/kv_cache_manager.h"
+#include "hw/cost_model.h"
+#include "hw/hardware.h"
+#include "plan/planner.h"
+#include "sim/simulator.h"
+
+namespace goodput {
+
+// The engine's KV groups for a planned layout.
+std::vector<KvGroupSpec> KvGroupsFromLayout(const KvLayout& layout);
+
+struct SimSetup {
+  Plan plan;
+  std::unique_ptr<CostModel> cost;
+  SimOptions options;
+};
+
+// Plans the deployment and fills the simulator's options. `scheduler` carries
+// the engine settings; its max_num_batched_tokens, max_num_seqs and
+// max_model_len come from the plan (which resolves vLLM's defaults). A
+// deployment vLLM would refuse to start is an error naming why.
+Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
+                                 const SchedulerConfig& scheduler, const CostFactors* factors_override);
+
+}  // namespace goodput

@@ -1,0 +1,185 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/clock.h"
+#include "engine/engine_core.h"
+#include "sim/cost_model_runner.h"
+#include "workload/arrivals.h"
+
+namespace goodput {
+namespace {
+
+// One run's mutable state: the engine, the generator, the records.
+class Run {
+ public:
+  Run(const Workload& w, const ArrivalSpec& load, const SimOptions& o, const CostModel& cost)
+      : w_(w),
+        gen_(w, load),
+        kv_(o.kv_groups, o.num_blocks),
+        runner_(&cost, o.acceptance_rate, o.seed * 7919 + 17),
+        sched_(o.scheduler, &kv_, o.scheduler.policy == SchedulingPolicy::kSlo ? &runner_ : nullptr),
+        core_(&sched_, &runner_, &clock_) {}
+
+  Status Go(SimRun& out);
+
+ private:
+  void Submit(const WorkItem& item);
+  void OnEvent(const RequestEvent& e, double now);
+  bool AdmitArrivals();
+
+  const Workload& w_;
+  RequestGenerator gen_;
+  VirtualClock clock_;
+  KvCacheManager kv_;
+  CostModelRunner runner_;
+  Scheduler sched_;
+  EngineCore core_;
+  std::vector<RequestRecord> records_;
+  std::vector<int> client_of_;
+  int64_t rejected_ = 0;
+};
+
+void Run::Submit(const WorkItem& item) {
+  const RequestClass& c = w_.classes[item.class_index];
+  if (static_cast<int64_t>(records_.size()) <= item.index) {
+    records_.resize(item.index + 1);
+    client_of_.resize(item.index + 1, -1);
+  }
+  RequestRecord& rec = records_[item.index];
+  rec.request_class = c.name;
+  rec.t_arrival = rec.t_sent = item.t_arrival;
+  rec.n_in = item.prompt_tokens;
+  client_of_[item.index] = item.client;
+  Request r;
+  r.id = item.index;
+  r.request_class = item.class_index;
+  r.offline = c.offline;
+  r.priority = c.priority;
+  r.arrival_time = item.t_arrival;
+  r.num_prompt_tokens = item.prompt_tokens;
+  r.sampling.max_tokens = item.output_tokens;
+  r.sampling.ignore_eos = true;
+  if (auto rejected = sched_.Add(std::move(r))) {
+    rec.ok = false;
+    rec.error = "rejected: longer than the max model length or the KV pool";
+    ++rejected_;
+    OnEvent(*rejected, item.t_arrival);
+  }
+}
+
+void Run::OnEvent(const RequestEvent& e, double now) {
+  RequestRecord& rec = records_[e.id];
+  if (e.num_new_tokens > 0) {
+    if (!rec.t_first) rec.t_first = now;
+    rec.t_last = now;
+    rec.n_out += e.num_new_tokens;
+  }
+  if (!e.finished) return;
+  const int client = client_of_[e.id];
+  if (client >= 0) {
+    if (auto next = gen_.NextForClient(client, now)) Submit(*next);
+  }
+}
+
+// Submits every open-loop arrival due by now; true if any remain later.
+bool Run::AdmitArrivals() {
+  while (auto t = gen_.NextOpenArrival()) {
+    if (*t > clock_.Now()) return true;
+    Submit(gen_.PopOpen());
+  }
+  return false;
+}
+
+Status Run::Go(SimRun& out) {
+  for (int c = 0; c < gen_.closed_clients(); ++c) {
+    if (auto item = gen_.NextForClient(c, 0)) Submit(*item);
+  }
+  double tokens = 0;
+  while (true) {
+    const bool more_arrivals = AdmitArrivals();
+    if (!sched_.HasWork()) {
+      if (!more_arrivals) break;
+      clock_.AdvanceTo(*gen_.NextOpenArrival());
+      continue;
+    }
+    StepStats stats;
+    auto events = core_.Step(&stats);
+    if (stats.num_requests == 0) {  // nothing can run until something arrives
+      if (!more_arrivals) {
+        return Status::FailedPrecondition(fmt::format(
+            "the engine stalled at t={:.3f}s with {} waiting and {} running requests and nothing left to arrive",
+            clock_.Now(), sched_.num_waiting(), sched_.num_running()));
+      }
+      clock_.AdvanceTo(*gen_.NextOpenArrival());
+      continue;
+    }
+    ++out.steps;
+    tokens += static_cast<double>(stats.num_batched_tokens);
+    out.peak_kv_usage = std::max(out.peak_kv_usage, kv_.Usage());
+    for (const auto& e : events) OnEvent(e, stats.end);
+  }
+  out.records = std::move(records_);
+  out.preemptions = sched_.num_preemptions();
+  out.rejected = rejected_;
+  out.simulated_seconds = clock_.Now();
+  out.mean_tokens_per_step = out.steps > 0 ? tokens / static_cast<double>(out.steps) : 0;
+  return Status::Ok();
+}
+
+}  // namespace
+
+double SloStepTarget(const Workload& w, double headroom, int num_spec, double acceptance) {
+  double tpot = std::numeric_limits<double>::infinity();
+  for (const auto& c : w.classes) {
+    if (!c.slo || c.offline) continue;
+    for (const auto& t : c.slo->targets) {
+      if (t.metric == SloMetric::kTpot || t.metric == SloMetric::kItl) tpot = std::min(tpot, t.threshold_s);
+    }
+  }
+  // Mean tokens a decode step yields: (1 - a^(k+1)) / (1 - a).
+  const double a = acceptance;
+  const double per_step = num_spec > 0 && a < 1 ? (1 - std::pow(a, num_spec + 1)) / (1 - a) : 1.0 + num_spec * (a >= 1);
+  return tpot * headroom * per_step;
+}
+
+Window MeasurementWindow(const Workload& w, const std::vector<RequestRecord>& records) {
+  Window win{0, 0};
+  if (records.empty()) return win;
+  std::vector<double> arrivals;
+  for (const auto& r : records) arrivals.push_back(r.t_arrival);
+  std::sort(arrivals.begin(), arrivals.end());
+  const auto n = static_cast<int64_t>(arrivals.size());
+  const double first = arrivals.front(), last = arrivals.back();
+  win.start = w.warmup.seconds ? first + *w.warmup.seconds
+                               : arrivals[std::min<int64_t>(n - 1, static_cast<int64_t>(w.warmup.fraction * n))];
+  const int64_t cut = static_cast<int64_t>(w.cooldown.fraction * n);
+  win.end = w.cooldown.seconds ? last - *w.cooldown.seconds : (cut > 0 ? arrivals[n - cut] : std::nextafter(last, 1e300));
+  if (win.end <= win.start) win.end = std::nextafter(win.start, 1e300);
+  return win;
+}
+
+Result<SimRun> Simulate(const Workload& workload, const ArrivalSpec& load, const SimOptions& options,
+                        const CostModel& cost) {
+  if (options.num_blocks <= 0 || options.kv_groups.empty()) {
+    return Status::InvalidArgument("the KV pool has no blocks");
+  }
+  Workload w = workload;
+  w.seed = workload.seed + options.seed - 1;
+  SimOptions o = options;
+  if (o.scheduler.policy == SchedulingPolicy::kSlo) {
+    o.scheduler.slo_step_target =
+        SloStepTarget(w, o.slo_headroom, o.scheduler.num_speculative_tokens, o.acceptance_rate);
+  }
+  SimRun out;
+  Run run(w, load, o, cost);
+  GOODPUT_RETURN_IF_ERROR(run.Go(out));
+  out.window = MeasurementWindow(w, out.records);
+  return out;
+}
+
+}  // namespace goodput

@@ -1,0 +1,54 @@
+// The simulator: the engine's own Scheduler and KvCacheManager driven by a
+// virtual clock and the cost model, fed by a workload. Discrete events:
+// arrivals, and step ends. It produces the same per-request records the load
+// generator does, for the same SLO/metrics code.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/request_record.h"
+#include "core/slo.h"
+#include "core/status.h"
+#include "engine/kv_cache_manager.h"
+#include "engine/scheduler.h"
+#include "hw/cost_model.h"
+#include "workload/workload.h"
+
+namespace goodput {
+
+struct SimOptions {
+  SchedulerConfig scheduler;          // slo_step_target is derived from the workload's SLO
+  std::vector<KvGroupSpec> kv_groups;
+  int64_t num_blocks = 0;
+  double acceptance_rate = 0;         // speculative decoding (scheduler.num_speculative_tokens > 0)
+  double slo_headroom = 0.9;          // slo policy: keep steps within this share of the TPOT target
+  uint64_t seed = 1;                  // added to the workload's seed: repetitions differ
+};
+
+struct SimRun {
+  std::vector<RequestRecord> records;  // in issue order
+  Window window;                       // the measurement window (warm-up and cool-down excluded)
+  int64_t steps = 0;
+  int64_t preemptions = 0;
+  int64_t rejected = 0;
+  double simulated_seconds = 0;
+  double mean_tokens_per_step = 0;
+  double peak_kv_usage = 0;
+};
+
+// Runs `workload` at `load` (closed-loop concurrency or an arrival rate) to
+// the end of its request budget. Errors: a configuration that stalls (no
+// request can ever be scheduled).
+Result<SimRun> Simulate(const Workload& workload, const ArrivalSpec& load, const SimOptions& options,
+                        const CostModel& cost);
+
+// The longest step the slo policy allows: the tightest interactive TPOT
+// target x headroom x tokens per step (speculative decoding yields more than
+// one). Infinite when no class has a TPOT target.
+double SloStepTarget(const Workload& workload, double headroom, int num_spec, double acceptance);
+
+// Warm-up and cool-down applied to records in issue order.
+Window MeasurementWindow(const Workload& workload, const std::vector<RequestRecord>& records);
+
+}  // namespace goodput
