@@ -88,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"plan --model llama-3.1-8b --gpu h100 --length-dist 0-200k:x", "weight: 'x' is not a number"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --lengths /nonexistent", "cannot read lengths file"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --compare kv-cache-dtype", "must look like FLAG=VALUE"},
-        BadCase{"plan --model llama-3.1-8b --gpu h100 --compare warp-speed=9", "--compare 'warp-speed=9'"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --compare warp-speed=9", "'warp-speed=9': The following argument was not expected"},
         BadCase{"plan --model llama-3.1-70b --gpu h100 --tp 3", "not divisible"},
         BadCase{"plan --model /nonexistent/config.json --gpu h100", "unknown model"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --no-such-flag", "no-such-flag"}),

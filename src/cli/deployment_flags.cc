@@ -1,0 +1,96 @@
+#include "cli/deployment_flags.h"
+
+#include "core/units.h"
+
+namespace goodput {
+namespace {
+
+Status ParseSize(const std::string& text, const char* flag, std::optional<int64_t>* out) {
+  if (text.empty()) return Status::Ok();
+  auto v = ParseBytes(text);
+  if (!v.ok()) return v.status().WithContext(flag);
+  *out = *v;
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a) {
+  c.add_option("--model,-m", a.model, "Catalog model name or path to a config.json (or its directory)");
+  c.add_option("--gpu", a.gpu, "GPU from the hardware catalog (see goodput plan --list-gpus)");
+  c.add_option("--gpu-memory", a.gpu_memory, "Total GPU memory instead of --gpu, e.g. 79.18GiB");
+  c.add_option("--tensor-parallel-size,--tp", a.tensor_parallel, "GPUs the model is split across")->capture_default_str();
+  c.add_option("--weights", a.weights,
+               "Weight precision: auto (the checkpoint's), bf16, fp16, fp32, fp8, fp8-block, int8, int4 (g128), "
+               "mxfp4, nvfp4")->capture_default_str();
+  c.add_option("--kv-cache-dtype", a.kv_cache_dtype, "KV cache type: auto (model dtype), bf16, fp16, fp8, fp8_e5m2")
+      ->capture_default_str();
+  c.add_option("--mamba-ssm-cache-dtype", a.mamba_ssm_cache_dtype,
+               "Recurrent state type: auto (the config's mamba_ssm_dtype, else the model dtype), fp32, bf16")
+      ->capture_default_str();
+  c.add_option("--gpu-memory-utilization", a.utilization, "Share of total memory vLLM may use")->capture_default_str();
+  c.add_option("--kv-cache-memory", a.kv_cache_memory, "KV pool size, as vLLM's --kv-cache-memory (skips utilization)");
+  c.add_option("--max-model-len", a.max_model_len, "Max tokens per request (default: max_position_embeddings)");
+  c.add_option("--max-num-batched-tokens", a.max_num_batched_tokens,
+               "Token budget per step (default: vLLM's, 8192 on >= 70 GiB GPUs, else 2048)");
+  c.add_option("--max-num-seqs", a.max_num_seqs, "Sequence cap (default: vLLM's, 1024 on >= 70 GiB GPUs, else 256)");
+  c.add_option("--block-size", a.block_size, "Tokens per KV block (default: 16; 64 for MLA; raised for hybrids)");
+  c.add_option("--kernel-block-alignment", a.kernel_block_alignment,
+               "Hybrid models: the attention block size is raised in steps of this")->capture_default_str();
+  c.add_option("--num-draft-layers", a.num_draft_layers, "EAGLE-style draft layers sharing the KV pool")
+      ->capture_default_str();
+  c.add_flag("--disable-hybrid-kv-cache-manager", a.disable_hybrid, "Keep sliding-window layers whole, as vLLM's flag");
+  c.add_option("--weights-memory", a.weights_memory, "Measured weights (vLLM: 'Model loading took X GiB')");
+  c.add_option("--activation-memory", a.activation_memory, "Measured activation peak of vLLM's profiling run");
+  c.add_option("--non-torch-memory", a.non_torch_memory, "Measured non-torch memory");
+  c.add_option("--cuda-graph-memory", a.cuda_graph_memory, "Measured CUDA graph memory ('Graph capturing ... took X GiB')");
+  c.add_option("--safety-buffer", a.safety_buffer, "Headroom wanted beyond CUDA graphs")->capture_default_str();
+}
+
+Result<HardwareSpec> ResolveHardware(const DeploymentArgs& a) {
+  if (!a.gpu.empty() && !a.gpu_memory.empty()) return Status::InvalidArgument("give --gpu or --gpu-memory, not both");
+  if (!a.gpu.empty()) return FindGpu(a.gpu);
+  if (a.gpu_memory.empty()) return Status::InvalidArgument("give --gpu NAME or --gpu-memory SIZE");
+  auto mem = ParseBytes(a.gpu_memory);
+  if (!mem.ok()) return mem.status().WithContext("--gpu-memory");
+  HardwareSpec h;
+  h.name = "custom " + FormatGiB(*mem);
+  h.memory_bytes = *mem;
+  h.usable_memory_gib = ToGiB(*mem);
+  return h;
+}
+
+Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a) {
+  PlanOptions o;
+  GOODPUT_ASSIGN_OR_RETURN(HardwareSpec hw, ResolveHardware(a));
+  o.gpu = hw.name;
+  o.total_memory = a.gpu_memory.empty() ? hw.TotalMemoryBytes() : hw.memory_bytes;
+  o.total_is_nominal = hw.total_is_nominal();
+  o.tensor_parallel = a.tensor_parallel;
+  o.weights = a.weights;
+  o.kv_cache_dtype = a.kv_cache_dtype;
+  o.mamba_ssm_cache_dtype = a.mamba_ssm_cache_dtype;
+  o.gpu_memory_utilization = a.utilization;
+  GOODPUT_RETURN_IF_ERROR(ParseSize(a.kv_cache_memory, "--kv-cache-memory", &o.kv_cache_memory));
+  if (!a.max_model_len.empty()) {
+    auto len = ParseTokenCount(a.max_model_len);
+    if (!len.ok()) return len.status().WithContext("--max-model-len");
+    o.max_model_len = *len;
+  }
+  o.max_num_batched_tokens = a.max_num_batched_tokens;
+  o.max_num_seqs = a.max_num_seqs;
+  o.block_size = a.block_size;
+  o.kernel_block_alignment = a.kernel_block_alignment;
+  o.num_draft_layers = a.num_draft_layers;
+  o.disable_hybrid_kv_cache_manager = a.disable_hybrid;
+  GOODPUT_RETURN_IF_ERROR(ParseSize(a.weights_memory, "--weights-memory", &o.weights_memory));
+  GOODPUT_RETURN_IF_ERROR(ParseSize(a.activation_memory, "--activation-memory", &o.activation_memory));
+  GOODPUT_RETURN_IF_ERROR(ParseSize(a.non_torch_memory, "--non-torch-memory", &o.non_torch_memory));
+  GOODPUT_RETURN_IF_ERROR(ParseSize(a.cuda_graph_memory, "--cuda-graph-memory", &o.cuda_graph_memory));
+  std::optional<int64_t> buffer;
+  GOODPUT_RETURN_IF_ERROR(ParseSize(a.safety_buffer, "--safety-buffer", &buffer));
+  o.safety_buffer = buffer.value_or(o.safety_buffer);
+  return o;
+}
+
+}  // namespace goodput

@@ -1,0 +1,60 @@
+// Flags that describe a deployment (model, GPU, engine memory settings),
+// shared by `plan`, `sim` and later commands, and their parsing into
+// PlanOptions with errors that name the flag.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "core/status.h"
+#include "hw/hardware.h"
+#include "plan/planner.h"
+
+namespace goodput {
+
+// Sizes and lengths stay strings so our parsers can say what is wrong.
+struct DeploymentArgs {
+  std::string model, gpu, gpu_memory, weights = "auto", kv_cache_dtype = "auto", mamba_ssm_cache_dtype = "auto";
+  std::string kv_cache_memory, max_model_len, weights_memory, activation_memory, non_torch_memory,
+      cuda_graph_memory, safety_buffer = "1GiB";
+  int tensor_parallel = 1;
+  double utilization = 0.9;
+  int64_t max_num_batched_tokens = 0, max_num_seqs = 0, block_size = 0, kernel_block_alignment = 16;
+  int num_draft_layers = 0;
+  bool disable_hybrid = false;
+};
+
+void AddDeploymentFlags(CLI::App& app, DeploymentArgs& a);
+
+// The GPU the flags name (a catalog entry, or a custom one from --gpu-memory).
+Result<HardwareSpec> ResolveHardware(const DeploymentArgs& a);
+
+Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a);
+
+// `FLAG=VALUE` applied to a copy of `base` by the same flag definitions, so
+// every flag can be varied: used by --compare and --sweep. `add_flags`
+// registers the command's flags on an app for an Args object.
+template <typename Args, typename AddFlags>
+Result<Args> WithFlagChanged(const Args& base, const std::string& change, AddFlags add_flags) {
+  const size_t eq = change.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::InvalidArgument(fmt::format("'{}' must look like FLAG=VALUE, e.g. kv-cache-dtype=fp8", change));
+  }
+  std::string flag = change.substr(0, eq);
+  if (flag.rfind("--", 0) != 0) flag = "--" + flag;
+  Args changed = base;
+  CLI::App app;
+  add_flags(app, changed);
+  try {
+    app.parse(std::vector<std::string>{flag + "=" + change.substr(eq + 1)});
+  } catch (const CLI::ParseError& e) {
+    return Status::InvalidArgument(fmt::format("'{}': {}", change, e.what()));
+  }
+  return changed;
+}
+
+}  // namespace goodput
