@@ -4,12 +4,14 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/plan_command.h"
+#include "cli/sim_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"goodput: how much load one machine takes while every request class meets its latency SLO"};
   app.set_version_flag("--version", GOODPUT_VERSION);
   app.require_subcommand(1);
   goodput::AddPlanCommand(app);
+  goodput::AddSimCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -167,8 +167,9 @@ std::string SloSpec::ToString() const {
     for (size_t i = 0; i < c.targets.size(); ++i) {
       const auto& t = c.targets[i];
       if (i) out += ", ";
-      out += fmt::format("{} p{:g} {} {:g}ms", SloMetricName(t.metric), t.percentile, t.strict ? "<" : "<=",
-                         t.threshold_s * 1e3);
+      const bool whole_seconds = t.threshold_s >= 1 && t.threshold_s == std::floor(t.threshold_s);
+      const std::string value = whole_seconds ? fmt::format("{:g}s", t.threshold_s) : fmt::format("{:g}ms", t.threshold_s * 1e3);
+      out += fmt::format("{} p{:g} {} {}", SloMetricName(t.metric), t.percentile, t.strict ? "<" : "<=", value);
     }
   }
   return out;

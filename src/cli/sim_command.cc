@@ -1,0 +1,319 @@
+#include "cli/sim_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "cli/deployment_flags.h"
+#include "model/catalog.h"
+#include "sim/setup.h"
+#include "sim/sim_report.h"
+#include "workload/workload.h"
+
+namespace goodput {
+namespace {
+
+struct SimArgs {
+  DeploymentArgs d;
+  std::string workload, slo, concurrency, rate, policy = "fcfs";
+  double burstiness = 1;
+  int repeat = 3;
+  int64_t requests = 0, long_prefill_token_threshold = 0, max_offline_seqs = 0;
+  int num_speculative_tokens = 0;
+  double acceptance_rate = 0.7;
+  std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead;
+  std::vector<std::string> sweep;
+  double max_load = 0;
+  bool json = false;
+  bool capacity = false;  // set by the `capacity` subcommand
+};
+
+constexpr const char* kFooter = R"(Definitions (DESIGN.md §1):
+  TTFT = first token - arrival; TPOT = (last - first) / (output tokens - 1), only for
+  2+ tokens; per-request speed = 1 / median TPOT. A request is good when it meets every
+  target of its class; failed requests count against attainment. A class holds its SLO
+  when attainment >= its highest percentile (p99 -> 99%). Goodput = good requests / s.
+  Capacity = the last load before some class stops holding its SLO.
+Each point runs the workload --repeat times with different seeds; figures are medians,
+spread = (max - min) / median of the throughput. Warm-up and cool-down requests (the
+workload's warmup/cooldown) are not measured.
+Step time = overhead + max(FLOPs / (peak x compute efficiency), bytes / (bandwidth x
+bandwidth efficiency)); factors come from the GPU's catalog entry unless overridden.
+)";
+
+void AddSimFlags(CLI::App& c, SimArgs& a) {
+  AddDeploymentFlags(c, a.d);
+  c.add_option("--workload,-w", a.workload, "Workload file (YAML/JSON), e.g. data/workloads/chat.yaml");
+  c.add_option("--slo", a.slo, "SLO per class, e.g. 'interactive: ttft p99 <= 1s, tpot p99 <= 100ms'");
+  c.add_option("--concurrency,-c", a.concurrency, "Closed-loop loads to run, e.g. 1,8,32,128,256");
+  c.add_option("--rate,-r", a.rate, "Open-loop request rates to run (requests/s), e.g. 1,2,4");
+  c.add_option("--burstiness", a.burstiness, "With --rate: gamma shape (1 = Poisson, < 1 burstier)")->capture_default_str();
+  c.add_option("--repeat", a.repeat, "Runs per load (different seeds); figures are medians")->capture_default_str();
+  c.add_option("--requests", a.requests, "Requests per run (default: the workload's)");
+  c.add_option("--scheduling-policy", a.policy, "fcfs | priority | slo")->capture_default_str();
+  c.add_option("--long-prefill-token-threshold", a.long_prefill_token_threshold, "Max prefill chunk per request (0: budget)");
+  c.add_option("--max-offline-seqs", a.max_offline_seqs, "Cap on running offline requests (0: none)");
+  c.add_option("--num-speculative-tokens", a.num_speculative_tokens, "Draft tokens per step (speculative decoding)");
+  c.add_option("--acceptance-rate", a.acceptance_rate, "Chance each draft is accepted")->capture_default_str();
+  c.add_option("--compute-efficiency", a.compute_efficiency, "Override the GPU entry's matmul efficiency");
+  c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
+  c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds)");
+  c.add_option("--sweep", a.sweep, "Vary one engine setting, e.g. max-num-seqs=8,16,32; settings ranked by goodput");
+  c.add_option("--max-load", a.max_load, "capacity: highest load to try (default 4096 clients or 1000 req/s)");
+  c.add_flag("--json", a.json, "Print JSON instead of tables");
+}
+
+Result<std::vector<double>> ParseList(const std::string& text, const char* flag) {
+  std::vector<double> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') continue;
+    const std::string item = text.substr(start, i - start);
+    start = i + 1;
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(v > 0)) {
+      return Status::InvalidArgument(fmt::format("{}: '{}' is not a positive number", flag, item));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+struct Prepared {
+  Workload workload;
+  HardwareSpec hw;
+  SimSetup setup;
+  std::vector<ArrivalSpec> ladder;
+};
+
+Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
+  if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead) return Status::Ok();
+  CostFactors f = s.cost->factors();
+  f.compute_efficiency = a.compute_efficiency.value_or(f.compute_efficiency);
+  f.bandwidth_efficiency = a.bandwidth_efficiency.value_or(f.bandwidth_efficiency);
+  f.step_overhead_s = a.step_overhead.value_or(f.step_overhead_s);
+  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1) ||
+      f.step_overhead_s < 0) {
+    return Status::InvalidArgument("efficiencies must be in (0, 1] and --step-overhead >= 0");
+  }
+  s.cost = std::make_unique<CostModel>(s.cost->model(), f);
+  return Status::Ok();
+}
+
+Result<std::vector<ArrivalSpec>> Ladder(const SimArgs& a, const Workload& w) {
+  if (!a.concurrency.empty() && !a.rate.empty()) return Status::InvalidArgument("give --concurrency or --rate, not both");
+  std::vector<ArrivalSpec> out;
+  if (!a.concurrency.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<double> cs, ParseList(a.concurrency, "--concurrency"));
+    for (double c : cs) out.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, static_cast<int>(c), 1, 1});
+  } else if (!a.rate.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<double> rs, ParseList(a.rate, "--rate"));
+    if (!(a.burstiness > 0)) return Status::InvalidArgument("--burstiness must be positive");
+    const ArrivalKind kind = a.burstiness == 1 ? ArrivalKind::kPoisson : ArrivalKind::kGamma;
+    for (double r : rs) out.push_back(ArrivalSpec{kind, 1, r, a.burstiness});
+  } else {
+    out.push_back(w.arrival);
+  }
+  return out;
+}
+
+Result<SchedulerConfig> SchedulerFlags(const SimArgs& a) {
+  SchedulerConfig c;
+  GOODPUT_ASSIGN_OR_RETURN(c.policy, ParseSchedulingPolicy(a.policy));
+  if (a.long_prefill_token_threshold < 0 || a.max_offline_seqs < 0 || a.num_speculative_tokens < 0) {
+    return Status::InvalidArgument("thresholds, caps and draft lengths must be >= 0");
+  }
+  if (!(a.acceptance_rate >= 0 && a.acceptance_rate <= 1)) return Status::InvalidArgument("--acceptance-rate must be in [0, 1]");
+  c.long_prefill_token_threshold = a.long_prefill_token_threshold;
+  c.max_offline_seqs = a.max_offline_seqs;
+  c.num_speculative_tokens = a.num_speculative_tokens;
+  return c;
+}
+
+Result<Prepared> Prepare(const SimArgs& a) {
+  if (a.workload.empty()) return Status::InvalidArgument("--workload is required (see data/workloads/)");
+  if (a.d.model.empty()) return Status::InvalidArgument("--model is required (see goodput plan --list-models)");
+  if (a.repeat < 1) return Status::InvalidArgument("--repeat must be at least 1");
+  Prepared p;
+  GOODPUT_ASSIGN_OR_RETURN(p.workload, LoadWorkload(a.workload));
+  if (!a.slo.empty()) {
+    auto slo = ParseSlo(a.slo);
+    if (!slo.ok()) return slo.status().WithContext("--slo");
+    GOODPUT_RETURN_IF_ERROR(ApplySlo(p.workload, *slo).WithContext("--slo"));
+  }
+  if (a.requests < 0) return Status::InvalidArgument("--requests must be positive");
+  if (a.requests > 0) p.workload.requests = a.requests;
+  GOODPUT_ASSIGN_OR_RETURN(p.ladder, Ladder(a, p.workload));
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
+  GOODPUT_ASSIGN_OR_RETURN(p.hw, ResolveHardware(a.d));
+  if (p.hw.memory_bandwidth <= 0) return Status::InvalidArgument("the simulator needs a --gpu from the catalog");
+  GOODPUT_ASSIGN_OR_RETURN(PlanOptions po, ToPlanOptions(a.d));
+  GOODPUT_ASSIGN_OR_RETURN(SchedulerConfig sc, SchedulerFlags(a));
+  GOODPUT_ASSIGN_OR_RETURN(p.setup, SetupSimulation(model, po, p.hw, sc, nullptr));
+  p.setup.options.acceptance_rate = a.acceptance_rate;
+  GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, p.setup));
+  return p;
+}
+
+// A progress line on stderr when it is a terminal (pipes and logs stay clean).
+void Progress(const std::string& what) {
+  static const bool tty = isatty(STDERR_FILENO);
+  if (tty) std::cerr << "\r\033[K" << what << std::flush;
+}
+
+struct Outcome {
+  std::string setting;  // "" or "max-num-seqs=32"
+  std::string header;
+  std::vector<PointResult> points;
+  std::optional<size_t> capacity;
+  bool capped = false;
+};
+
+std::string Header(const SimArgs& a, const Prepared& p) {
+  const Plan& plan = p.setup.plan;
+  const SloSpec slo = p.workload.Slo();
+  return fmt::format(
+      "goodput sim: {} on {} x{} ({} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {})\n"
+      "workload {} ({} requests per run, {} repeat{}), SLO: {}\n\n",
+      plan.model.name, p.hw.name, plan.options.tensor_parallel, plan.precision.name, DTypeName(plan.kv_dtype),
+      plan.capacity.num_blocks, plan.layout.attention_block_size, plan.options.max_num_seqs, a.policy,
+      p.workload.name, p.workload.requests, a.repeat, a.repeat == 1 ? "" : "s",
+      slo.empty() ? std::string("none") : slo.ToString());
+}
+
+Result<Outcome> RunOne(const SimArgs& a, const std::string& setting) {
+  GOODPUT_ASSIGN_OR_RETURN(Prepared p, Prepare(a));
+  Outcome out;
+  out.setting = setting;
+  out.header = Header(a, p);
+  const std::string prefix = setting.empty() ? "" : setting + ": ";
+  auto run = [&](const ArrivalSpec& load) {
+    Progress(fmt::format("sim: {}load {} ({} x {} requests)", prefix, LoadLabel(load), a.repeat, p.workload.requests));
+    return RunPoint(p.workload, load, p.setup.options, *p.setup.cost, a.repeat);
+  };
+  if (!a.capacity) {
+    for (const auto& load : p.ladder) {
+      GOODPUT_ASSIGN_OR_RETURN(PointResult r, run(load));
+      out.points.push_back(std::move(r));
+    }
+    out.capacity = LadderCapacity(out.points);
+    return out;
+  }
+  const ArrivalSpec base = p.ladder.front();
+  const bool by_rate = base.kind != ArrivalKind::kClosedLoop;
+  const double start = by_rate ? base.rate : 1;
+  const double max = a.max_load > 0 ? a.max_load : (by_rate ? 1000 : 4096);
+  auto search = SearchCapacity(
+      [&](double load) {
+        ArrivalSpec s = base;
+        if (by_rate) s.rate = load;
+        else s.concurrency = static_cast<int>(load);
+        return run(s);
+      },
+      start, max, !by_rate);
+  if (!search.ok()) return search.status();
+  out.points = search->probes;
+  auto key = [](const PointResult& r) { return r.load.kind == ArrivalKind::kClosedLoop ? r.load.concurrency : r.load.rate; };
+  std::sort(out.points.begin(), out.points.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
+  for (size_t i = 0; i < out.points.size() && search->capacity; ++i) {
+    if (key(out.points[i]) == key(*search->capacity)) out.capacity = i;
+  }
+  out.capped = search->capped;
+  return out;
+}
+
+Result<std::vector<Outcome>> RunAll(const SimArgs& a) {
+  if (a.sweep.size() > 1) return Status::InvalidArgument("--sweep varies one setting at a time; give it once");
+  if (a.sweep.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, ""));
+    return std::vector<Outcome>{std::move(o)};
+  }
+  const std::string& spec = a.sweep[0];
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos) return Status::InvalidArgument(fmt::format("--sweep '{}' must look like FLAG=V1,V2", spec));
+  const std::string flag = spec.substr(0, eq);
+  std::vector<Outcome> outs;
+  size_t start = eq + 1;
+  for (size_t i = start; i <= spec.size(); ++i) {
+    if (i < spec.size() && spec[i] != ',') continue;
+    const std::string setting = flag + "=" + spec.substr(start, i - start);
+    start = i + 1;
+    SimArgs base = a;
+    base.sweep.clear();
+    auto changed = WithFlagChanged(base, setting, AddSimFlags);
+    if (!changed.ok()) return changed.status().WithContext("--sweep");
+    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(*changed, setting));
+    outs.push_back(std::move(o));
+  }
+  return outs;
+}
+
+double GoodputAtCapacity(const Outcome& o) { return o.capacity ? o.points[*o.capacity].goodput : 0; }
+
+std::string Ranking(std::vector<Outcome> outs) {
+  std::stable_sort(outs.begin(), outs.end(),
+                   [](const Outcome& x, const Outcome& y) { return GoodputAtCapacity(x) > GoodputAtCapacity(y); });
+  std::string s = fmt::format("Settings ranked by goodput at capacity\n  {:<32}{:>12}{:>16}{:>16}\n", "setting",
+                              "capacity", "goodput req/s", "throughput tok/s");
+  for (const auto& o : outs) {
+    const PointResult* c = o.capacity ? &o.points[*o.capacity] : nullptr;
+    s += fmt::format("  {:<32}{:>12}{:>16.2f}{:>16.0f}\n", o.setting, c ? c->label : "none", c ? c->goodput : 0.0,
+                     c ? c->throughput : 0.0);
+  }
+  return s;
+}
+
+boost::json::value OutcomesToJson(const std::vector<Outcome>& outs) {
+  boost::json::array results;
+  for (const auto& o : outs) {
+    boost::json::array points;
+    for (const auto& p : o.points) points.push_back(PointToJson(p));
+    results.push_back(boost::json::object{
+        {"setting", o.setting},
+        {"points", points},
+        {"capacity", o.capacity ? boost::json::value(o.points[*o.capacity].label) : boost::json::value(nullptr)},
+        {"capacity_capped", o.capped}});
+  }
+  return boost::json::object{{"results", results}};
+}
+
+int RunSim(const SimArgs& a) {
+  auto outs = RunAll(a);
+  Progress("");
+  if (!outs.ok()) throw CLI::RuntimeError("goodput sim: " + outs.status().message(), 2);
+  if (a.json) {
+    std::cout << boost::json::serialize(OutcomesToJson(*outs)) << "\n";
+    return 0;
+  }
+  for (const auto& o : *outs) {
+    if (!o.setting.empty()) std::cout << "=== " << o.setting << " ===\n";
+    std::cout << o.header << FormatPointTable(o.points) << "\n" << FormatCapacity(o.points, o.capacity, o.capped) << "\n";
+  }
+  if (outs->size() > 1) std::cout << Ranking(*outs);
+  return 0;
+}
+
+}  // namespace
+
+void AddSimCommand(CLI::App& app) {
+  auto args = std::make_shared<SimArgs>();
+  CLI::App* sim = app.add_subcommand(
+      "sim", "Simulate the engine's scheduler on a GPU's cost model: TTFT/TPOT, attainment, goodput, capacity");
+  AddSimFlags(*sim, *args);
+  sim->footer(kFooter);
+  CLI::App* cap = sim->add_subcommand("capacity", "Search the highest load at which every class holds its SLO");
+  cap->fallthrough();
+  cap->callback([args]() { args->capacity = true; });
+  sim->final_callback([args]() {
+    const int rc = RunSim(*args);
+    if (rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace goodput

@@ -1,0 +1,158 @@
+#include "sim/load_sweep.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/stats.h"
+
+namespace goodput {
+namespace {
+
+double Med(std::vector<double> v) { return v.empty() ? 0 : *Median(std::move(v)); }
+
+struct RunFigures {
+  double ttft_p50 = 0, ttft_p99 = 0, tpot_p50 = 0, tpot_p99 = 0;
+};
+
+// TTFT/TPOT percentiles over the measured, successful requests of classes
+// with latency targets (all classes when none has one).
+RunFigures Figures(const Workload& w, const SimRun& run) {
+  bool any_slo = false;
+  for (const auto& c : w.classes) any_slo = any_slo || c.slo.has_value();
+  std::vector<double> ttft, tpot;
+  for (const auto& r : run.records) {
+    if (!r.ok || r.t_arrival < run.window.start || r.t_arrival >= run.window.end) continue;
+    const int idx = w.ClassIndex(r.request_class);
+    if (any_slo && (idx < 0 || !w.classes[idx].slo)) continue;
+    if (auto v = Ttft(r)) ttft.push_back(*v);
+    if (auto v = Tpot(r)) tpot.push_back(*v);
+  }
+  RunFigures f;
+  auto t = Percentiles(ttft, {50, 99});
+  auto p = Percentiles(tpot, {50, 99});
+  f.ttft_p50 = t[0].value_or(0);
+  f.ttft_p99 = t[1].value_or(0);
+  f.tpot_p50 = p[0].value_or(0);
+  f.tpot_p99 = p[1].value_or(0);
+  return f;
+}
+
+}  // namespace
+
+std::string LoadLabel(const ArrivalSpec& load) {
+  if (load.kind == ArrivalKind::kClosedLoop) return fmt::format("{}", load.concurrency);
+  if (load.kind == ArrivalKind::kTrace) return "trace";
+  return fmt::format("{:g}/s", load.rate);
+}
+
+PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vector<SimRun>& runs) {
+  PointResult p;
+  p.load = load;
+  p.label = LoadLabel(load);
+  p.repeats = static_cast<int>(runs.size());
+  const SloSpec slo = w.Slo();
+  std::vector<double> thr, rate, good, good_tok, t50, t99, p50, p99, pre, rej, steps;
+  std::map<std::string, std::vector<double>> attain;
+  std::map<std::string, ClassAttainment> cls;
+  for (const SimRun& run : runs) {
+    const SloReport rep = Evaluate(run.records, slo, run.window);
+    thr.push_back(rep.output_throughput);
+    rate.push_back(rep.request_throughput);
+    good.push_back(rep.goodput);
+    good_tok.push_back(rep.goodput_tokens);
+    const RunFigures f = Figures(w, run);
+    t50.push_back(f.ttft_p50);
+    t99.push_back(f.ttft_p99);
+    p50.push_back(f.tpot_p50);
+    p99.push_back(f.tpot_p99);
+    pre.push_back(static_cast<double>(run.preemptions));
+    rej.push_back(static_cast<double>(run.rejected));
+    steps.push_back(static_cast<double>(run.steps));
+    for (const ClassReport& c : rep.classes) {
+      cls[c.class_name] = ClassAttainment{c.class_name, c.has_slo, 0, c.required, true};
+      attain[c.class_name].push_back(c.attainment.value_or(1.0));
+    }
+  }
+  p.throughput = Med(thr);
+  p.request_rate = Med(rate);
+  p.goodput = Med(good);
+  p.goodput_tokens = Med(good_tok);
+  p.ttft_p50 = Med(t50);
+  p.ttft_p99 = Med(t99);
+  p.tpot_p50 = Med(p50);
+  p.tpot_p99 = Med(p99);
+  p.per_request_speed = p.tpot_p50 > 0 ? 1.0 / p.tpot_p50 : 0;
+  p.preemptions = Med(pre);
+  p.rejected = Med(rej);
+  p.steps = Med(steps);
+  if (p.throughput > 0 && !thr.empty()) {
+    p.throughput_spread = (*std::max_element(thr.begin(), thr.end()) - *std::min_element(thr.begin(), thr.end())) /
+                          p.throughput;
+  }
+  for (auto& [name, c] : cls) {
+    c.attainment = Med(attain[name]);
+    c.holds = !c.has_slo || c.attainment >= c.required;
+    p.holds = p.holds && c.holds;
+    p.classes.push_back(c);
+  }
+  return p;
+}
+
+Result<PointResult> RunPoint(const Workload& w, const ArrivalSpec& load, const SimOptions& options,
+                             const CostModel& cost, int repeats) {
+  std::vector<SimRun> runs;
+  for (int k = 1; k <= repeats; ++k) {
+    SimOptions o = options;
+    o.seed = static_cast<uint64_t>(k);
+    auto run = Simulate(w, load, o, cost);
+    if (!run.ok()) return run.status().WithContext(fmt::format("load {}", LoadLabel(load)));
+    runs.push_back(std::move(*run));
+  }
+  return Summarise(w, load, runs);
+}
+
+std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < ladder.size(); ++i) {
+    if (!ladder[i].holds) break;
+    best = i;
+  }
+  return best;
+}
+
+Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(double)>& run, double start, double max,
+                                      bool integer) {
+  CapacitySearch s;
+  auto probe = [&](double load) -> Result<bool> {
+    auto p = run(load);
+    if (!p.ok()) return p.status();
+    s.probes.push_back(*p);
+    if (p->holds) s.capacity = *p;
+    return p->holds;
+  };
+  double lo = 0, hi = 0;
+  for (double load = start;; load = std::min(max, load * 2)) {
+    GOODPUT_ASSIGN_OR_RETURN(bool ok, probe(load));
+    if (!ok) {
+      hi = load;
+      break;
+    }
+    lo = load;
+    if (load >= max) {
+      s.capped = true;
+      return s;
+    }
+  }
+  if (lo == 0) return s;  // even the first load fails
+  while (integer ? hi - lo > 1 : hi / lo > 1.05) {
+    const double mid = integer ? std::floor((lo + hi) / 2) : std::sqrt(lo * hi);
+    GOODPUT_ASSIGN_OR_RETURN(bool ok, probe(mid));
+    (ok ? lo : hi) = mid;
+  }
+  return s;
+}
+
+}  // namespace goodput
