@@ -96,11 +96,15 @@ int32_t Scheduler::TokensToCompute(const Request& r, int64_t budget) const {
   return static_cast<int32_t>(std::min(n, budget));
 }
 
-// Under the slo policy, how many of an offline request's `num_new` tokens the
-// step can take and still keep the interactive TPOT target (0: none).
-int32_t Scheduler::OfflineTokensThatFit(const Request& r, int32_t num_new) const {
-  if (config_.policy != SchedulingPolicy::kSlo || interactive_running_ == 0) return num_new;
+// Under the slo policy, how many of `num_new` tokens of `r` the step can take
+// and still keep the interactive TPOT target: offline requests take only what
+// fits (maybe nothing); an interactive prefill is cut to fit but always gets
+// at least kInteractivePrefillFloor tokens, so its TTFT keeps moving.
+int32_t Scheduler::TokensThatFit(const Request& r, int32_t num_new) const {
+  constexpr int32_t kInteractivePrefillFloor = 256;
   const int64_t remaining = r.num_tokens() - r.num_computed_tokens;
+  if (config_.policy != SchedulingPolicy::kSlo || interactive_running_ == 0) return num_new;
+  if (!r.offline && remaining <= 1) return num_new;  // interactive decodes are what the target protects
   auto fits = [&](int32_t n) {
     return predictor_->SecondsWith(r.num_computed_tokens, n, n >= remaining) <= config_.slo_step_target;
   };
@@ -110,7 +114,7 @@ int32_t Scheduler::OfflineTokensThatFit(const Request& r, int32_t num_new) const
     const int32_t mid = lo + (hi - lo) / 2;
     (fits(mid) ? lo : hi) = mid;
   }
-  return lo;
+  return r.offline ? lo : std::max(lo, std::min(num_new, kInteractivePrefillFloor));
 }
 
 void Scheduler::Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table) {
@@ -161,8 +165,7 @@ void Scheduler::Preempt(int64_t& budget) {
 void Scheduler::ScheduleRunning(int64_t& budget) {
   for (size_t i = 0; i < running_.size() && budget > 0;) {
     Request& r = *running_[i];
-    int32_t n = TokensToCompute(r, budget);
-    if (r.offline) n = OfflineTokensThatFit(r, n);
+    const int32_t n = TokensThatFit(r, TokensToCompute(r, budget));
     if (n == 0) {
       ++i;
       continue;
@@ -191,8 +194,7 @@ void Scheduler::ScheduleWaiting(int64_t& budget) {
       Preempt(budget);
     }
     const bool capped = r.offline && config_.max_offline_seqs > 0 && offline_running_ >= config_.max_offline_seqs;
-    int32_t n = capped ? 0 : TokensToCompute(r, budget);
-    if (r.offline && n > 0) n = OfflineTokensThatFit(r, n);
+    const int32_t n = capped ? 0 : TokensThatFit(r, TokensToCompute(r, budget));
     if (n == 0) {
       if (ClassAware()) return;  // everything behind it is offline too
       ++i;                       // fcfs: interactive requests behind it may still go

@@ -9,9 +9,10 @@
 //   priority  classes first (running interactive, running offline, waiting
 //             interactive, waiting offline), then `priority` (lower first),
 //             then arrival.
-//   slo       as priority, and offline tokens enter a step only while the
-//             StepTimePredictor says the step keeps the interactive TPOT
-//             target.
+//   slo       as priority, and while interactive requests are decoding,
+//             offline tokens enter a step only while the StepTimePredictor
+//             says the step keeps the interactive TPOT target; interactive
+//             prefills are chunked to fit it too (never below 256 tokens).
 // Preemption victims: under fcfs the newest admitted; otherwise offline
 // before interactive, then the lowest priority, then the newest.
 #pragma once
@@ -101,7 +102,7 @@ class Scheduler {
   bool WaitingBefore(const Request& a, const Request& b) const;
   bool RunningBefore(const Request& a, const Request& b) const;
   int32_t TokensToCompute(const Request& r, int64_t budget) const;
-  int32_t OfflineTokensThatFit(const Request& r, int32_t num_new) const;
+  int32_t TokensThatFit(const Request& r, int32_t num_new) const;
   void ScheduleRunning(int64_t& budget);
   void ScheduleWaiting(int64_t& budget);
   void Preempt(int64_t& budget);

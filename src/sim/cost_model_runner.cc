@@ -17,7 +17,13 @@ StepResult CostModelRunner::Execute(const StepPlan& plan) {
   CostModel::Step step;
   for (const ScheduledRequest& s : plan.requests) {
     model_->Add(step, s.num_computed, s.num_new, s.samples);
-    if (s.samples) result.sampled.push_back({s.id, AcceptedDrafts(s.num_draft) + 1, {}});
+    if (!s.samples) continue;
+    const int32_t tokens = AcceptedDrafts(s.num_draft) + 1;
+    result.sampled.push_back({s.id, tokens, {}});
+    if (s.num_draft > 0) {
+      ++draft_steps_;
+      draft_step_tokens_ += tokens;
+    }
   }
   result.modeled_seconds = model_->Seconds(step);
   return result;

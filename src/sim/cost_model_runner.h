@@ -23,6 +23,9 @@ class CostModelRunner final : public ModelRunner, public StepTimePredictor {
   void Add(int64_t num_computed, int64_t num_new, bool samples) override;
   double SecondsWith(int64_t num_computed, int64_t num_new, bool samples) const override;
 
+  int64_t draft_steps() const { return draft_steps_; }
+  int64_t draft_step_tokens() const { return draft_step_tokens_; }
+
  private:
   int32_t AcceptedDrafts(int32_t drafts);
 
@@ -30,6 +33,8 @@ class CostModelRunner final : public ModelRunner, public StepTimePredictor {
   double acceptance_;
   std::mt19937_64 rng_;
   CostModel::Step pending_;
+  int64_t draft_steps_ = 0;
+  int64_t draft_step_tokens_ = 0;
 };
 
 }  // namespace goodput

@@ -23,7 +23,8 @@ class Run {
         kv_(o.kv_groups, o.num_blocks),
         runner_(&cost, o.acceptance_rate, o.seed * 7919 + 17),
         sched_(o.scheduler, &kv_, o.scheduler.policy == SchedulingPolicy::kSlo ? &runner_ : nullptr),
-        core_(&sched_, &runner_, &clock_) {}
+        core_(&sched_, &runner_, &clock_),
+        record_token_times_(o.record_token_times) {}
 
   Status Go(SimRun& out);
 
@@ -42,6 +43,7 @@ class Run {
   std::vector<RequestRecord> records_;
   std::vector<int> client_of_;
   int64_t rejected_ = 0;
+  bool record_token_times_;
 };
 
 void Run::Submit(const WorkItem& item) {
@@ -75,6 +77,7 @@ void Run::Submit(const WorkItem& item) {
 void Run::OnEvent(const RequestEvent& e, double now) {
   RequestRecord& rec = records_[e.id];
   if (e.num_new_tokens > 0) {
+    if (record_token_times_) rec.chunks.push_back(TokenChunk{now, e.num_new_tokens});
     if (!rec.t_first) rec.t_first = now;
     rec.t_last = now;
     rec.n_out += e.num_new_tokens;
@@ -121,6 +124,7 @@ Status Run::Go(SimRun& out) {
     ++out.steps;
     tokens += static_cast<double>(stats.num_batched_tokens);
     out.peak_kv_usage = std::max(out.peak_kv_usage, kv_.Usage());
+    out.peak_running = std::max<int64_t>(out.peak_running, static_cast<int64_t>(stats.num_requests));
     for (const auto& e : events) OnEvent(e, stats.end);
   }
   out.records = std::move(records_);
@@ -128,6 +132,8 @@ Status Run::Go(SimRun& out) {
   out.rejected = rejected_;
   out.simulated_seconds = clock_.Now();
   out.mean_tokens_per_step = out.steps > 0 ? tokens / static_cast<double>(out.steps) : 0;
+  out.draft_steps = runner_.draft_steps();
+  out.draft_step_tokens = runner_.draft_step_tokens();
   return Status::Ok();
 }
 
@@ -157,6 +163,12 @@ Window MeasurementWindow(const Workload& w, const std::vector<RequestRecord>& re
   const double first = arrivals.front(), last = arrivals.back();
   win.start = w.warmup.seconds ? first + *w.warmup.seconds
                                : arrivals[std::min<int64_t>(n - 1, static_cast<int64_t>(w.warmup.fraction * n))];
+  // Requests sent together at the start (a closed loop's first wave) are a
+  // transient, whatever the warm-up share says: measure from the first later one.
+  if (win.start <= first) {
+    auto later = std::upper_bound(arrivals.begin(), arrivals.end(), first);
+    if (later != arrivals.end()) win.start = *later;
+  }
   const int64_t cut = static_cast<int64_t>(w.cooldown.fraction * n);
   win.end = w.cooldown.seconds ? last - *w.cooldown.seconds : (cut > 0 ? arrivals[n - cut] : std::nextafter(last, 1e300));
   if (win.end <= win.start) win.end = std::nextafter(win.start, 1e300);

@@ -24,6 +24,7 @@ struct SimOptions {
   double acceptance_rate = 0;         // speculative decoding (scheduler.num_speculative_tokens > 0)
   double slo_headroom = 0.9;          // slo policy: keep steps within this share of the TPOT target
   uint64_t seed = 1;                  // added to the workload's seed: repetitions differ
+  bool record_token_times = false;    // keep each step's token times in the records (for ITL)
 };
 
 struct SimRun {
@@ -35,6 +36,9 @@ struct SimRun {
   double simulated_seconds = 0;
   double mean_tokens_per_step = 0;
   double peak_kv_usage = 0;
+  int64_t peak_running = 0;          // most requests computed in one step
+  int64_t draft_steps = 0;           // request-steps that verified drafts
+  int64_t draft_step_tokens = 0;     // tokens those produced (accepted drafts + 1 each)
 };
 
 // Runs `workload` at `load` (closed-loop concurrency or an arrival rate) to
@@ -48,7 +52,8 @@ Result<SimRun> Simulate(const Workload& workload, const ArrivalSpec& load, const
 // one). Infinite when no class has a TPOT target.
 double SloStepTarget(const Workload& workload, double headroom, int num_spec, double acceptance);
 
-// Warm-up and cool-down applied to records in issue order.
+// Warm-up and cool-down applied to the records' arrivals; requests that all
+// arrive at the very start (a closed loop's first wave) are always warm-up.
 Window MeasurementWindow(const Workload& workload, const std::vector<RequestRecord>& records);
 
 }  // namespace goodput
