@@ -203,6 +203,7 @@ Result<Outcome> RunOne(const SimArgs& a, const std::string& setting) {
       out.points.push_back(std::move(r));
     }
     out.capacity = LadderCapacity(out.points);
+    out.capped = out.capacity && *out.capacity + 1 == out.points.size();
     return out;
   }
   const ArrivalSpec base = p.ladder.front();

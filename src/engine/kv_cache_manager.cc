@@ -23,6 +23,7 @@ const char* FinishReasonName(FinishReason r) {
 
 KvCacheManager::KvCacheManager(std::vector<KvGroupSpec> groups, int64_t num_blocks)
     : groups_(std::move(groups)), num_blocks_(num_blocks) {
+  for (const auto& g : groups_) has_sliding_ = has_sliding_ || g.type == KvGroupSpec::Type::kSlidingWindow;
   free_.reserve(static_cast<size_t>(num_blocks));
   for (int64_t b = num_blocks - 1; b >= 0; --b) free_.push_back(static_cast<int32_t>(b));
 }
@@ -58,9 +59,11 @@ const BlockTable* KvCacheManager::AllocateSlots(RequestId id, int64_t num_comput
   auto [it, inserted] = tables_.try_emplace(id);
   BlockTable& t = it->second;
   if (inserted) t.groups.resize(groups_.size());
-  ReleaseSkipped(t, num_computed);
+  if (has_sliding_) ReleaseSkipped(t, num_computed);
   const int64_t total = num_computed + num_new;
-  if (NewBlocksNeeded(t, total) > free_blocks()) {
+  const int64_t needed = NewBlocksNeeded(t, total);
+  if (needed == 0) return &t;
+  if (needed > free_blocks()) {
     if (inserted) tables_.erase(it);
     return nullptr;
   }

@@ -56,6 +56,7 @@ class KvCacheManager {
   int64_t NewBlocksNeeded(const BlockTable& t, int64_t total_tokens) const;
 
   std::vector<KvGroupSpec> groups_;
+  bool has_sliding_ = false;
   int64_t num_blocks_;
   std::vector<int32_t> free_;  // free block ids, used as a stack
   std::unordered_map<RequestId, BlockTable> tables_;

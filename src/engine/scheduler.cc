@@ -102,8 +102,8 @@ int32_t Scheduler::TokensToCompute(const Request& r, int64_t budget) const {
 // at least kInteractivePrefillFloor tokens, so its TTFT keeps moving.
 int32_t Scheduler::TokensThatFit(const Request& r, int32_t num_new) const {
   constexpr int32_t kInteractivePrefillFloor = 256;
-  const int64_t remaining = r.num_tokens() - r.num_computed_tokens;
   if (config_.policy != SchedulingPolicy::kSlo || interactive_running_ == 0) return num_new;
+  const int64_t remaining = r.num_tokens() - r.num_computed_tokens;
   if (!r.offline && remaining <= 1) return num_new;  // interactive decodes are what the target protects
   auto fits = [&](int32_t n) {
     return predictor_->SecondsWith(r.num_computed_tokens, n, n >= remaining) <= config_.slo_step_target;
@@ -118,7 +118,7 @@ int32_t Scheduler::TokensThatFit(const Request& r, int32_t num_new) const {
 }
 
 void Scheduler::Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table) {
-  ScheduledRequest s;
+  ScheduledRequest& s = plan_.requests.emplace_back();  // filled in place: this runs for every request every step
   s.id = r.id;
   s.num_computed = r.num_computed_tokens;
   s.num_new = num_new;
@@ -135,7 +135,6 @@ void Scheduler::Emit(Request& r, int32_t num_new, int32_t num_draft, const Block
   if (s.restarted) s.sampling = r.sampling;
   if (predictor_) predictor_->Add(s.num_computed, s.num_new, s.samples);
   plan_.num_batched_tokens += num_new;
-  plan_.requests.push_back(std::move(s));
 }
 
 // Frees the blocks of the request at the back of running_ (the lowest in

@@ -6,6 +6,7 @@ CostModelRunner::CostModelRunner(const CostModel* model, double acceptance, uint
     : model_(model), acceptance_(acceptance), rng_(seed) {}
 
 int32_t CostModelRunner::AcceptedDrafts(int32_t drafts) {
+  if (drafts == 0) return 0;
   std::bernoulli_distribution accept(acceptance_);
   int32_t a = 0;
   while (a < drafts && accept(rng_)) ++a;
