@@ -1,0 +1,135 @@
+// End-to-end tests of `goodput sim` as a user runs it.
+#include <unistd.h>
+
+#include <cctype>
+#include <fstream>
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "run_command.h"
+
+namespace goodput {
+namespace {
+
+using testing::RunGoodput;
+
+const std::string kData = GOODPUT_SOURCE_DATA_DIR;
+const std::string kBase = "sim --model llama-3.1-8b --gpu h100 --max-model-len 32k --workload " + kData +
+                          "/workloads/chat.yaml --requests 300 --repeat 1 ";
+
+std::string TempFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CliSim, LadderTableWithCapacity) {
+  auto r = RunGoodput(kBase + "--concurrency 1,8,32");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("concurrency  throughput  per-request"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("capacity: concurrency 32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("holds"), std::string::npos);
+}
+
+TEST(CliSim, JsonPointsAreMonotoneInThroughput) {
+  auto r = RunGoodput(kBase + "--concurrency 1,4,16 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = boost::json::parse(r.out);
+  const auto& points = doc.at("results").at(0).at("points").as_array();
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_LT(points[0].at("throughput_tokens_per_s").as_double(), points[2].at("throughput_tokens_per_s").as_double());
+}
+
+TEST(CliSim, CapacitySearchFindsTheEdge) {
+  auto r = RunGoodput(kBase + "--slo 'interactive: ttft p99 <= 1s, tpot p99 <= 20ms' capacity --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = boost::json::parse(r.out);
+  const auto& result = doc.at("results").at(0);
+  ASSERT_TRUE(result.at("capacity").is_string()) << r.out;
+  const int cap = std::stoi(std::string(result.at("capacity").as_string()));
+  bool above_fails = false;
+  for (const auto& p : result.at("points").as_array()) {
+    const int c = static_cast<int>(p.at("concurrency").as_int64());
+    if (c <= cap) EXPECT_TRUE(p.at("holds").as_bool()) << c;
+    if (c == cap + 1) above_fails = !p.at("holds").as_bool();
+  }
+  EXPECT_TRUE(above_fails) << "bisection ends between adjacent loads";
+}
+
+TEST(CliSim, SweepRanksSettings) {
+  auto r = RunGoodput(kBase + "--concurrency 8,64 --sweep max-num-seqs=4,64");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("=== max-num-seqs=4 ==="), std::string::npos);
+  EXPECT_NE(r.out.find("Settings ranked by goodput at capacity"), std::string::npos);
+  const size_t ranking = r.out.find("Settings ranked");
+  EXPECT_LT(r.out.find("max-num-seqs=64", ranking), r.out.find("max-num-seqs=4 ", ranking)) << r.out;
+}
+
+struct BadCase {
+  const char* args;
+  const char* message;
+};
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.args; }
+
+class CliSimBadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(CliSimBadInput, FailsCleanly) {
+  auto r = RunGoodput(kBase + GetParam().args);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliSimBadInput,
+    ::testing::Values(BadCase{"--slo 'chatty: ttft p99 <= 1s'", "the SLO names class 'chatty'"},
+                      BadCase{"--slo 'ttft p99 <= fast'", "--slo"},
+                      BadCase{"--concurrency 1,zero", "--concurrency: 'zero' is not a positive number"},
+                      BadCase{"--concurrency 4 --rate 2", "not both"},
+                      BadCase{"--scheduling-policy lifo", "unknown scheduling policy 'lifo'"},
+                      BadCase{"--acceptance-rate 1.5", "--acceptance-rate"},
+                      BadCase{"--repeat 0", "--repeat"},
+                      BadCase{"--sweep max-num-seqs", "must look like FLAG=V1,V2"},
+                      BadCase{"--gpu-memory-utilization 0.2", "No available memory"},
+                      BadCase{"--gpu-memory-utilization 0.29", "To serve at least one request"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) {
+      std::string name;
+      for (const char* c = info.param.args; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+      return name + "_" + std::to_string(info.index);
+    });
+
+TEST(CliSim, BrokenWorkloadFilesNameFileAndLine) {
+  const std::string bad_dist = TempFile("bad_dist.yaml",
+                                        "classes:\n  - name: a\n    prompt: normal:1k,-3\n    output: fixed:10\n");
+  auto r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + bad_dist);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find(":3: class 'a': 'prompt'"), std::string::npos) << r.err;
+  const std::string trace = TempFile("trace.csv", "timestamp,input_length,output_length\n2,10,10\n1,10,10\n");
+  const std::string traced = TempFile("traced.yaml", "arrival:\n  type: trace\n  file: " + trace +
+                                                         "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
+  r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + traced);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("timestamps go backwards at request 2"), std::string::npos) << r.err;
+  const std::string no_cols = TempFile("nocols.csv", "when,prompt\n1,2\n");
+  const std::string traced2 = TempFile("traced2.yaml", "arrival:\n  type: trace\n  file: " + no_cols +
+                                                          "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
+  r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + traced2);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("nocols.csv:1: the header needs a timestamp"), std::string::npos) << r.err;
+}
+
+TEST(CliSim, TraceReplayRuns) {
+  const std::string trace = TempFile("ok_trace.csv", "timestamp,input_length,output_length\n0,100,20\n0.5,200,30\n"
+                                                     "1.0,300,40\n1.5,50,10\n");
+  const std::string wl = TempFile("ok_traced.yaml", "requests: 100\narrival:\n  type: trace\n  file: " + trace +
+                                                        "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
+  auto r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --repeat 1 --json --workload " + wl);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = boost::json::parse(r.out);
+  EXPECT_EQ(doc.at("results").at(0).at("points").at(0).at("load").as_string(), "trace");
+}
+
+}  // namespace
+}  // namespace goodput
