@@ -16,11 +16,14 @@ build: setup
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-# The main job. For now: the planner on the source document's model, card and traffic.
+# The main job. For now: the planner and the simulator on the source
+# document's model and card.
 demo: build
 	./$(BUILD_DIR)/goodput plan --model qwen3.5-27b --gpu b200 --weights int4 \
 	  --max-model-len 1M --length-dist "0-200k:0.7,200k-500k:0.3" \
 	  --compare kv-cache-dtype=fp8
+	./$(BUILD_DIR)/goodput sim --model qwen3.5-27b --gpu b200 --weights int4 \
+	  --workload data/workloads/chat.yaml --concurrency 1,8,32,128,256 --repeat 5
 
 clean:
 	rm -rf $(BUILD_DIR)
