@@ -9,28 +9,11 @@
 #include <fmt/format.h>
 
 #include "core/stats.h"
+#include "core/text.h"
 #include "core/units.h"
 
 namespace goodput {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
-}
 
 std::optional<SloMetric> MetricFromName(std::string_view name) {
   if (name == "ttft") return SloMetric::kTtft;
@@ -40,15 +23,19 @@ std::optional<SloMetric> MetricFromName(std::string_view name) {
   return std::nullopt;
 }
 
+// The non-empty words of `s`.
+std::vector<std::string> Words(std::string_view s) {
+  std::vector<std::string> words = Split(s, ' ');
+  words.erase(std::remove(words.begin(), words.end(), std::string()), words.end());
+  return words;
+}
+
 // Parses "ttft p99 <= 1s".
 Result<SloTarget> ParseTarget(std::string_view text) {
-  std::vector<std::string_view> words;
-  for (auto w : Split(Trim(text), ' ')) {
-    if (!Trim(w).empty()) words.push_back(Trim(w));
-  }
+  const std::vector<std::string> words = Words(text);
   // Allow "p99<=1s" glued forms by re-splitting around the operator.
   std::string joined;
-  for (auto w : words) joined += std::string(w) + " ";
+  for (const auto& w : words) joined += w + " ";
   const size_t op = joined.find('<');
   if (words.size() < 2 || op == std::string::npos) {
     return Status::InvalidArgument(
@@ -58,10 +45,7 @@ Result<SloTarget> ParseTarget(std::string_view text) {
   t.strict = !(op + 1 < joined.size() && joined[op + 1] == '=');
   const std::string_view head = Trim(std::string_view(joined).substr(0, op));
   const std::string_view value = Trim(std::string_view(joined).substr(op + (t.strict ? 1 : 2)));
-  std::vector<std::string_view> hw;
-  for (auto w : Split(head, ' ')) {
-    if (!Trim(w).empty()) hw.push_back(Trim(w));
-  }
+  const std::vector<std::string> hw = Words(head);
   if (hw.size() != 2) {
     return Status::InvalidArgument(
         fmt::format("target '{}' needs a metric and a percentile before the operator", Trim(text)));

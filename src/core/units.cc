@@ -1,5 +1,7 @@
 #include "core/units.h"
 
+#include "core/text.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -9,12 +11,6 @@
 
 namespace goodput {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // Splits "1.5GiB" into its number (1.5) and unit ("GiB"). The number must use
 // plain decimal notation.
@@ -30,12 +26,6 @@ Status SplitNumber(std::string_view text, double* number, std::string_view* unit
   if (!std::isfinite(*number)) return Status::InvalidArgument(fmt::format("'{}' is not finite", text));
   *unit = Trim(std::string_view(ptr, end - ptr));
   return Status::Ok();
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 }  // namespace

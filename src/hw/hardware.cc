@@ -9,6 +9,7 @@
 
 #include "core/data_dir.h"
 #include "core/json_file.h"
+#include "core/text.h"
 
 namespace goodput {
 namespace json = boost::json;
@@ -19,11 +20,6 @@ int64_t HardwareSpec::TotalMemoryBytes() const {
 }
 
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 Result<double> Num(const json::object& o, const char* key, const std::string& where) {
   auto it = o.find(key);

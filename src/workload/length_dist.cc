@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/stats.h"
+#include "core/text.h"
 #include "core/units.h"
 
 namespace goodput {
@@ -17,25 +18,6 @@ namespace {
 constexpr int kQuantilePoints = 1024;
 // Segments wider than this are evaluated at this many points in Expect().
 constexpr int kExpectPoints = 64;
-
-std::string Trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
-}
-
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == ',') {
-      out.push_back(Trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  return out;
-}
 
 Result<double> ParseNumber(const std::string& text, const std::string& where) {
   try {
@@ -51,7 +33,7 @@ Result<double> ParseNumber(const std::string& text, const std::string& where) {
 Status ParseRange(const std::string& text, int64_t* lo, int64_t* hi) {
   const size_t dash = text.find('-');
   if (dash == std::string::npos) return Status::InvalidArgument(fmt::format("'{}' must be a range like 1k-4k", text));
-  const std::string a = Trim(text.substr(0, dash)), b = Trim(text.substr(dash + 1));
+  const std::string a = std::string(Trim(text.substr(0, dash))), b = std::string(Trim(text.substr(dash + 1)));
   auto l = a == "0" ? Result<int64_t>(int64_t{0}) : ParseTokenCount(a);
   auto h = ParseTokenCount(b);
   if (!l.ok()) return l.status();
@@ -74,7 +56,7 @@ Result<Segments> ParseHistogram(const std::vector<std::string>& parts) {
     if (Status st = ParseRange(part.substr(0, colon), &lo, &hi); !st.ok()) {
       return st.WithContext(fmt::format("bin '{}'", part));
     }
-    auto w = ParseNumber(Trim(part.substr(colon + 1)), fmt::format("bin '{}': weight", part));
+    auto w = ParseNumber(std::string(Trim(part.substr(colon + 1))), fmt::format("bin '{}': weight", part));
     if (!w.ok()) return w.status();
     if (*w < 0) return Status::InvalidArgument(fmt::format("bin '{}': weight must be >= 0", part));
     segs.push_back({{std::max<int64_t>(1, lo), hi}, *w});
@@ -122,7 +104,7 @@ Segments FromQuantileFunction(const std::function<double(double)>& quantile) {
 }
 
 Result<Segments> ParseParametric(const std::string& kind, const std::string& args) {
-  const auto parts = SplitComma(args);
+  const auto parts = Split(args, ',');
   if (kind == "uniform") {
     int64_t lo = 0, hi = 0;
     if (Status st = ParseRange(args, &lo, &hi); !st.ok()) return st;
@@ -183,7 +165,7 @@ Result<LengthDistribution> LengthDistribution::FromFile(const std::string& path)
   std::vector<int64_t> lengths;
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {
-    const std::string t = Trim(line.substr(0, line.find('#')));
+    const std::string t(Trim(std::string_view(line).substr(0, line.find('#'))));
     if (t.empty()) continue;
     int64_t v = 0;
     size_t used = 0;
@@ -202,7 +184,7 @@ Result<LengthDistribution> LengthDistribution::FromFile(const std::string& path)
 }
 
 Result<LengthDistribution> LengthDistribution::FromSpec(const std::string& spec_in) {
-  const std::string spec = Trim(spec_in);
+  const std::string spec = std::string(Trim(spec_in));
   if (spec.empty()) return Status::InvalidArgument("empty length distribution");
   Result<Segments> segs = Status::InvalidArgument("unparsed");
   const size_t colon = spec.find(':');
@@ -213,7 +195,7 @@ Result<LengthDistribution> LengthDistribution::FromSpec(const std::string& spec_
   } else if (kind == "uniform" || kind == "normal" || kind == "lognormal") {
     segs = ParseParametric(kind, spec.substr(colon + 1));
   } else {
-    const auto parts = SplitComma(spec);
+    const auto parts = Split(spec, ',');
     segs = parts[0][0] == 'p' || parts[0][0] == 'P' ? ParseQuantiles(parts) : ParseHistogram(parts);
   }
   if (!segs.ok()) return segs.status().WithContext(fmt::format("length distribution '{}'", spec));

@@ -9,21 +9,16 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace goodput {
 namespace {
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string Trim(const std::string& s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  std::string out = s.substr(a, b - a);
-  if (out.size() >= 2 && out.front() == '"' && out.back() == '"') out = out.substr(1, out.size() - 2);
-  return out;
+// A CSV field, trimmed and without surrounding quotes.
+std::string Field(std::string_view s) {
+  s = Trim(s);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return std::string(s);
 }
 
 std::vector<std::string> SplitCsv(const std::string& line) {
@@ -31,7 +26,7 @@ std::vector<std::string> SplitCsv(const std::string& line) {
   size_t start = 0;
   for (size_t i = 0; i <= line.size(); ++i) {
     if (i == line.size() || line[i] == ',') {
-      out.push_back(Trim(line.substr(start, i - start)));
+      out.push_back(Field(std::string_view(line).substr(start, i - start)));
       start = i + 1;
     }
   }
