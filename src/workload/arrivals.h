@@ -25,7 +25,9 @@ class RequestGenerator {
  public:
   // `load` replaces the workload's own arrival spec (commands sweep it).
   // Classes with their own rate or concurrency keep it.
+  // The generator keeps a reference to `workload`, which must outlive it.
   RequestGenerator(const Workload& workload, const ArrivalSpec& load);
+  RequestGenerator(Workload&&, const ArrivalSpec&) = delete;
 
   // The next open-loop arrival time, if any remains within the budget.
   std::optional<double> NextOpenArrival() const;

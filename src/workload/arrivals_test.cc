@@ -70,7 +70,8 @@ TEST(Arrivals, SameSeedSameRun) {
   }
   w.seed = 2;
   RequestGenerator c(w, ArrivalSpec{ArrivalKind::kPoisson, 1, 5, 1});
-  RequestGenerator d(OneClass(50), ArrivalSpec{ArrivalKind::kPoisson, 1, 5, 1});
+  const Workload seed_one = OneClass(50);
+  RequestGenerator d(seed_one, ArrivalSpec{ArrivalKind::kPoisson, 1, 5, 1});
   EXPECT_NE(c.PopOpen().t_arrival, d.PopOpen().t_arrival);
 }
 
