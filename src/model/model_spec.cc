@@ -358,6 +358,48 @@ Result<DType> ConfigDType(const ConfigFields& top, const ConfigFields& text) {
   return DType::kBFloat16;  // what vLLM's "auto" picks for a config without a dtype
 }
 
+Result<RopeSpec> ParseRope(const ConfigFields& f) {
+  RopeSpec r;
+  GOODPUT_ASSIGN_OR_RETURN(r.theta, f.Number("rope_theta", 10000.0));
+  GOODPUT_ASSIGN_OR_RETURN(r.partial_rotary_factor, f.Number("partial_rotary_factor", 1.0));
+  const char* key = f.HasValue("rope_scaling") ? "rope_scaling" : f.HasValue("rope_parameters") ? "rope_parameters" : nullptr;
+  if (!key) return r;
+  const auto& v = f.object().at(key);
+  if (!v.is_object()) return Status::InvalidArgument(fmt::format("{}: \"{}\" must be an object", f.where(), key));
+  ConfigFields s(v.as_object(), f.where() + " " + key);
+  GOODPUT_ASSIGN_OR_RETURN(r.type, s.String(s.HasValue("rope_type") ? "rope_type" : "type", std::string("default")));
+  GOODPUT_ASSIGN_OR_RETURN(r.theta, s.Number("rope_theta", r.theta));
+  GOODPUT_ASSIGN_OR_RETURN(r.partial_rotary_factor, s.Number("partial_rotary_factor", r.partial_rotary_factor));
+  GOODPUT_ASSIGN_OR_RETURN(r.factor, s.Number("factor", 1.0));
+  GOODPUT_ASSIGN_OR_RETURN(r.low_freq_factor, s.Number("low_freq_factor", 1.0));
+  GOODPUT_ASSIGN_OR_RETURN(r.high_freq_factor, s.Number("high_freq_factor", 4.0));
+  GOODPUT_ASSIGN_OR_RETURN(r.original_max_position_embeddings, s.Int("original_max_position_embeddings", 0));
+  GOODPUT_ASSIGN_OR_RETURN(r.beta_fast, s.Number("beta_fast", 32.0));
+  GOODPUT_ASSIGN_OR_RETURN(r.beta_slow, s.Number("beta_slow", 1.0));
+  GOODPUT_ASSIGN_OR_RETURN(r.mscale, s.Number("mscale", 0.0));
+  GOODPUT_ASSIGN_OR_RETURN(r.mscale_all_dim, s.Number("mscale_all_dim", 0.0));
+  GOODPUT_ASSIGN_OR_RETURN(r.truncate, s.Bool("truncate", true));
+  if (!(r.factor > 0) || !(r.theta > 0)) return Status::InvalidArgument(f.where() + ": rope factor and theta must be positive");
+  return r;
+}
+
+// eos_token_id: a number or a list, at the top or in text_config.
+std::vector<int32_t> EosTokens(const ConfigFields& top, const ConfigFields& f) {
+  std::vector<int32_t> out;
+  for (const ConfigFields* c : {&f, &top}) {
+    auto it = c->object().find("eos_token_id");
+    if (it == c->object().end()) continue;
+    if (it->value().is_int64()) out.push_back(static_cast<int32_t>(it->value().as_int64()));
+    if (it->value().is_array()) {
+      for (const auto& e : it->value().as_array()) {
+        if (e.is_int64()) out.push_back(static_cast<int32_t>(e.as_int64()));
+      }
+    }
+    if (!out.empty()) break;
+  }
+  return out;
+}
+
 Status ParseScalars(const ConfigFields& top, const ConfigFields& f, ModelSpec& m) {
   GOODPUT_ASSIGN_OR_RETURN(m.hidden_size, f.Int("hidden_size"));
   GOODPUT_ASSIGN_OR_RETURN(m.num_layers, f.Int("num_hidden_layers"));
@@ -377,6 +419,10 @@ Status ParseScalars(const ConfigFields& top, const ConfigFields& f, ModelSpec& m
     GOODPUT_ASSIGN_OR_RETURN(std::string ssm, f.String("mamba_ssm_dtype"));
     GOODPUT_ASSIGN_OR_RETURN(m.ssm_state_dtype, ParseDType(ssm));
   }
+  GOODPUT_ASSIGN_OR_RETURN(m.rope, ParseRope(f));
+  GOODPUT_ASSIGN_OR_RETURN(m.rms_norm_eps, f.Number("rms_norm_eps", 1e-6));
+  GOODPUT_ASSIGN_OR_RETURN(m.initializer_range, f.Number("initializer_range", 0.02));
+  m.eos_token_ids = EosTokens(top, f);
   m.norms_per_layer = m.model_type == "gemma3_text" || m.model_type == "gemma2" ? 4 : 2;
   if (m.model_type == "nemotron_h") m.norms_per_layer = 1;
   GOODPUT_ASSIGN_OR_RETURN(int64_t nextn, f.Int("num_nextn_predict_layers", 0));

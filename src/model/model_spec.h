@@ -95,6 +95,20 @@ struct VisionDims {  // a ViT encoder shipped with a multimodal checkpoint
   int64_t out_hidden = 0;    // text hidden size the projector maps to
 };
 
+// Rotary position embedding, as config.json's rope_theta and rope_scaling
+// (or rope_parameters) describe it.
+struct RopeSpec {
+  std::string type = "default";  // default | linear | llama3 | yarn | dynamic ...
+  double theta = 10000;
+  double factor = 1;
+  double partial_rotary_factor = 1;
+  double low_freq_factor = 1, high_freq_factor = 4;  // llama3
+  int64_t original_max_position_embeddings = 0;      // llama3, yarn
+  double beta_fast = 32, beta_slow = 1;              // yarn
+  double mscale = 0, mscale_all_dim = 0;             // yarn (DeepSeek)
+  bool truncate = true;                              // yarn
+};
+
 // How the published checkpoint is quantized (config.json "quantization_config").
 struct ConfigQuantization {
   std::string method;             // "fp8", "mxfp4", ... ; empty when none
@@ -124,6 +138,10 @@ struct ModelSpec {
   MoeDims moe;
   std::optional<VisionDims> vision;
   ConfigQuantization quant;
+  RopeSpec rope;
+  double rms_norm_eps = 1e-6;
+  double initializer_range = 0.02;
+  std::vector<int32_t> eos_token_ids;
   std::vector<LayerSpec> layers;
 
   int64_t CountLayers(LayerKind k) const;

@@ -1,0 +1,31 @@
+// The CPU runner's numeric kernels. Matrix products go to OpenBLAS (sgemm);
+// the rest are plain loops the compiler vectorizes (they are a small share
+// of a step: bench/cpu_decode measures it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace goodput::cpu {
+
+// Y[m x n] = X[m x k] * W[n x k]^T (+ Y when accumulate): W in PyTorch's
+// [out, in] layout, row-major.
+void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate = false);
+
+// y = x / rms(x) * weight, per row of `dim` elements.
+void RmsNorm(const float* x, const float* weight, float* y, int64_t rows, int64_t dim, float eps);
+
+// out[i] = silu(gate[i]) * up[i] for a row laid out as [gate | up] (2 * dim).
+void SiluMul(const float* gate_up, float* out, int64_t rows, int64_t dim);
+
+// Softmax in place over n values; returns nothing, max-subtracted.
+void Softmax(float* x, int64_t n);
+
+// Conversions for reduced-precision KV.
+uint16_t FloatToBf16(float f);  // round to nearest even
+float Bf16ToFloat(uint16_t b);
+uint8_t FloatToFp8E4M3(float f);  // saturating, round to nearest even; no NaN produced
+float Fp8E4M3ToFloat(uint8_t b);
+constexpr float kFp8E4M3Max = 448.0f;
+
+}  // namespace goodput::cpu

@@ -1,0 +1,56 @@
+#include "cpu/kernels.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace goodput::cpu {
+namespace {
+
+TEST(Kernels, MatMulTAgainstHandComputed) {
+  const float x[] = {1, 2, 3, 4, 5, 6};        // 2 x 3
+  const float w[] = {1, 0, 1, 0, 1, 0};        // 2 x 3 (out x in)
+  float y[4];
+  MatMulT(x, w, y, 2, 2, 3);
+  EXPECT_FLOAT_EQ(y[0], 4);  // 1 + 3
+  EXPECT_FLOAT_EQ(y[1], 2);
+  EXPECT_FLOAT_EQ(y[2], 10);  // 4 + 6
+  EXPECT_FLOAT_EQ(y[3], 5);
+}
+
+TEST(Kernels, Bf16RoundsToNearestEven) {
+  EXPECT_EQ(FloatToBf16(1.0f), 0x3f80);
+  EXPECT_FLOAT_EQ(Bf16ToFloat(FloatToBf16(3.140625f)), 3.140625f);  // exactly representable
+  EXPECT_NEAR(Bf16ToFloat(FloatToBf16(3.14159f)), 3.14159f, 3.14159f / 128);
+}
+
+// Every e4m3 code round-trips; values between codes round to the nearer.
+TEST(Kernels, Fp8E4M3RoundTripsEveryCode) {
+  for (int b = 0; b < 256; ++b) {
+    if ((b & 0x7f) == 0x7f) continue;  // NaN
+    const float f = Fp8E4M3ToFloat(static_cast<uint8_t>(b));
+    if (f == 0 && (b & 0x80)) continue;  // -0
+    EXPECT_EQ(FloatToFp8E4M3(f), b) << b << " " << f;
+  }
+  EXPECT_FLOAT_EQ(Fp8E4M3ToFloat(FloatToFp8E4M3(448.0f)), 448.0f);
+  EXPECT_FLOAT_EQ(Fp8E4M3ToFloat(FloatToFp8E4M3(1000.0f)), 448.0f);  // saturates
+  EXPECT_FLOAT_EQ(Fp8E4M3ToFloat(FloatToFp8E4M3(1.0625f)), 1.0f);    // halfway to 1.125: even mantissa
+  EXPECT_FLOAT_EQ(Fp8E4M3ToFloat(0x01), std::ldexp(1.0f, -9));       // smallest subnormal
+}
+
+TEST(Kernels, RmsNormAndSoftmax) {
+  const float x[] = {3, 4};
+  const float w[] = {1, 2};
+  float y[2];
+  RmsNorm(x, w, y, 1, 2, 0);
+  const float rms = std::sqrt((9.0f + 16.0f) / 2);
+  EXPECT_FLOAT_EQ(y[0], 3 / rms);
+  EXPECT_FLOAT_EQ(y[1], 8 / rms);
+  float s[] = {0, std::log(3.0f)};
+  Softmax(s, 2);
+  EXPECT_FLOAT_EQ(s[0], 0.25f);
+  EXPECT_FLOAT_EQ(s[1], 0.75f);
+}
+
+}  // namespace
+}  // namespace goodput::cpu
