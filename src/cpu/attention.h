@@ -21,8 +21,13 @@ struct ChunkView {
   int64_t window = 0;                    // sliding window; 0 = full attention
 };
 
+// Buffers reused across calls (growing only): a step's attention allocates nothing.
+struct AttentionScratch {
+  std::vector<float> k, v, qg, scores, o;
+};
+
 // q: the chunk's query rows [num_new x heads*head_dim]; out: same shape.
 void PagedAttention(const KvStore& kv, int layer, const AttentionShape& s, const ChunkView& c, const float* q,
-                    float* out);
+                    float* out, AttentionScratch& scratch);
 
 }  // namespace goodput::cpu

@@ -86,7 +86,7 @@ void CpuModelRunner::Layer(int l, const StepPlan& plan, int64_t rows) {
       kv_.Write(l, blocks[pos / bs], pos % bs, row + q_dim, row + q_dim + kv_dim);
     }
     const ChunkView chunk{s.num_computed, s.num_new, &blocks, layout_.groups[group].sliding_window};
-    PagedAttention(kv_, l, shape, chunk, &q_[row0 * q_dim], &attn_[row0 * q_dim]);
+    PagedAttention(kv_, l, shape, chunk, &q_[row0 * q_dim], &attn_[row0 * q_dim], attention_scratch_);
     row0 += s.num_new;
   }
   MatMulT(attn_.data(), w.wo.data(), x_.data(), rows, h, q_dim, /*accumulate=*/true);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "cpu/attention.h"
 #include "cpu/kv_store.h"
 #include "cpu/rope.h"
 #include "cpu/weights.h"
@@ -59,6 +60,7 @@ class CpuModelRunner final : public ModelRunner {
   std::unordered_map<RequestId, SamplingParams> sampling_;
   std::vector<int64_t> positions_;
   std::vector<float> x_, xn_, qkv_, q_, attn_, gate_up_, act_, cos_, sin_;
+  AttentionScratch attention_scratch_;
   bool keep_logits_ = false;
   std::vector<std::vector<float>> last_logits_;
 };

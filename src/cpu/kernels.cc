@@ -1,5 +1,7 @@
 #include "cpu/kernels.h"
 
+#include "cpu/small_matmul.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -9,6 +11,10 @@
 namespace goodput::cpu {
 
 void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  if (m <= kSmallMatMulMaxRows) {  // decode batches: stream W once (see small_matmul.h)
+    SmallMatMulT(x, w, y, m, n, k, accumulate);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
               1.0f, x, static_cast<int>(k), w, static_cast<int>(k), accumulate ? 1.0f : 0.0f, y, static_cast<int>(n));
 }

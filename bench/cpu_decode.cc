@@ -1,0 +1,149 @@
+// The CPU engine's physics on this machine, measured in one run on the
+// `goodput-small` model (~104M fp32 parameters):
+//   memory bandwidth (2 threads reading a 512 MiB buffer), sgemm peak,
+//   decode step time and throughput at batch 1, 2, 4, ... 64, prefill tokens/s.
+// Targets (issue 4): batch-1 step within 1.5x of weight bytes / bandwidth;
+// batch-32 throughput >= 10x batch 1; at the largest batch the matmuls reach
+// >= 60% of the measured sgemm peak.
+//
+//   build/bench/cpu_decode
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "cpu/cpu_runner.h"
+#include "engine/scheduler.h"
+#include "model/catalog.h"
+#include "model/params.h"
+
+using namespace goodput;
+using namespace goodput::cpu;
+
+namespace {
+
+// Read bandwidth: two threads summing halves of a 512 MiB buffer as integers
+// (integer sums vectorize; a float sum would measure the add latency).
+double Bandwidth(RealClock& clock) {
+  const size_t n = (512u << 20) / sizeof(uint64_t);
+  std::vector<uint64_t> buf(n, 1);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    uint64_t partial[2] = {0, 0};
+    const double t0 = clock.Now();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+      threads.emplace_back([&, t] {
+        uint64_t acc = 0;
+        for (size_t i = t * n / 2; i < (t + 1) * n / 2; ++i) acc += buf[i];
+        partial[t] = acc;
+      });
+    }
+    for (auto& th : threads) th.join();
+    const double secs = clock.Now() - t0;
+    if (partial[0] + partial[1] != n) std::printf("bandwidth check failed\n");
+    best = std::max(best, static_cast<double>(n * sizeof(uint64_t)) / secs);
+  }
+  return best;
+}
+
+double SgemmPeak(RealClock& clock) {
+  const int n = 1536;
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double t0 = clock.Now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    best = std::max(best, 2.0 * n * n * n / (clock.Now() - t0));
+  }
+  return best;
+}
+
+struct Engine {
+  ModelSpec m;
+  CpuKvLayout layout;
+  std::unique_ptr<KvCacheManager> kv;
+  std::unique_ptr<Scheduler> sched;
+  std::unique_ptr<CpuModelRunner> runner;
+};
+
+Engine MakeEngine(const ModelSpec& m, const ModelWeights& w, int64_t blocks) {
+  Engine e;
+  e.m = m;
+  e.layout = MakeCpuKvLayout(m, 16);
+  e.kv = std::make_unique<KvCacheManager>(e.layout.groups, blocks);
+  SchedulerConfig sc;
+  sc.max_num_batched_tokens = 4096;
+  sc.max_num_seqs = 256;
+  sc.max_model_len = m.max_position_embeddings;
+  e.sched = std::make_unique<Scheduler>(sc, e.kv.get(), nullptr);
+  e.runner = std::move(CpuModelRunner::Create(m, w, e.layout, KvFormat::kFp32, blocks, 16).value());
+  return e;
+}
+
+void AddRequests(Engine& e, int n, int prompt, int max_tokens) {
+  for (int i = 0; i < n; ++i) {
+    Request r;
+    r.id = i;
+    r.num_prompt_tokens = prompt;
+    for (int t = 0; t < prompt; ++t) r.token_ids.push_back(3 + (t * 31 + i) % 250);
+    r.sampling.max_tokens = max_tokens;
+    r.sampling.ignore_eos = true;
+    e.sched->Add(r);
+  }
+}
+
+double TimedStep(Engine& e, RealClock& clock, int64_t* tokens) {
+  const StepPlan& plan = e.sched->Schedule(clock.Now());
+  const double t0 = clock.Now();
+  StepResult r = e.runner->Execute(plan);
+  const double secs = clock.Now() - t0;
+  *tokens = plan.num_batched_tokens;
+  e.sched->Update(plan, r);
+  return secs;
+}
+
+}  // namespace
+
+int main() {
+  RealClock clock;
+  const ModelSpec m = *LoadModel("goodput-small");
+  const ModelWeights w = DummyWeights(m, 1);
+  const double bw = Bandwidth(clock), peak = SgemmPeak(clock);
+  const double weight_bytes = static_cast<double>(w.Bytes());
+  const ParamCounts p = CountParams(m);
+  const double linear_params = static_cast<double>(p.mixer_linear + p.dense_mlp);
+  std::printf("machine: memory bandwidth %.1f GB/s (2 threads), sgemm peak %.1f GFLOP/s\n", bw / 1e9, peak / 1e9);
+  std::printf("model goodput-small: %.1fM params, %.0f MB of fp32 weights -> %.2f ms to read them once\n\n",
+              p.total() / 1e6, weight_bytes / 1e6, weight_bytes / bw * 1e3);
+  std::printf("%6s %12s %14s %12s %16s\n", "batch", "step ms", "tokens/s", "x batch 1", "matmul % peak");
+  double base = 0, batch1_step = 0;
+  for (int batch : {1, 2, 4, 8, 16, 32, 64}) {
+    Engine e = MakeEngine(m, w, 4096);
+    AddRequests(e, batch, 16, 64);
+    int64_t tokens = 0;
+    TimedStep(e, clock, &tokens);  // prefill
+    std::vector<double> steps;
+    for (int s = 0; s < 12; ++s) steps.push_back(TimedStep(e, clock, &tokens));
+    std::sort(steps.begin(), steps.end());
+    const double step = steps[steps.size() / 2];
+    const double tps = batch / step;
+    if (batch == 1) {
+      base = tps;
+      batch1_step = step;
+    }
+    const double matmul_share = 2.0 * linear_params * batch / step / peak;
+    std::printf("%6d %12.2f %14.0f %12.1f %15.0f%%\n", batch, step * 1e3, tps, tps / base, 100 * matmul_share);
+  }
+  Engine e = MakeEngine(m, w, 4096);
+  AddRequests(e, 1, 1024, 1);
+  int64_t tokens = 0;
+  const double secs = TimedStep(e, clock, &tokens);
+  std::printf("\nprefill: %lld tokens in %.1f ms = %.0f tokens/s\n", static_cast<long long>(tokens), secs * 1e3,
+              tokens / secs);
+  std::printf("batch-1 step / (weights / bandwidth) = %.2f (target <= 1.5)\n", batch1_step / (weight_bytes / bw));
+  return 0;
+}
