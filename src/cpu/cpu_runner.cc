@@ -1,6 +1,7 @@
 #include "cpu/cpu_runner.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -141,7 +142,11 @@ StepResult CpuModelRunner::Execute(const StepPlan& plan) {
   sin_.resize(rows * half);
   int64_t r = 0;
   for (const ScheduledRequest& s : plan.requests) {
-    if (s.restarted) {
+    if (s.num_draft != 0 || static_cast<int64_t>(s.token_ids.size()) != s.num_new) {
+      throw std::logic_error("CpuModelRunner: every scheduled token needs its id, and drafts are not verified here");
+    }
+    // A request restarted after preemption keeps its RNG: sampling goes on where it was.
+    if (s.restarted && !rngs_.count(s.id)) {
       sampling_[s.id] = s.sampling;
       rngs_[s.id].seed(s.sampling.seed);
     }
