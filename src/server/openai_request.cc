@@ -1,0 +1,157 @@
+#include "server/openai_request.h"
+
+#include <cmath>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+namespace goodput::server {
+namespace json = boost::json;
+namespace {
+
+ApiError Bad(const std::string& param, const std::string& message) {
+  ApiError e;
+  e.param = param;
+  e.message = message;
+  return e;
+}
+
+using Parsed = std::variant<GenerationRequest, ApiError>;
+
+std::optional<ApiError> Integer(const json::object& o, const char* key, int64_t lo, int64_t hi, int64_t* out) {
+  const json::value* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_int64() && !v->is_uint64()) return Bad(key, fmt::format("'{}' must be an integer", key));
+  const int64_t x = v->is_int64() ? v->as_int64() : static_cast<int64_t>(v->as_uint64());
+  if (x < lo || x > hi) return Bad(key, fmt::format("'{}' must be between {} and {}, got {}", key, lo, hi, x));
+  *out = x;
+  return std::nullopt;
+}
+
+std::optional<ApiError> Number(const json::object& o, const char* key, double lo, double hi, double* out) {
+  const json::value* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_number()) return Bad(key, fmt::format("'{}' must be a number", key));
+  const double x = v->to_number<double>();
+  if (!(x >= lo && x <= hi)) return Bad(key, fmt::format("'{}' must be between {:g} and {:g}, got {:g}", key, lo, hi, x));
+  *out = x;
+  return std::nullopt;
+}
+
+std::optional<ApiError> Boolean(const json::object& o, const char* key, bool* out) {
+  const json::value* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_bool()) return Bad(key, fmt::format("'{}' must be true or false", key));
+  *out = v->as_bool();
+  return std::nullopt;
+}
+
+std::optional<ApiError> Prompt(const json::value* v, GenerationRequest& r) {
+  if (!v) return Bad("prompt", "'prompt' is required");
+  if (v->is_string()) {
+    r.prompt_text = std::string(v->as_string());
+  } else if (v->is_array() && !v->as_array().empty() && v->as_array()[0].is_number()) {
+    for (const auto& t : v->as_array()) {
+      if (!t.is_int64() || t.as_int64() < 0 || t.as_int64() > INT32_MAX) {
+        return Bad("prompt", "a token-id prompt must list non-negative integers");
+      }
+      r.prompt_ids.push_back(static_cast<int32_t>(t.as_int64()));
+    }
+  } else {
+    return Bad("prompt", "'prompt' must be a string or a list of token ids (one prompt per request)");
+  }
+  if (r.prompt_text.empty() && r.prompt_ids.empty()) return Bad("prompt", "'prompt' is empty");
+  return std::nullopt;
+}
+
+std::optional<ApiError> Messages(const json::value* v, GenerationRequest& r) {
+  if (!v || !v->is_array() || v->as_array().empty()) return Bad("messages", "'messages' must be a non-empty list");
+  for (const auto& m : v->as_array()) {
+    const json::object* o = m.if_object();
+    if (!o || !o->contains("role") || !o->at("role").is_string()) {
+      return Bad("messages", "each message needs a string 'role'");
+    }
+    ChatMessage msg{std::string(o->at("role").as_string()), ""};
+    if (msg.role != "system" && msg.role != "user" && msg.role != "assistant") {
+      return Bad("messages", fmt::format("unknown role '{}' (system, user, assistant)", msg.role));
+    }
+    const json::value* c = o->if_contains("content");
+    if (!c || !c->is_string()) return Bad("messages", "each message needs a string 'content'");
+    msg.content = std::string(c->as_string());
+    r.messages.push_back(std::move(msg));
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> Stop(const json::value* v, GenerationRequest& r) {
+  if (!v || v->is_null()) return std::nullopt;
+  if (v->is_string()) {
+    r.stop.emplace_back(v->as_string());
+    return std::nullopt;
+  }
+  if (!v->is_array()) return Bad("stop", "'stop' must be a string or a list of strings");
+  for (const auto& s : v->as_array()) {
+    if (!s.is_string()) return Bad("stop", "'stop' must be a string or a list of strings");
+    r.stop.emplace_back(s.as_string());
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> Sampling(const json::object& o, bool chat, GenerationRequest& r) {
+  SamplingParams& s = r.sampling;
+  int64_t max_tokens = 16, min_tokens = 0, top_k = 0, priority = 0, seed = -1;
+  const char* max_key = chat && o.contains("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+  if (auto e = Integer(o, max_key, 1, 1 << 30, &max_tokens)) return e;
+  if (auto e = Integer(o, "min_tokens", 0, 1 << 30, &min_tokens)) return e;
+  if (min_tokens > max_tokens) return Bad("min_tokens", "'min_tokens' must not exceed 'max_tokens'");
+  if (auto e = Number(o, "temperature", 0, 2, &s.temperature)) return e;
+  if (auto e = Number(o, "top_p", 1e-9, 1, &s.top_p)) return e;
+  if (auto e = Integer(o, "top_k", -1, 1 << 30, &top_k)) return e;
+  if (auto e = Integer(o, "seed", 0, INT64_MAX, &seed)) return e;
+  if (auto e = Integer(o, "priority", -(1 << 30), 1 << 30, &priority)) return e;
+  if (auto e = Boolean(o, "ignore_eos", &s.ignore_eos)) return e;
+  s.max_tokens = max_tokens;
+  s.min_tokens = min_tokens;
+  s.top_k = static_cast<int>(std::max<int64_t>(0, top_k));
+  if (seed >= 0) r.seed = static_cast<uint64_t>(seed);
+  r.priority = static_cast<int>(priority);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string ApiError::ToJson() const {
+  json::object err{{"message", message}, {"type", type}, {"param", param.empty() ? json::value(nullptr) : json::value(param)},
+                   {"code", code.empty() ? json::value(nullptr) : json::value(code)}};
+  return json::serialize(json::object{{"error", err}});
+}
+
+std::variant<GenerationRequest, ApiError> ParseGenerationRequest(const std::string& body, bool chat,
+                                                                 const std::string& class_header) {
+  boost::system::error_code ec;
+  json::value doc = json::parse(body, ec);
+  if (ec) return Bad("", fmt::format("the body is not valid JSON ({})", ec.message()));
+  const json::object* o = doc.if_object();
+  if (!o) return Bad("", "the body must be a JSON object");
+  GenerationRequest r;
+  r.chat = chat;
+  const json::value* model = o->if_contains("model");
+  if (!model || !model->is_string()) return Bad("model", "'model' must be a string");
+  r.model = std::string(model->as_string());
+  if (auto e = chat ? Messages(o->if_contains("messages"), r) : Prompt(o->if_contains("prompt"), r)) return *e;
+  if (auto e = Sampling(*o, chat, r)) return *e;
+  if (auto e = Stop(o->if_contains("stop"), r)) return *e;
+  if (auto e = Boolean(*o, "stream", &r.stream)) return *e;
+  if (const json::value* so = o->if_contains("stream_options"); so && !so->is_null()) {
+    if (!so->is_object()) return Bad("stream_options", "'stream_options' must be an object");
+    if (auto e = Boolean(so->as_object(), "include_usage", &r.include_usage)) return *e;
+  }
+  if (const json::value* c = o->if_contains("class"); c && !c->is_null()) {
+    if (!c->is_string()) return Bad("class", "'class' must be a string");
+    r.request_class = std::string(c->as_string());
+  }
+  if (!class_header.empty()) r.request_class = class_header;
+  return r;
+}
+
+}  // namespace goodput::server

@@ -1,0 +1,98 @@
+#include "server/openai_request.h"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+namespace goodput::server {
+namespace {
+
+GenerationRequest Ok(const std::string& body, bool chat = false, const std::string& header = "") {
+  auto r = ParseGenerationRequest(body, chat, header);
+  if (auto* e = std::get_if<ApiError>(&r)) {
+    ADD_FAILURE() << e->message;
+    return {};
+  }
+  return std::get<GenerationRequest>(r);
+}
+
+ApiError Err(const std::string& body, bool chat = false) {
+  auto r = ParseGenerationRequest(body, chat, "");
+  if (!std::holds_alternative<ApiError>(r)) {
+    ADD_FAILURE() << "accepted: " << body;
+    return {};
+  }
+  return std::get<ApiError>(r);
+}
+
+TEST(OpenAiRequest, CompletionWithTextAndOptions) {
+  GenerationRequest r = Ok(R"({"model": "m", "prompt": "hi", "max_tokens": 5, "min_tokens": 2, "temperature": 0.7,
+      "top_p": 0.9, "top_k": 40, "seed": 3, "ignore_eos": true, "stop": ["\n", "END"], "stream": true,
+      "stream_options": {"include_usage": true}, "priority": -1, "class": "batch"})");
+  EXPECT_EQ(r.prompt_text, "hi");
+  EXPECT_EQ(r.sampling.max_tokens, 5);
+  EXPECT_EQ(r.sampling.min_tokens, 2);
+  EXPECT_DOUBLE_EQ(r.sampling.temperature, 0.7);
+  EXPECT_EQ(r.sampling.top_k, 40);
+  EXPECT_EQ(*r.seed, 3u);
+  EXPECT_TRUE(r.sampling.ignore_eos);
+  EXPECT_EQ(r.stop.size(), 2u);
+  EXPECT_TRUE(r.stream && r.include_usage);
+  EXPECT_EQ(r.priority, -1);
+  EXPECT_EQ(r.request_class, "batch");
+}
+
+TEST(OpenAiRequest, TokenIdPromptsAndDefaults) {
+  GenerationRequest r = Ok(R"({"model": "m", "prompt": [1, 2, 300]})");
+  EXPECT_EQ(r.prompt_ids, (std::vector<int32_t>{1, 2, 300}));
+  EXPECT_EQ(r.sampling.max_tokens, 16);  // OpenAI's default for completions
+  EXPECT_DOUBLE_EQ(r.sampling.temperature, 0);
+  EXPECT_FALSE(r.stream);
+}
+
+TEST(OpenAiRequest, ChatMessagesAndTheClassHeader) {
+  GenerationRequest r = Ok(R"({"model": "m", "messages": [{"role": "system", "content": "be brief"},
+      {"role": "user", "content": "hi"}], "max_completion_tokens": 9, "class": "batch"})",
+                           true, "interactive");
+  ASSERT_EQ(r.messages.size(), 2u);
+  EXPECT_EQ(r.messages[1].content, "hi");
+  EXPECT_EQ(r.sampling.max_tokens, 9);
+  EXPECT_EQ(r.request_class, "interactive");  // the header wins
+}
+
+TEST(OpenAiRequest, BrokenBodiesNameTheParameter) {
+  auto expect = [](const ApiError& e, const std::string& param, const std::string& needle) {
+    EXPECT_EQ(e.http_status, 400);
+    EXPECT_EQ(e.param, param);
+    EXPECT_NE(e.message.find(needle), std::string::npos) << e.message;
+  };
+  expect(Err("{nope"), "", "not valid JSON");
+  expect(Err("[1]"), "", "JSON object");
+  expect(Err(R"({"prompt": "x"})"), "model", "'model' must be a string");
+  expect(Err(R"({"model": "m"})"), "prompt", "'prompt' is required");
+  expect(Err(R"({"model": "m", "prompt": ""})"), "prompt", "empty");
+  expect(Err(R"({"model": "m", "prompt": ["a", "b"]})"), "prompt", "one prompt per request");
+  expect(Err(R"({"model": "m", "prompt": [1, -2]})"), "prompt", "non-negative");
+  expect(Err(R"({"model": "m", "prompt": "x", "max_tokens": "5"})"), "max_tokens", "must be an integer");
+  expect(Err(R"({"model": "m", "prompt": "x", "max_tokens": 0})"), "max_tokens", "between 1");
+  expect(Err(R"({"model": "m", "prompt": "x", "temperature": 3})"), "temperature", "between 0 and 2");
+  expect(Err(R"({"model": "m", "prompt": "x", "max_tokens": 2, "min_tokens": 3})"), "min_tokens", "must not exceed");
+  expect(Err(R"({"model": "m", "prompt": "x", "stream": "yes"})"), "stream", "true or false");
+  expect(Err(R"({"model": "m", "prompt": "x", "stop": [1]})"), "stop", "list of strings");
+  expect(Err(R"({"model": "m", "messages": []})", true), "messages", "non-empty list");
+  expect(Err(R"({"model": "m", "messages": [{"role": "robot", "content": "x"}]})", true), "messages", "unknown role");
+  expect(Err(R"({"model": "m", "messages": [{"role": "user"}]})", true), "messages", "string 'content'");
+}
+
+TEST(OpenAiRequest, ErrorJsonHasOpenAisShape) {
+  ApiError e;
+  e.message = "bad";
+  e.param = "prompt";
+  auto doc = boost::json::parse(e.ToJson());
+  EXPECT_EQ(doc.at("error").at("message").as_string(), "bad");
+  EXPECT_EQ(doc.at("error").at("type").as_string(), "invalid_request_error");
+  EXPECT_EQ(doc.at("error").at("param").as_string(), "prompt");
+  EXPECT_TRUE(doc.at("error").at("code").is_null());
+}
+
+}  // namespace
+}  // namespace goodput::server
