@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/plan_command.h"
+#include "cli/serve_command.h"
 #include "cli/sim_command.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   goodput::AddPlanCommand(app);
   goodput::AddSimCommand(app);
+  goodput::AddServeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

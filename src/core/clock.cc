@@ -15,4 +15,8 @@ RealClock::RealClock() : origin_(SteadySeconds()) {}
 
 double RealClock::Now() const { return SteadySeconds() - origin_; }
 
+double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace goodput

@@ -40,4 +40,8 @@ class VirtualClock final : public Clock {
   double now_ = 0;
 };
 
+// Seconds since the Unix epoch (wall time), for "created" fields in API
+// responses; never for measuring durations.
+double UnixSeconds();
+
 }  // namespace goodput

@@ -1,0 +1,189 @@
+#include "cli/serve_command.h"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <boost/asio.hpp>
+#include <fmt/format.h>
+
+#include "core/clock.h"
+#include "core/data_dir.h"
+#include "core/units.h"
+#include "cpu/cpu_runner.h"
+#include "cpu/tokenizer.h"
+#include "engine/engine_service.h"
+#include "model/catalog.h"
+#include "server/http_server.h"
+
+namespace goodput {
+namespace {
+
+struct ServeArgs {
+  std::string model, load_format = "auto", tokenizer, kv_cache_dtype = "fp32", kv_cache_memory = "1GiB",
+                     max_model_len, policy = "fcfs", host = "127.0.0.1", api_key, served_name;
+  std::vector<std::string> offline_classes = {"offline"};
+  int64_t block_size = 16, max_num_seqs = 64, max_num_batched_tokens = 2048, long_prefill = 0, max_offline = 0;
+  uint64_t seed = 0;
+  int port = 8000;
+};
+
+void AddServeFlags(CLI::App& c, ServeArgs& a) {
+  c.add_option("--model,-m", a.model, "Preset or catalog name (goodput-small, goodput-tiny, ...) or a model directory")
+      ->required();
+  c.add_option("--load-format", a.load_format, "auto (safetensors when the directory has them) | dummy | safetensors")
+      ->capture_default_str();
+  c.add_option("--seed", a.seed, "Seed of the dummy weights")->capture_default_str();
+  c.add_option("--tokenizer", a.tokenizer, "tokenizer.json (default: the model directory's, else the byte tokenizer)");
+  c.add_option("--kv-cache-dtype", a.kv_cache_dtype, "fp32 | bf16 | fp8 | int8")->capture_default_str();
+  c.add_option("--kv-cache-memory", a.kv_cache_memory, "Memory for the KV cache pool, e.g. 1GiB")->capture_default_str();
+  c.add_option("--block-size", a.block_size, "Tokens per KV block")->capture_default_str();
+  c.add_option("--max-num-seqs", a.max_num_seqs, "Sequence cap")->capture_default_str();
+  c.add_option("--max-num-batched-tokens", a.max_num_batched_tokens, "Token budget per step")->capture_default_str();
+  c.add_option("--max-model-len", a.max_model_len, "Max tokens per request (default: the model's)");
+  c.add_option("--scheduling-policy", a.policy, "fcfs | priority | slo")->capture_default_str();
+  c.add_option("--long-prefill-token-threshold", a.long_prefill, "Max prefill chunk per request (0: the budget)");
+  c.add_option("--max-offline-seqs", a.max_offline, "Cap on running offline requests (0: none)");
+  c.add_option("--offline-classes", a.offline_classes, "Request classes scheduled as offline")->capture_default_str();
+  c.add_option("--host", a.host, "Address to listen on")->capture_default_str();
+  c.add_option("--port", a.port, "Port (0: any free port, printed at start)")->capture_default_str();
+  c.add_option("--api-key", a.api_key, "Require 'Authorization: Bearer KEY'");
+  c.add_option("--served-model-name", a.served_name, "Model name in the API (default: the model's)");
+}
+
+Result<std::unique_ptr<cpu::Tokenizer>> MakeTokenizer(const ServeArgs& a, const std::string& dir) {
+  std::string path = a.tokenizer;
+  if (path.empty() && !dir.empty() && std::filesystem::exists(dir + "/tokenizer.json")) path = dir + "/tokenizer.json";
+  if (path.empty()) return std::unique_ptr<cpu::Tokenizer>(std::make_unique<cpu::ByteTokenizer>());
+  GOODPUT_ASSIGN_OR_RETURN(auto bpe, cpu::BpeTokenizer::Load(path));
+  return std::unique_ptr<cpu::Tokenizer>(std::move(bpe));
+}
+
+Result<cpu::ModelWeights> MakeWeights(const ServeArgs& a, const ModelSpec& m, const std::string& dir) {
+  bool has_files = false;
+  std::error_code ec;
+  if (!dir.empty()) {
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) has_files |= e.path().extension() == ".safetensors";
+  }
+  const std::string format = a.load_format == "auto" ? (has_files ? "safetensors" : "dummy") : a.load_format;
+  if (format == "dummy") return cpu::DummyWeights(m, a.seed);
+  if (format == "safetensors") return cpu::LoadSafetensorsWeights(m, dir);
+  return Status::InvalidArgument(fmt::format("--load-format '{}': use auto, dummy or safetensors", a.load_format));
+}
+
+std::string ModelDir(const std::string& name_or_path) {
+  namespace fs = std::filesystem;
+  for (const auto& n : CatalogModelNames()) {
+    if (n == name_or_path) return (fs::path(DataDir()) / "models" / n).string();
+  }
+  if (fs::is_directory(name_or_path)) return name_or_path;
+  return fs::path(name_or_path).parent_path().string();
+}
+
+// Everything `serve` runs, built before anything listens.
+struct Serving {
+  ModelSpec model;
+  std::unique_ptr<cpu::Tokenizer> tokenizer;
+  cpu::CpuKvLayout layout;
+  int64_t num_blocks = 0;
+  std::unique_ptr<KvCacheManager> kv;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<cpu::CpuModelRunner> runner;
+  RealClock clock;
+  std::unique_ptr<EngineService> engine;
+};
+
+Status Build(const ServeArgs& a, Serving& s) {
+  GOODPUT_ASSIGN_OR_RETURN(s.model, LoadModel(a.model));
+  GOODPUT_RETURN_IF_ERROR(cpu::CheckCpuSupported(s.model));
+  const std::string dir = ModelDir(a.model);
+  GOODPUT_ASSIGN_OR_RETURN(s.tokenizer, MakeTokenizer(a, dir));
+  if (s.tokenizer->vocab_size() > s.model.vocab_size) {
+    return Status::InvalidArgument(fmt::format("the tokenizer has {} tokens but the model only {}",
+                                               s.tokenizer->vocab_size(), s.model.vocab_size));
+  }
+  GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::ParseKvFormat(a.kv_cache_dtype));
+  auto pool = ParseBytes(a.kv_cache_memory);
+  if (!pool.ok()) return pool.status().WithContext("--kv-cache-memory");
+  if (a.block_size < 1 || a.max_num_seqs < 1 || a.max_num_batched_tokens < 1) {
+    return Status::InvalidArgument("--block-size, --max-num-seqs and --max-num-batched-tokens must be positive");
+  }
+  SchedulerConfig sc;
+  sc.max_model_len = s.model.max_position_embeddings;
+  if (!a.max_model_len.empty()) {
+    auto len = ParseTokenCount(a.max_model_len);
+    if (!len.ok()) return len.status().WithContext("--max-model-len");
+    sc.max_model_len = *len;
+  }
+  GOODPUT_ASSIGN_OR_RETURN(sc.policy, ParseSchedulingPolicy(a.policy));
+  if (sc.policy == SchedulingPolicy::kSlo) {
+    return Status::InvalidArgument("--scheduling-policy slo needs a step-time predictor; the CPU server offers fcfs and priority");
+  }
+  sc.max_num_seqs = a.max_num_seqs;
+  sc.max_num_batched_tokens = a.max_num_batched_tokens;
+  sc.long_prefill_token_threshold = a.long_prefill;
+  sc.max_offline_seqs = a.max_offline;
+  sc.eos_token_id = s.model.eos_token_ids.empty() ? s.tokenizer->eos_id() : s.model.eos_token_ids.front();
+  s.layout = cpu::MakeCpuKvLayout(s.model, a.block_size);
+  s.num_blocks = cpu::CpuKvBlocksFor(s.model, s.layout, format, a.block_size, *pool);
+  const int64_t per_request = (sc.max_model_len + a.block_size - 1) / a.block_size * static_cast<int64_t>(s.layout.groups.size());
+  if (s.num_blocks < per_request) {
+    return Status::InvalidArgument(fmt::format(
+        "--kv-cache-memory {} holds {} blocks, fewer than one {}-token request needs ({}); raise it or lower --max-model-len",
+        a.kv_cache_memory, s.num_blocks, sc.max_model_len, per_request));
+  }
+  GOODPUT_ASSIGN_OR_RETURN(cpu::ModelWeights weights, MakeWeights(a, s.model, dir));
+  GOODPUT_ASSIGN_OR_RETURN(s.runner, cpu::CpuModelRunner::Create(s.model, std::move(weights), s.layout, format,
+                                                                   s.num_blocks, a.block_size));
+  s.kv = std::make_unique<KvCacheManager>(s.layout.groups, s.num_blocks);
+  s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), nullptr);
+  s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.runner.get(), &s.clock);
+  std::cerr << fmt::format("GPU KV cache size: {} tokens\n", FormatCount(s.num_blocks * a.block_size))
+            << fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x\n", FormatCount(sc.max_model_len),
+                           static_cast<double>(s.num_blocks) / static_cast<double>(per_request));
+  return Status::Ok();
+}
+
+int RunServe(const ServeArgs& a) {
+  Serving s;
+  if (Status st = Build(a, s); !st.ok()) throw CLI::RuntimeError("goodput serve: " + st.message(), 2);
+  if (a.port < 0 || a.port > 65535) throw CLI::RuntimeError("goodput serve: --port must be 0..65535", 2);
+  boost::asio::io_context ioc;
+  server::ServedModel served{a.served_name.empty() ? s.model.name : a.served_name, s.scheduler->config().max_model_len,
+                             s.tokenizer.get(), a.offline_classes};
+  server::ServerOptions options;
+  options.host = a.host;
+  options.port = static_cast<uint16_t>(a.port);
+  options.api_key = a.api_key;
+  server::Server http(ioc, *s.engine, served, options);
+  if (Status st = http.Listen(); !st.ok()) throw CLI::RuntimeError("goodput serve: " + st.message(), 2);
+  s.engine->Start();
+  std::cerr << fmt::format("goodput serve: {} on http://{}:{}\n", served.name, a.host, http.port()) << std::flush;
+  boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+  boost::asio::steady_timer grace(ioc);
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    std::cerr << "goodput serve: stopping\n";
+    http.StopAccepting();
+    s.engine->Stop(/*finish_inflight=*/false);  // in-flight requests get their final (aborted) chunks
+    grace.expires_after(std::chrono::milliseconds(500));
+    grace.async_wait([&](const boost::system::error_code&) { ioc.stop(); });
+  });
+  ioc.run();
+  s.engine->Stop(false);
+  return 0;
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* c = app.add_subcommand("serve", "Serve a CPU transformer behind an OpenAI-compatible API (completions, chat, SSE)");
+  AddServeFlags(*c, *args);
+  c->callback([args]() {
+    const int rc = RunServe(*args);
+    if (rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace goodput

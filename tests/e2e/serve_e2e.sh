@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# End-to-end checks of `goodput serve` over real HTTP on loopback: curl, the
+# official openai npm client, bad input, a disconnect storm, SIGTERM.
+# Usage: serve_e2e.sh GOODPUT_BINARY
+set -u
+bin="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d)"
+port=$(( 20000 + RANDOM % 20000 ))
+fail=0
+check() {  # check NAME CONDITION...
+  local name="$1"; shift
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=$((fail + 1)); fi
+}
+"$bin" serve --model goodput-tiny --port "$port" --kv-cache-memory 64MiB --api-key test-key \
+  > "$work/serve.out" 2> "$work/serve.err" &
+pid=$!
+trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.1; done
+base="http://127.0.0.1:$port"
+auth=(-H "Authorization: Bearer test-key" -H "content-type: application/json")
+
+check "start-up logs the KV cache size" grep -q "GPU KV cache size: .* tokens" "$work/serve.err"
+check "start-up logs the max concurrency" grep -q "Maximum concurrency for 2,048 tokens per request" "$work/serve.err"
+body=$(curl -s "${auth[@]}" "$base/v1/completions" -d '{"model":"goodput-tiny","prompt":"Hi","max_tokens":7,"ignore_eos":true}')
+check "completion returns 7 tokens" grep -q '"completion_tokens":7' <<< "$body"
+sse=$(curl -s -N "${auth[@]}" "$base/v1/chat/completions" \
+  -d '{"model":"goodput-tiny","messages":[{"role":"user","content":"hi"}],"max_tokens":5,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}')
+check "stream ends with [DONE]" grep -q '^data: \[DONE\]' <<< "$sse"
+check "stream carries usage" grep -q '"completion_tokens":5' <<< "$sse"
+check "every event line is data:" bash -c "! grep -v -e '^data: ' -e '^$' <<< \"\$1\"" _ "$sse"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/v1/completions" -d '{"model":"goodput-tiny","prompt":"x"}')
+check "missing API key is 401" test "$code" = 401
+code=$(curl -s -o "$work/e.json" -w '%{http_code}' "${auth[@]}" "$base/v1/completions" -d '{"model":')
+check "malformed JSON is 400 with an error body" bash -c "test $code = 400 && grep -q invalid_request_error $work/e.json"
+code=$(curl -s -o /dev/null -w '%{http_code}' "${auth[@]}" "$base/v1/completions" -d '{"model":"other","prompt":"x"}')
+check "unknown model is 404" test "$code" = 404
+long=$(head -c 3000 /dev/zero | tr '\0' a)
+code=$(curl -s -o "$work/e.json" -w '%{http_code}' "${auth[@]}" "$base/v1/completions" -d "{\"model\":\"goodput-tiny\",\"prompt\":\"$long\"}")
+check "prompt over the max model length is 400" bash -c "test $code = 400 && grep -q 'maximum context length' $work/e.json"
+head -c $((9 << 20)) /dev/zero | tr '\0' ' ' > "$work/big.json"
+code=$(curl -s -o /dev/null -w '%{http_code}' "${auth[@]}" "$base/v1/completions" --data-binary @"$work/big.json")
+check "body over the limit is 413" test "$code" = 413
+code=$(curl -s -o /dev/null -w '%{http_code}' "${auth[@]}" "$base/v1/nothing")
+check "unknown route is 404" test "$code" = 404
+
+# Disconnect storm: 20 streams of 100,000 tokens cut after half a second.
+for i in $(seq 1 20); do
+  curl -s -N -m 0.5 "${auth[@]}" "$base/v1/completions" \
+    -d '{"model":"goodput-tiny","prompt":"storm","max_tokens":2000,"ignore_eos":true,"stream":true}' > /dev/null &
+done
+wait_storm() { for j in $(jobs -p); do [ "$j" != "$pid" ] && wait "$j" 2>/dev/null; done; }
+wait_storm
+sleep 0.5
+metrics=$(curl -s "$base/metrics")
+check "no request left running after the storm" grep -q '^vllm:num_requests_running{model_name="goodput-tiny"} 0$' <<< "$metrics"
+check "every KV block back after the storm" grep -q '^vllm:kv_cache_usage_perc{model_name="goodput-tiny"} 0$' <<< "$metrics"
+
+if command -v node > /dev/null && command -v npm > /dev/null; then
+  cp "$here/openai_client.mjs" "$work/" && (cd "$work" && npm init -y > /dev/null && npm install --silent openai@4 > npm.log 2>&1)
+  check "openai npm client" node "$work/openai_client.mjs" "$base/v1"
+else
+  echo "FAIL node/npm missing"; fail=$((fail + 1))
+fi
+
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM exits 0" test "$rc" = 0
+trap 'rm -rf "$work"' EXIT
+if [ "$fail" -gt 0 ]; then echo "--- server stderr:"; tail -60 "$work/serve.err"; cp "$work/serve.err" /tmp/last_serve.err 2>/dev/null; fi
+echo "serve e2e: $fail failed"
+exit $(( fail > 0 ))
