@@ -11,7 +11,7 @@ namespace goodput::cpu {
 
 // Rows up to which SmallMatMulT beats sgemm on this kind of machine (see
 // bench/cpu_decode).
-constexpr int64_t kSmallMatMulMaxRows = 4;
+constexpr int64_t kSmallMatMulMaxRows = 8;
 
 // Same contract as MatMulT; splits the output columns over two threads.
 void SmallMatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate);
