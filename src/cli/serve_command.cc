@@ -26,6 +26,7 @@ struct ServeArgs {
   int64_t block_size = 16, max_num_seqs = 64, max_num_batched_tokens = 2048, long_prefill = 0, max_offline = 0;
   uint64_t seed = 0;
   int port = 8000;
+  int timeout_keep_alive = 5;
 };
 
 void AddServeFlags(CLI::App& c, ServeArgs& a) {
@@ -48,6 +49,8 @@ void AddServeFlags(CLI::App& c, ServeArgs& a) {
   c.add_option("--host", a.host, "Address to listen on")->capture_default_str();
   c.add_option("--port", a.port, "Port (0: any free port, printed at start)")->capture_default_str();
   c.add_option("--api-key", a.api_key, "Require 'Authorization: Bearer KEY'");
+  c.add_option("--timeout-keep-alive", a.timeout_keep_alive, "Seconds an idle connection stays open (as vLLM's)")
+      ->capture_default_str();
   c.add_option("--served-model-name", a.served_name, "Model name in the API (default: the model's)");
 }
 
@@ -155,6 +158,8 @@ int RunServe(const ServeArgs& a) {
   options.host = a.host;
   options.port = static_cast<uint16_t>(a.port);
   options.api_key = a.api_key;
+  if (a.timeout_keep_alive < 1) throw CLI::RuntimeError("goodput serve: --timeout-keep-alive must be at least 1", 2);
+  options.idle_timeout_s = a.timeout_keep_alive;
   server::Server http(ioc, *s.engine, served, options);
   if (Status st = http.Listen(); !st.ok()) throw CLI::RuntimeError("goodput serve: " + st.message(), 2);
   s.engine->Start();

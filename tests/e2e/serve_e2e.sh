@@ -12,7 +12,7 @@ check() {  # check NAME CONDITION...
   local name="$1"; shift
   if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=$((fail + 1)); fi
 }
-"$bin" serve --model goodput-tiny --port "$port" --kv-cache-memory 64MiB --api-key test-key \
+"$bin" serve --model goodput-tiny --port "$port" --kv-cache-memory 64MiB --api-key test-key --timeout-keep-alive 1 \
   > "$work/serve.out" 2> "$work/serve.err" &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
@@ -43,6 +43,17 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "${auth[@]}" "$base/v1/completions
 check "body over the limit is 413" test "$code" = 413
 code=$(curl -s -o /dev/null -w '%{http_code}' "${auth[@]}" "$base/v1/nothing")
 check "unknown route is 404" test "$code" = 404
+
+# An idle connection is closed by the server after --timeout-keep-alive (1 s).
+idle_closed() {
+  exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+  local start=$SECONDS
+  timeout 5 cat <&3 > /dev/null  # returns when the server closes the socket
+  local rc=$?
+  exec 3<&-
+  [ "$rc" = 0 ] && [ $((SECONDS - start)) -le 3 ]
+}
+check "idle connection closed after the keep-alive timeout" idle_closed
 
 # Disconnect storm: 20 streams of 100,000 tokens cut after half a second.
 for i in $(seq 1 20); do
