@@ -26,12 +26,9 @@ int main(int argc, char** argv) {
   c.prompt = *LengthDistribution::FromSpec("lognormal:1k,0.8");
   c.output = *LengthDistribution::FromSpec("lognormal:250,0.6");
   w.classes.push_back(c);
-  auto hw = FindGpu("h100-sxm");
   PlanOptions po;
-  po.gpu = hw->name;
-  po.total_memory = hw->TotalMemoryBytes();
   po.max_model_len = 32768;
-  auto setup = SetupSimulation(*LoadModel("llama-3.1-8b"), po, *hw, SchedulerConfig{}, nullptr);
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", po, SchedulerConfig{});
   if (!setup.ok()) {
     std::fprintf(stderr, "%s\n", setup.status().message().c_str());
     return 1;

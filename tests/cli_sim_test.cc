@@ -51,7 +51,9 @@ TEST(CliSim, CapacitySearchFindsTheEdge) {
   bool above_fails = false;
   for (const auto& p : result.at("points").as_array()) {
     const int c = static_cast<int>(p.at("concurrency").as_int64());
-    if (c <= cap) EXPECT_TRUE(p.at("holds").as_bool()) << c;
+    if (c <= cap) {
+      EXPECT_TRUE(p.at("holds").as_bool()) << c;
+    }
     if (c == cap + 1) above_fails = !p.at("holds").as_bool();
   }
   EXPECT_TRUE(above_fails) << "bisection ends between adjacent loads";

@@ -155,7 +155,7 @@ Result<Prepared> Prepare(const SimArgs& a) {
   if (p.hw.memory_bandwidth <= 0) return Status::InvalidArgument("the simulator needs a --gpu from the catalog");
   GOODPUT_ASSIGN_OR_RETURN(PlanOptions po, ToPlanOptions(a.d));
   GOODPUT_ASSIGN_OR_RETURN(SchedulerConfig sc, SchedulerFlags(a));
-  GOODPUT_ASSIGN_OR_RETURN(p.setup, SetupSimulation(model, po, p.hw, sc, nullptr));
+  GOODPUT_ASSIGN_OR_RETURN(p.setup, SetupSimulation(model, po, p.hw, sc));
   p.setup.options.acceptance_rate = a.acceptance_rate;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, p.setup));
   return p;

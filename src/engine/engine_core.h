@@ -29,7 +29,6 @@ class EngineCore {
   std::vector<RequestEvent> Step(StepStats* stats = nullptr);
 
   bool HasWork() const { return scheduler_->HasWork(); }
-  Scheduler& scheduler() { return *scheduler_; }
 
  private:
   Scheduler* scheduler_;

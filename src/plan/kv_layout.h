@@ -77,8 +77,6 @@ struct KvLayout {
   // Blocks a request of `tokens` actually holds at its peak (sliding layers
   // only hold what is in the window).
   int64_t LiveBlocks(int64_t tokens, int64_t max_num_batched_tokens) const;
-  // Bytes of all cache for one token (attention) or one sequence (state),
-  // summed over layers of each kind; used for the per-kind breakdown.
 };
 
 Result<KvLayout> BuildKvLayout(const ModelSpec& model, const KvLayoutOptions& options);

@@ -47,15 +47,12 @@ struct Engine {
 };
 
 SimSetup Deploy(const Engine& e) {
-  auto hw = FindGpu(e.gpu);
   PlanOptions po;
-  po.gpu = hw->name;
-  po.total_memory = hw->TotalMemoryBytes();
   po.max_model_len = e.max_model_len;
   po.max_num_seqs = e.max_num_seqs;
   po.max_num_batched_tokens = e.max_batched;
   po.kv_cache_dtype = e.kv;
-  auto s = SetupSimulation(*LoadModel(e.model), po, *hw, e.scheduler, nullptr);
+  auto s = SetupCatalogSimulation(e.model, e.gpu, po, e.scheduler);
   EXPECT_TRUE(s.ok()) << s.status().message();
   s->options.acceptance_rate = e.acceptance;
   return std::move(*s);

@@ -41,8 +41,8 @@ struct PointResult {
   bool holds = true;              // every class with an SLO holds it (median attainment)
 };
 
-// Runs `load` `repeats` times (seeds 1..repeats) and summarises. `slo` is the
-// workload's SLO (as applied to it).
+// Runs `load` `repeats` times (seeds 1..repeats) and summarises against the
+// workload's SLOs.
 Result<PointResult> RunPoint(const Workload& workload, const ArrivalSpec& load, const SimOptions& options,
                              const CostModel& cost, int repeats);
 

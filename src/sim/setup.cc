@@ -1,5 +1,6 @@
 #include "sim/setup.h"
 
+#include "model/catalog.h"
 #include "plan/deployment.h"
 
 namespace goodput {
@@ -24,16 +25,11 @@ std::vector<KvGroupSpec> KvGroupsFromLayout(const KvLayout& layout) {
 }
 
 Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
-                                 const SchedulerConfig& scheduler, const CostFactors* factors_override) {
+                                 const SchedulerConfig& scheduler) {
   SimSetup s;
   GOODPUT_ASSIGN_OR_RETURN(s.plan, MakePlan(model, plan_options));
   if (!s.plan.startup_error.empty()) return Status::FailedPrecondition(s.plan.startup_error);
-  CostFactors factors;
-  if (factors_override) {
-    factors = *factors_override;
-  } else {
-    GOODPUT_ASSIGN_OR_RETURN(factors, FactorsFor(hw, s.plan.precision.name));
-  }
+  GOODPUT_ASSIGN_OR_RETURN(CostFactors factors, FactorsFor(hw, s.plan.precision.name));
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
   s.options.scheduler = scheduler;
   s.options.scheduler.max_num_batched_tokens = s.plan.options.max_num_batched_tokens;
@@ -42,6 +38,16 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   s.options.kv_groups = KvGroupsFromLayout(s.plan.layout);
   s.options.num_blocks = s.plan.capacity.num_blocks;
   return s;
+}
+
+Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options,
+                                        const SchedulerConfig& scheduler) {
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec spec, LoadModel(model));
+  GOODPUT_ASSIGN_OR_RETURN(HardwareSpec hw, FindGpu(gpu));
+  options.gpu = hw.name;
+  options.total_memory = hw.TotalMemoryBytes();
+  options.total_is_nominal = hw.total_is_nominal();
+  return SetupSimulation(spec, options, hw, scheduler);
 }
 
 }  // namespace goodput

@@ -29,6 +29,10 @@ struct SimSetup {
 // max_model_len come from the plan (which resolves vLLM's defaults). A
 // deployment vLLM would refuse to start is an error naming why.
 Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
-                                 const SchedulerConfig& scheduler, const CostFactors* factors_override);
+                                 const SchedulerConfig& scheduler);
+
+// The same for catalog names: `options` need not name the GPU or its memory.
+Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options,
+                                        const SchedulerConfig& scheduler);
 
 }  // namespace goodput

@@ -102,7 +102,6 @@ Status Run::Go(SimRun& out) {
   for (int c = 0; c < gen_.closed_clients(); ++c) {
     if (auto item = gen_.NextForClient(c, 0)) Submit(*item);
   }
-  double tokens = 0;
   while (true) {
     const bool more_arrivals = AdmitArrivals();
     if (!sched_.HasWork()) {
@@ -122,7 +121,6 @@ Status Run::Go(SimRun& out) {
       continue;
     }
     ++out.steps;
-    tokens += static_cast<double>(stats.num_batched_tokens);
     out.peak_kv_usage = std::max(out.peak_kv_usage, kv_.Usage());
     out.peak_running = std::max<int64_t>(out.peak_running, static_cast<int64_t>(stats.num_requests));
     for (const auto& e : events) OnEvent(e, stats.end);
@@ -131,7 +129,6 @@ Status Run::Go(SimRun& out) {
   out.preemptions = sched_.num_preemptions();
   out.rejected = rejected_;
   out.simulated_seconds = clock_.Now();
-  out.mean_tokens_per_step = out.steps > 0 ? tokens / static_cast<double>(out.steps) : 0;
   out.draft_steps = runner_.draft_steps();
   out.draft_step_tokens = runner_.draft_step_tokens();
   return Status::Ok();

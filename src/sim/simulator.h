@@ -34,7 +34,6 @@ struct SimRun {
   int64_t preemptions = 0;
   int64_t rejected = 0;
   double simulated_seconds = 0;
-  double mean_tokens_per_step = 0;
   double peak_kv_usage = 0;
   int64_t peak_running = 0;          // most requests computed in one step
   int64_t draft_steps = 0;           // request-steps that verified drafts

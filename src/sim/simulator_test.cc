@@ -12,12 +12,9 @@ namespace {
 TEST(Simulator, ChatOnLlama8BFinishesEveryRequest) {
   auto w = LoadWorkload(DataDir() + "/workloads/chat.yaml");
   ASSERT_TRUE(w.ok());
-  auto hw = FindGpu("h100-sxm");
   PlanOptions po;
-  po.gpu = hw->name;
-  po.total_memory = hw->TotalMemoryBytes();
   po.max_model_len = 32768;
-  auto setup = SetupSimulation(*LoadModel("llama-3.1-8b"), po, *hw, SchedulerConfig{}, nullptr);
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", po, SchedulerConfig{});
   ASSERT_TRUE(setup.ok()) << setup.status().message();
   auto run = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 32, 1, 1}, setup->options, *setup->cost);
   ASSERT_TRUE(run.ok()) << run.status().message();
