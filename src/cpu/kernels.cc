@@ -11,13 +11,13 @@
 namespace goodput::cpu {
 
 void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
-  if (m == 1) {  // one row: OpenBLAS's sgemv streams W once and is the fastest here
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), static_cast<int>(k), 1.0f, w, static_cast<int>(k), x, 1,
-                accumulate ? 1.0f : 0.0f, y, 1);
+  if (SmallMatMulHandles(m)) {  // decode batches: stream W once (see small_matmul.h)
+    SmallMatMulT(x, w, y, m, n, k, accumulate);
     return;
   }
-  if (m <= kSmallMatMulMaxRows) {  // small decode batches: stream W once (see small_matmul.h)
-    SmallMatMulT(x, w, y, m, n, k, accumulate);
+  if (m == 1) {  // one row without AVX-512: OpenBLAS's sgemv streams W once and is the fastest
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), static_cast<int>(k), 1.0f, w, static_cast<int>(k), x, 1,
+                accumulate ? 1.0f : 0.0f, y, 1);
     return;
   }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),

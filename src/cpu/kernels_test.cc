@@ -1,6 +1,8 @@
 #include "cpu/kernels.h"
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +18,32 @@ TEST(Kernels, MatMulTAgainstHandComputed) {
   EXPECT_FLOAT_EQ(y[1], 2);
   EXPECT_FLOAT_EQ(y[2], 10);  // 4 + 6
   EXPECT_FLOAT_EQ(y[3], 5);
+}
+
+// Every matmul path (sgemv, the blocked decode kernels with their remainder
+// rows and columns, the scalar fallback for odd k, sgemm) against a plain
+// double-precision sum. Tolerance: fp32 accumulation over k terms of size ~1.
+TEST(Kernels, MatMulTEveryPathMatchesPlainSum) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (int64_t m : {1, 2, 3, 5, 7, 8, 9, 13, 32, 64, 70}) {
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{37, 48}, {64, 768}, {6, 40}, {101, 33}}) {
+      std::vector<float> x(m * k), w(n * k), y(m * n, 0.5f);
+      for (float& v : x) v = u(rng);
+      for (float& v : w) v = u(rng);
+      for (bool accumulate : {false, true}) {
+        std::vector<float> out = y;
+        MatMulT(x.data(), w.data(), out.data(), m, n, k, accumulate);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            double ref = accumulate ? 0.5 : 0.0;
+            for (int64_t t = 0; t < k; ++t) ref += static_cast<double>(x[i * k + t]) * w[j * k + t];
+            ASSERT_NEAR(out[i * n + j], ref, 1e-5 * k) << "m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(Kernels, Bf16RoundsToNearestEven) {

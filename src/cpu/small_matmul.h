@@ -9,9 +9,10 @@
 
 namespace goodput::cpu {
 
-// Rows up to which SmallMatMulT beats sgemm on this kind of machine (see
-// bench/cpu_decode).
-constexpr int64_t kSmallMatMulMaxRows = 8;
+// Whether SmallMatMulT beats OpenBLAS for an m-row X on this CPU (see
+// bench/cpu_decode): with AVX-512 for 1-64 rows (also beating sgemv at one
+// row), with AVX2 for 2-8 rows (sgemv is faster at one row).
+bool SmallMatMulHandles(int64_t m);
 
 // Same contract as MatMulT; splits the output columns over two threads.
 void SmallMatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate);
