@@ -1,10 +1,11 @@
 // The CPU engine's physics on this machine, measured in one run on the
 // `goodput-small` model (~104M fp32 parameters):
-//   memory bandwidth (2 threads reading a 512 MiB buffer), sgemm peak,
+//   memory bandwidth (2 threads reading a 512 MiB buffer), matmul peak,
 //   decode step time and throughput at batch 1, 2, 4, ... 64, prefill tokens/s.
 // Targets (issue 4): batch-1 step within 1.5x of weight bytes / bandwidth;
 // batch-32 throughput >= 10x batch 1; at the largest batch the matmuls reach
-// >= 60% of the measured sgemm peak.
+// >= 60% of the measured matmul peak (the better of OpenBLAS's sgemm and
+// goodput's own decode kernel on cache-resident weights).
 //
 //   build/bench/cpu_decode
 #include <cblas.h>
@@ -16,6 +17,7 @@
 
 #include "core/clock.h"
 #include "cpu/cpu_runner.h"
+#include "cpu/kernels.h"
 #include "engine/scheduler.h"
 #include "model/catalog.h"
 #include "model/params.h"
@@ -58,6 +60,20 @@ double SgemmPeak(RealClock& clock) {
     const double t0 = clock.Now();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
     best = std::max(best, 2.0 * n * n * n / (clock.Now() - t0));
+  }
+  return best;
+}
+
+// goodput's decode kernel where it is compute-bound: 64 rows against a
+// 512 x 768 weight matrix that stays in cache, repeated.
+double DecodeKernelPeak(RealClock& clock) {
+  const int m = 64, n = 512, k = 768, reps = 50;
+  std::vector<float> x(m * k, 0.5f), w(n * k, 0.25f), y(m * n);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double t0 = clock.Now();
+    for (int r = 0; r < reps; ++r) MatMulT(x.data(), w.data(), y.data(), m, n, k);
+    best = std::max(best, 2.0 * m * n * k * reps / (clock.Now() - t0));
   }
   return best;
 }
@@ -112,11 +128,14 @@ int main() {
   RealClock clock;
   const ModelSpec m = *LoadModel("goodput-small");
   const ModelWeights w = DummyWeights(m, 1);
-  const double bw = Bandwidth(clock), peak = SgemmPeak(clock);
+  const double bw = Bandwidth(clock), sgemm_peak = SgemmPeak(clock), kernel_peak = DecodeKernelPeak(clock);
+  const double peak = std::max(sgemm_peak, kernel_peak);
   const double weight_bytes = static_cast<double>(w.Bytes());
   const ParamCounts p = CountParams(m);
   const double linear_params = static_cast<double>(p.mixer_linear + p.dense_mlp);
-  std::printf("machine: memory bandwidth %.1f GB/s (2 threads), sgemm peak %.1f GFLOP/s\n", bw / 1e9, peak / 1e9);
+  std::printf("machine: memory bandwidth %.1f GB/s (2 threads); matmul peak %.1f GFLOP/s "
+              "(OpenBLAS sgemm %.1f, goodput's decode kernel in cache %.1f)\n",
+              bw / 1e9, peak / 1e9, sgemm_peak / 1e9, kernel_peak / 1e9);
   std::printf("model goodput-small: %.1fM params, %.0f MB of fp32 weights -> %.2f ms to read them once\n\n",
               p.total() / 1e6, weight_bytes / 1e6, weight_bytes / bw * 1e3);
   std::printf("%6s %12s %14s %12s %16s\n", "batch", "step ms", "tokens/s", "x batch 1", "matmul % peak");

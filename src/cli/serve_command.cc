@@ -11,6 +11,7 @@
 #include "core/data_dir.h"
 #include "core/units.h"
 #include "cpu/cpu_runner.h"
+#include "cpu/step_time.h"
 #include "cpu/tokenizer.h"
 #include "engine/engine_service.h"
 #include "model/catalog.h"
@@ -21,12 +22,14 @@ namespace {
 
 struct ServeArgs {
   std::string model, load_format = "auto", tokenizer, kv_cache_dtype = "fp32", kv_cache_memory = "1GiB",
-                     max_model_len, policy = "fcfs", host = "127.0.0.1", api_key, served_name;
+                     max_model_len, policy = "fcfs", slo_tpot, host = "127.0.0.1", api_key, served_name;
   std::vector<std::string> offline_classes = {"offline"};
   int64_t block_size = 16, max_num_seqs = 64, max_num_batched_tokens = 2048, long_prefill = 0, max_offline = 0;
   uint64_t seed = 0;
+  double slo_headroom = 0.9;
   int port = 8000;
   int timeout_keep_alive = 5;
+  int timeout_write = 30;
 };
 
 void AddServeFlags(CLI::App& c, ServeArgs& a) {
@@ -43,6 +46,11 @@ void AddServeFlags(CLI::App& c, ServeArgs& a) {
   c.add_option("--max-num-batched-tokens", a.max_num_batched_tokens, "Token budget per step")->capture_default_str();
   c.add_option("--max-model-len", a.max_model_len, "Max tokens per request (default: the model's)");
   c.add_option("--scheduling-policy", a.policy, "fcfs | priority | slo")->capture_default_str();
+  c.add_option("--slo-tpot", a.slo_tpot,
+               "slo policy: the interactive TPOT target (e.g. 100ms); offline work enters a step only while the "
+               "step's predicted time stays within it");
+  c.add_option("--slo-headroom", a.slo_headroom, "slo policy: share of the TPOT target a step may take")
+      ->capture_default_str();
   c.add_option("--long-prefill-token-threshold", a.long_prefill, "Max prefill chunk per request (0: the budget)");
   c.add_option("--max-offline-seqs", a.max_offline, "Cap on running offline requests (0: none)");
   c.add_option("--offline-classes", a.offline_classes, "Request classes scheduled as offline")->capture_default_str();
@@ -50,6 +58,10 @@ void AddServeFlags(CLI::App& c, ServeArgs& a) {
   c.add_option("--port", a.port, "Port (0: any free port, printed at start)")->capture_default_str();
   c.add_option("--api-key", a.api_key, "Require 'Authorization: Bearer KEY'");
   c.add_option("--timeout-keep-alive", a.timeout_keep_alive, "Seconds an idle connection stays open (as vLLM's)")
+      ->capture_default_str();
+  c.add_option("--timeout-write", a.timeout_write,
+               "Seconds a client may take to accept a response or stream chunk before it is dropped and its request "
+               "aborted")
       ->capture_default_str();
   c.add_option("--served-model-name", a.served_name, "Model name in the API (default: the model's)");
 }
@@ -92,9 +104,28 @@ struct Serving {
   std::unique_ptr<KvCacheManager> kv;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<cpu::CpuModelRunner> runner;
+  std::unique_ptr<cpu::CpuStepTimePredictor> predictor;  // slo policy only
   RealClock clock;
   std::unique_ptr<EngineService> engine;
 };
+
+// Measures this machine's step times for the slo policy's predictor.
+Status Calibrate(Serving& s, int64_t block_size, double step_target) {
+  std::cerr << "goodput serve: measuring step times for the slo policy ...\n" << std::flush;
+  GOODPUT_ASSIGN_OR_RETURN(cpu::CpuStepCalibration cal,
+                           cpu::CalibrateCpuSteps(*s.runner, s.layout.groups, s.num_blocks, block_size, s.clock));
+  const cpu::CpuStepCoefficients& c = cal.fit;
+  std::cerr << fmt::format(
+      "goodput serve: step time = {:.2f} ms + {:.3f} ms per token + {:.2f} ns per attended KV token "
+      "(measured: decode 1 = {:.1f} ms, decode {} = {:.1f} ms, prefill {} = {:.1f} ms); step target {:.1f} ms\n",
+      c.fixed_s * 1e3, c.per_token_s * 1e3, c.per_attended_s * 1e9, cal.decode1.seconds * 1e3, cpu::kCalibrationBatch,
+      cal.decode_batch.seconds * 1e3, cpu::kCalibrationPrefill, cal.prefill.seconds * 1e3, step_target * 1e3);
+  if (c.fixed_s >= step_target) {
+    std::cerr << "goodput serve: warning: a one-token step already takes longer than the step target\n";
+  }
+  s.predictor = std::make_unique<cpu::CpuStepTimePredictor>(c);
+  return Status::Ok();
+}
 
 Status Build(const ServeArgs& a, Serving& s) {
   GOODPUT_ASSIGN_OR_RETURN(s.model, LoadModel(a.model));
@@ -120,7 +151,13 @@ Status Build(const ServeArgs& a, Serving& s) {
   }
   GOODPUT_ASSIGN_OR_RETURN(sc.policy, ParseSchedulingPolicy(a.policy));
   if (sc.policy == SchedulingPolicy::kSlo) {
-    return Status::InvalidArgument("--scheduling-policy slo needs a step-time predictor; the CPU server offers fcfs and priority");
+    if (a.slo_tpot.empty()) return Status::InvalidArgument("--scheduling-policy slo needs --slo-tpot (e.g. 100ms)");
+    auto tpot = ParseDuration(a.slo_tpot);
+    if (!tpot.ok()) return tpot.status().WithContext("--slo-tpot");
+    if (*tpot <= 0 || a.slo_headroom <= 0 || a.slo_headroom > 1) {
+      return Status::InvalidArgument("--slo-tpot must be positive and --slo-headroom in (0, 1]");
+    }
+    sc.slo_step_target = *tpot * a.slo_headroom;
   }
   sc.max_num_seqs = a.max_num_seqs;
   sc.max_num_batched_tokens = a.max_num_batched_tokens;
@@ -138,8 +175,9 @@ Status Build(const ServeArgs& a, Serving& s) {
   GOODPUT_ASSIGN_OR_RETURN(cpu::ModelWeights weights, MakeWeights(a, s.model, dir));
   GOODPUT_ASSIGN_OR_RETURN(s.runner, cpu::CpuModelRunner::Create(s.model, std::move(weights), s.layout, format,
                                                                    s.num_blocks, a.block_size));
+  if (sc.policy == SchedulingPolicy::kSlo) GOODPUT_RETURN_IF_ERROR(Calibrate(s, a.block_size, sc.slo_step_target));
   s.kv = std::make_unique<KvCacheManager>(s.layout.groups, s.num_blocks);
-  s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), nullptr);
+  s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());
   s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.runner.get(), &s.clock);
   std::cerr << fmt::format("GPU KV cache size: {} tokens\n", FormatCount(s.num_blocks * a.block_size))
             << fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x\n", FormatCount(sc.max_model_len),
@@ -160,6 +198,8 @@ int RunServe(const ServeArgs& a) {
   options.api_key = a.api_key;
   if (a.timeout_keep_alive < 1) throw CLI::RuntimeError("goodput serve: --timeout-keep-alive must be at least 1", 2);
   options.idle_timeout_s = a.timeout_keep_alive;
+  if (a.timeout_write < 1) throw CLI::RuntimeError("goodput serve: --timeout-write must be at least 1", 2);
+  options.write_timeout_s = a.timeout_write;
   server::Server http(ioc, *s.engine, served, options);
   if (Status st = http.Listen(); !st.ok()) throw CLI::RuntimeError("goodput serve: " + st.message(), 2);
   s.engine->Start();

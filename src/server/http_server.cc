@@ -67,6 +67,10 @@ awaitable<void> Server::Impl::Accept() {
       if (!acceptor.is_open()) co_return;
       continue;
     }
+    if (options.send_buffer_bytes > 0) {
+      boost::system::error_code ignored;
+      socket.set_option(net::socket_base::send_buffer_size(static_cast<int>(options.send_buffer_bytes)), ignored);
+    }
     net::co_spawn(acceptor.get_executor(), Session(std::move(socket)), net::detached);
   }
 }

@@ -26,6 +26,10 @@ struct ServerOptions {
   int64_t body_limit = 8 << 20;   // bytes; larger bodies get 413
   int idle_timeout_s = 60;        // a connection idle this long is closed
   int write_timeout_s = 30;       // a client this slow to read is dropped (and its request aborted)
+  // Kernel send buffer per connection (0: the kernel's autotuning, up to
+  // tcp_wmem's 4 MiB). Bounded so a stalled reader backs up into the server,
+  // where write_timeout_s sees it, instead of into megabytes of kernel memory.
+  int64_t send_buffer_bytes = 16 << 10;
 };
 
 class Server {
