@@ -15,6 +15,7 @@
 #include "cpu/tokenizer.h"
 #include "engine/engine_service.h"
 #include "model/catalog.h"
+#include "plan/kv_layout.h"
 #include "server/http_server.h"
 
 namespace goodput {
@@ -109,6 +110,20 @@ struct Serving {
   std::unique_ptr<EngineService> engine;
 };
 
+// The planner's view of the CPU pool's groups, so that start-up reports
+// capacity with the planner's (vLLM's) arithmetic.
+std::vector<CacheSpec> CacheSpecsOf(const cpu::CpuKvLayout& layout) {
+  std::vector<CacheSpec> specs;
+  for (const auto& g : layout.groups) {
+    CacheSpec spec;
+    spec.type = g.type == KvGroupSpec::Type::kSlidingWindow ? CacheSpecType::kSlidingWindow : CacheSpecType::kFullAttention;
+    spec.block_size = g.block_size;
+    spec.sliding_window = g.sliding_window;
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
 // Measures this machine's step times for the slo policy's predictor.
 Status Calibrate(Serving& s, int64_t block_size, double step_target) {
   std::cerr << "goodput serve: measuring step times for the slo policy ...\n" << std::flush;
@@ -166,11 +181,12 @@ Status Build(const ServeArgs& a, Serving& s) {
   sc.eos_token_id = s.model.eos_token_ids.empty() ? s.tokenizer->eos_id() : s.model.eos_token_ids.front();
   s.layout = cpu::MakeCpuKvLayout(s.model, a.block_size);
   s.num_blocks = cpu::CpuKvBlocksFor(s.model, s.layout, format, a.block_size, *pool);
-  const int64_t per_request = (sc.max_model_len + a.block_size - 1) / a.block_size * static_cast<int64_t>(s.layout.groups.size());
-  if (s.num_blocks < per_request) {
+  const KvCapacity capacity =
+      CapacityForBlocks(CacheSpecsOf(s.layout), s.num_blocks, sc.max_model_len, sc.max_num_batched_tokens);
+  if (capacity.max_concurrency < 1) {
     return Status::InvalidArgument(fmt::format(
-        "--kv-cache-memory {} holds {} blocks, fewer than one {}-token request needs ({}); raise it or lower --max-model-len",
-        a.kv_cache_memory, s.num_blocks, sc.max_model_len, per_request));
+        "--kv-cache-memory {} holds {} blocks, less than one {}-token request needs; raise it or lower --max-model-len",
+        a.kv_cache_memory, s.num_blocks, sc.max_model_len));
   }
   GOODPUT_ASSIGN_OR_RETURN(cpu::ModelWeights weights, MakeWeights(a, s.model, dir));
   GOODPUT_ASSIGN_OR_RETURN(s.runner, cpu::CpuModelRunner::Create(s.model, std::move(weights), s.layout, format,
@@ -179,9 +195,7 @@ Status Build(const ServeArgs& a, Serving& s) {
   s.kv = std::make_unique<KvCacheManager>(s.layout.groups, s.num_blocks);
   s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());
   s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.runner.get(), &s.clock);
-  std::cerr << fmt::format("GPU KV cache size: {} tokens\n", FormatCount(s.num_blocks * a.block_size))
-            << fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x\n", FormatCount(sc.max_model_len),
-                           static_cast<double>(s.num_blocks) / static_cast<double>(per_request));
+  std::cerr << KvCapacityLogLines(capacity, sc.max_model_len);
   return Status::Ok();
 }
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/units.h"
+
 namespace goodput {
 namespace {
 
@@ -216,20 +218,34 @@ Result<KvLayout> BuildKvLayout(const ModelSpec& m, const KvLayoutOptions& o) {
 
 KvCapacity ComputeCapacity(const KvLayout& layout, int64_t available_bytes, int64_t max_model_len,
                            int64_t max_num_batched_tokens) {
+  std::vector<CacheSpec> specs;
+  for (const auto& g : layout.groups) specs.push_back(g.spec);
+  return CapacityForBlocks(specs, layout.NumBlocks(available_bytes), max_model_len, max_num_batched_tokens);
+}
+
+KvCapacity CapacityForBlocks(const std::vector<CacheSpec>& group_specs, int64_t num_blocks, int64_t max_model_len,
+                             int64_t max_num_batched_tokens) {
   KvCapacity c;
-  c.num_blocks = layout.NumBlocks(available_bytes);
-  const int64_t per_request = layout.BlocksPerRequest(max_model_len, max_num_batched_tokens);
+  c.num_blocks = num_blocks;
+  int64_t per_request = 0;
+  for (const auto& spec : group_specs) per_request += spec.MaxBlocks(max_model_len, max_num_batched_tokens);
   c.max_concurrency = per_request > 0 ? static_cast<double>(c.num_blocks) / static_cast<double>(per_request) : 0;
   // The state groups' block size is max_model_len in vLLM, so the minimum is
   // the attention block size whenever attention layers exist.
   int64_t min_block = max_model_len;
-  for (const auto& g : layout.groups) {
-    if (g.spec.type != CacheSpecType::kState) min_block = std::min(min_block, g.spec.block_size);
+  for (const auto& spec : group_specs) {
+    if (spec.type != CacheSpecType::kState) min_block = std::min(min_block, spec.block_size);
   }
-  const int64_t n_groups = static_cast<int64_t>(layout.groups.size());
+  const auto n_groups = static_cast<int64_t>(group_specs.size());
   c.tokens_per_group = n_groups > 0 ? c.num_blocks / n_groups * min_block : 0;
   c.tokens_concurrency = static_cast<int64_t>(c.max_concurrency * static_cast<double>(max_model_len));
   return c;
+}
+
+std::string KvCapacityLogLines(const KvCapacity& c, int64_t max_model_len) {
+  return fmt::format("GPU KV cache size: {} tokens\n", FormatCount(c.tokens_concurrency)) +
+         fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x\n", FormatCount(max_model_len),
+                     c.max_concurrency);
 }
 
 }  // namespace goodput

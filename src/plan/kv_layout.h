@@ -90,5 +90,11 @@ struct KvCapacity {
 };
 KvCapacity ComputeCapacity(const KvLayout& layout, int64_t available_bytes, int64_t max_model_len,
                            int64_t max_num_batched_tokens);
+// The same for a pool of `num_blocks` already sized, with one spec per KV
+// cache group (the CPU engine sizes its own pool and reports through this).
+KvCapacity CapacityForBlocks(const std::vector<CacheSpec>& group_specs, int64_t num_blocks, int64_t max_model_len,
+                             int64_t max_num_batched_tokens);
+// vLLM's two start-up lines for `c`, each ending in a newline.
+std::string KvCapacityLogLines(const KvCapacity& c, int64_t max_model_len);
 
 }  // namespace goodput

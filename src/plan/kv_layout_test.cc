@@ -183,3 +183,27 @@ TEST(KvLayout, DisablingTheHybridManagerKeepsSlidingLayersWhole) {
 
 }  // namespace
 }  // namespace goodput
+
+namespace goodput {
+namespace {
+
+// A pool sized elsewhere (the CPU engine's): a full-attention group and a
+// 512-token sliding group, 1,000 blocks, 4,096-token requests, 2,048-token
+// budget. By hand: full 4096 / 16 = 256 blocks; sliding
+// ceil(min(511 + 2048, 4096) / 16) + 1 = 161; 1000 / 417 = 2.398x;
+// int(2.398 x 4096) = 9,822 tokens; earlier vLLM: 1000 / 2 x 16 = 8,000.
+TEST(KvCapacity, ForAPoolSizedElsewhere) {
+  CacheSpec full;
+  CacheSpec sliding;
+  sliding.type = CacheSpecType::kSlidingWindow;
+  sliding.sliding_window = 512;
+  const KvCapacity c = CapacityForBlocks({full, sliding}, 1000, 4096, 2048);
+  EXPECT_NEAR(c.max_concurrency, 1000.0 / 417.0, 1e-12);
+  EXPECT_EQ(c.tokens_concurrency, 9822);
+  EXPECT_EQ(c.tokens_per_group, 8000);
+  EXPECT_EQ(KvCapacityLogLines(c, 4096),
+            "GPU KV cache size: 9,822 tokens\nMaximum concurrency for 4,096 tokens per request: 2.40x\n");
+}
+
+}  // namespace
+}  // namespace goodput

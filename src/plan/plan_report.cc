@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "core/text.h"
 #include "core/units.h"
 
 namespace goodput {
@@ -91,9 +92,9 @@ std::string VllmSection(const Plan& p) {
                                        FormatCount(c.tokens_concurrency)));
   row("", fmt::format("{} tokens   (earlier vLLM: blocks / groups x block size)", FormatCount(c.tokens_per_group)));
   for (const auto& line : l.log_lines) s += "  log: " + line + "\n";
-  s += fmt::format("  log: GPU KV cache size: {} tokens\n", FormatCount(c.tokens_concurrency));
-  s += fmt::format("  log: Maximum concurrency for {} tokens per request: {:.2f}x\n", FormatCount(p.options.max_model_len),
-                   c.max_concurrency);
+  for (const auto& line : Split(KvCapacityLogLines(c, p.options.max_model_len), '\n')) {
+    if (!line.empty()) s += "  log: " + line + "\n";
+  }
   return s + "\n";
 }
 
