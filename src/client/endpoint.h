@@ -1,0 +1,25 @@
+// Where an OpenAI-compatible server listens, from a URL such as
+// "http://127.0.0.1:8000" or "http://host:8000/v1" (the API prefix defaults
+// to /v1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+
+namespace goodput::client {
+
+struct Endpoint {
+  std::string host = "127.0.0.1";
+  uint16_t port = 80;
+  std::string api_prefix = "/v1";  // paths are api_prefix + "/completions" etc.
+  std::string api_key;             // sent as "Authorization: Bearer KEY" when set
+  std::string Url() const;
+};
+
+// Parses an http URL. https is refused with a clear message (TLS is not built
+// yet), as are other schemes, user info, queries and fragments.
+Result<Endpoint> ParseEndpoint(const std::string& url);
+
+}  // namespace goodput::client

@@ -1,0 +1,36 @@
+#include "client/endpoint.h"
+
+#include <gtest/gtest.h>
+
+namespace goodput::client {
+namespace {
+
+TEST(Endpoint, ParsesHostPortAndPrefix) {
+  auto e = ParseEndpoint("http://127.0.0.1:8000");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->host, "127.0.0.1");
+  EXPECT_EQ(e->port, 8000);
+  EXPECT_EQ(e->api_prefix, "/v1");
+  e = ParseEndpoint("http://localhost:9000/openai/v1/");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->api_prefix, "/openai/v1");
+  e = ParseEndpoint("http://example");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->port, 80);
+  EXPECT_EQ(e->Url(), "http://example:80/v1");
+}
+
+TEST(Endpoint, RefusesWhatItCannotUse) {
+  for (const char* bad : {"", "localhost:8000", "https://127.0.0.1:8000", "ftp://h/", "http://u:p@h:1/",
+                          "http://h:1/v1?x=1", "http://h:0", "http:// bad"}) {
+    auto e = ParseEndpoint(bad);
+    EXPECT_FALSE(e.ok()) << bad;
+    if (!e.ok()) {
+      EXPECT_FALSE(e.status().message().empty());
+    }
+  }
+  EXPECT_NE(ParseEndpoint("https://x:1").status().message().find("https"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace goodput::client

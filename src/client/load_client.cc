@@ -1,0 +1,236 @@
+#include "client/load_client.h"
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include <boost/asio.hpp>
+#include <boost/asio/experimental/as_tuple.hpp>
+#include <boost/beast.hpp>
+#include <fmt/format.h>
+
+#include "client/openai_stream.h"
+#include "client/sse.h"
+#include "workload/arrivals.h"
+
+namespace goodput::client {
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using net::awaitable;
+constexpr auto kNoThrow = net::experimental::as_tuple(net::use_awaitable);
+
+namespace {
+
+std::chrono::steady_clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(0.0, s)));
+}
+
+class Run {
+ public:
+  Run(const LoadOptions& o, const Workload& w, const ArrivalSpec& load, const Clock& clock)
+      : o_(o), w_(w), clock_(clock), workload_(Seeded(w, o.seed)), gen_(workload_, load) {}
+
+  std::vector<RequestRecord> Go() {
+    t0_ = clock_.Now();
+    for (int c = 0; c < gen_.closed_clients(); ++c) net::co_spawn(ioc_, ClosedClient(c), net::detached);
+    net::co_spawn(ioc_, OpenArrivals(), net::detached);
+    ioc_.run();
+    return std::move(records_);
+  }
+
+ private:
+  static Workload Seeded(const Workload& w, uint64_t seed) {
+    Workload s = w;
+    s.seed = w.seed + seed - 1;
+    return s;
+  }
+  double Now() const { return clock_.Now() - t0_; }
+
+  awaitable<void> ClosedClient(int client) {
+    std::optional<beast::tcp_stream> conn;
+    while (auto item = gen_.NextForClient(client, Now())) co_await Send(*item, conn);
+  }
+
+  awaitable<void> OpenArrivals() {
+    net::steady_timer timer(ioc_);
+    while (auto t = gen_.NextOpenArrival()) {
+      const WorkItem item = gen_.PopOpen();
+      timer.expires_after(Seconds(*t - Now()));  // the absolute schedule, re-read every time
+      co_await timer.async_wait(kNoThrow);
+      net::co_spawn(ioc_, SendPooled(item), net::detached);
+    }
+  }
+
+  awaitable<void> SendPooled(WorkItem item) {
+    std::optional<beast::tcp_stream> conn;
+    if (!idle_.empty()) {
+      conn.emplace(std::move(idle_.back()));
+      idle_.pop_back();
+    }
+    co_await Send(item, conn);
+    if (conn) idle_.push_back(std::move(*conn));
+  }
+
+  // Sends one request on `conn` (connecting when empty) and records it; the
+  // connection is left empty when it cannot be reused.
+  awaitable<void> Send(const WorkItem& item, std::optional<beast::tcp_stream>& conn) {
+    RequestRecord rec;
+    rec.request_class = w_.classes[item.class_index].name;
+    rec.t_arrival = item.t_arrival;
+    rec.n_in = item.prompt_tokens;
+    const double deadline = clock_.Now() + o_.timeout_s;
+    std::string error = co_await Exchange(item, conn, rec, deadline);
+    if (!error.empty()) {
+      rec.ok = false;
+      rec.error = std::move(error);
+      conn.reset();
+    }
+    Store(item.index, std::move(rec));
+  }
+
+  void Store(int64_t index, RequestRecord rec) {
+    if (static_cast<int64_t>(records_.size()) <= index) records_.resize(index + 1);
+    records_[index] = std::move(rec);
+    ++finished_;
+    if (o_.progress) o_.progress(finished_, gen_.budget());
+  }
+
+  http::request<http::string_body> MakeRequest(const WorkItem& item) const {
+    GenerationBody b;
+    b.model = o_.model;
+    b.chat = o_.chat;
+    b.prompt_tokens = item.prompt_tokens;
+    b.max_tokens = std::max<int64_t>(1, item.output_tokens);
+    b.fixed_length = o_.fixed_length;
+    b.seed = static_cast<uint64_t>(item.index) + workload_.seed * 1000003;
+    http::request<http::string_body> req{http::verb::post,
+                                         o_.endpoint.api_prefix + (o_.chat ? "/chat/completions" : "/completions"), 11};
+    req.set(http::field::host, o_.endpoint.host);
+    req.set(http::field::content_type, "application/json");
+    req.set(http::field::accept, "text/event-stream");
+    if (!o_.endpoint.api_key.empty()) req.set(http::field::authorization, "Bearer " + o_.endpoint.api_key);
+    req.keep_alive(true);
+    req.body() = MakeRequestBody(b);
+    req.prepare_payload();
+    return req;
+  }
+
+  awaitable<std::string> Connect(std::optional<beast::tcp_stream>& conn, double deadline) {
+    conn.emplace(ioc_);
+    tcp::resolver resolver(ioc_);
+    const std::string host = o_.endpoint.host, port = std::to_string(o_.endpoint.port);
+    auto [rec, results] = co_await resolver.async_resolve(host, port, kNoThrow);
+    if (rec) co_return "resolve " + host + ": " + rec.message();
+    conn->expires_after(Seconds(deadline - clock_.Now()));
+    auto [ec, ep] = co_await conn->async_connect(results, kNoThrow);
+    if (ec) co_return "connect " + o_.endpoint.host + ":" + port + ": " + ec.message();
+    co_return std::string();
+  }
+
+  // The HTTP exchange; returns "" on success, else the reason it failed.
+  awaitable<std::string> Exchange(const WorkItem& item, std::optional<beast::tcp_stream>& conn, RequestRecord& rec,
+                                  double deadline) {
+    auto req = MakeRequest(item);
+    const bool reused = conn.has_value();
+    if (!conn) {
+      std::string err = co_await Connect(conn, deadline);
+      if (!err.empty()) co_return err;
+    }
+    rec.t_sent = Now();
+    conn->expires_after(Seconds(deadline - clock_.Now()));
+    auto [wec, wn] = co_await http::async_write(*conn, req, kNoThrow);
+    if (wec && reused) {  // the server closed an idle keep-alive connection: one fresh try
+      std::string err = co_await Connect(conn, deadline);
+      if (!err.empty()) co_return err;
+      rec.t_sent = Now();
+      std::tie(wec, wn) = co_await http::async_write(*conn, req, kNoThrow);
+    }
+    if (wec) co_return "send: " + wec.message();
+    co_return co_await ReadResponse(*conn, rec, deadline, conn);
+  }
+
+  awaitable<std::string> ReadResponse(beast::tcp_stream& stream, RequestRecord& rec, double deadline,
+                                      std::optional<beast::tcp_stream>& conn) {
+    beast::flat_buffer buffer;
+    http::response_parser<http::buffer_body> parser;
+    parser.body_limit(boost::none);
+    auto [hec, hn] = co_await http::async_read_header(stream, buffer, parser, kNoThrow);
+    if (hec) co_return hec == beast::error::timeout ? Timeout() : "read header: " + hec.message();
+    const auto status = parser.get().result_int();
+    const bool sse = parser.get()[http::field::content_type].starts_with("text/event-stream");
+    std::string text;  // the body of an error or non-SSE answer, kept short
+    SseParser sse_parser;
+    std::vector<SseEvent> events;
+    bool done = false;
+    int64_t counted = 0;
+    char chunk[16384];
+    while (!parser.is_done()) {
+      parser.get().body().data = chunk;
+      parser.get().body().size = sizeof(chunk);
+      auto [ec, n] = co_await http::async_read_some(stream, buffer, parser, kNoThrow);
+      if (ec == http::error::need_buffer) ec = {};
+      const size_t got = sizeof(chunk) - parser.get().body().size;
+      const double t = Now();
+      if (status != 200 || !sse) {
+        text.append(chunk, std::min(got, 300 - std::min<size_t>(300, text.size())));
+      } else {
+        events.clear();
+        sse_parser.Feed(std::string_view(chunk, got), events);
+        for (const SseEvent& e : events) {
+          if (done) continue;
+          auto c = ParseStreamChunk(e.data);
+          if (!c.ok()) co_return c.status().message();
+          done = c->done;
+          if (c->tokens > 0) {
+            rec.chunks.push_back({t, c->tokens});
+            if (!rec.t_first) rec.t_first = t;
+            rec.t_last = t;
+            counted += c->tokens;
+          }
+          if (c->prompt_tokens) rec.n_in = *c->prompt_tokens;
+          if (c->completion_tokens) rec.n_out = *c->completion_tokens;
+        }
+      }
+      if (ec == beast::error::timeout) co_return Timeout();
+      if (ec == http::error::end_of_stream || ec == net::error::eof || ec == http::error::partial_message) {
+        co_return "closed mid-stream after " + std::to_string(counted) + " tokens";
+      }
+      if (ec) co_return "read: " + ec.message();
+    }
+    if (!parser.get().keep_alive()) conn.reset();
+    if (status != 200) co_return fmt::format("HTTP {}: {}", status, text);
+    if (!sse) co_return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
+    if (!done) co_return "closed mid-stream after " + std::to_string(counted) + " tokens (no [DONE])";
+    if (rec.n_out == 0) rec.n_out = counted;  // no usage chunk: the counted tokens
+    co_return std::string();
+  }
+
+  std::string Timeout() const { return fmt::format("timeout after {:g} s", o_.timeout_s); }
+
+  const LoadOptions& o_;
+  const Workload& w_;
+  const Clock& clock_;
+  Workload workload_;
+  RequestGenerator gen_;
+  net::io_context ioc_{1};
+  std::vector<beast::tcp_stream> idle_;
+  std::vector<RequestRecord> records_;
+  int64_t finished_ = 0;
+  double t0_ = 0;
+};
+
+}  // namespace
+
+Result<std::vector<RequestRecord>> RunLoad(const LoadOptions& options, const Workload& workload,
+                                           const ArrivalSpec& load, const Clock& clock) {
+  if (workload.classes.empty()) return Status::InvalidArgument("the workload has no request classes");
+  Run run(options, workload, load, clock);
+  std::vector<RequestRecord> records = run.Go();
+  if (records.empty()) return Status::InvalidArgument("the workload issued no requests");
+  return records;
+}
+
+}  // namespace goodput::client

@@ -1,0 +1,41 @@
+// The load generator: sends a workload's requests to an OpenAI-compatible
+// endpoint and records each one as DESIGN.md §1 defines it. Open-loop
+// arrivals follow an absolute schedule (each send waits for its own arrival
+// time on the run's clock, so lateness never accumulates) and every request
+// records its send lag; closed-loop clients each keep one keep-alive
+// connection and send their next request when the last one ends. Failed,
+// timed-out and cut-off requests are recorded with their reason and stay in
+// the SLO denominator. One thread runs the whole load.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "client/endpoint.h"
+#include "core/clock.h"
+#include "core/request_record.h"
+#include "core/status.h"
+#include "workload/workload.h"
+
+namespace goodput::client {
+
+struct LoadOptions {
+  Endpoint endpoint;
+  std::string model;           // the "model" field of every request
+  bool chat = false;           // /chat/completions (text prompts) instead of /completions (token ids)
+  bool fixed_length = true;    // ignore_eos + min_tokens: exact output lengths
+  double timeout_s = 600;      // per request, from its send
+  uint64_t seed = 1;           // added to the workload's seed (repetitions differ)
+  // Called after each finished request with (finished, total); may be empty.
+  std::function<void(int64_t, int64_t)> progress;
+};
+
+// Runs the workload at `load` to the end of its request budget. Record times
+// are seconds since the run's start on `clock`; records come in issue order.
+// Errors: only a workload that issues nothing; per-request failures are in
+// the records.
+Result<std::vector<RequestRecord>> RunLoad(const LoadOptions& options, const Workload& workload,
+                                           const ArrivalSpec& load, const Clock& clock);
+
+}  // namespace goodput::client

@@ -1,0 +1,97 @@
+#include "client/openai_stream.h"
+
+#include <boost/json.hpp>
+
+namespace goodput::client {
+namespace json = boost::json;
+namespace {
+
+// Non-empty string field `key` of `o`.
+bool HasText(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v && v->is_string() && !v->as_string().empty();
+}
+
+int32_t ChoiceTokens(const json::object& choice) {
+  if (HasText(choice, "text")) return 1;  // completions
+  if (const json::value* d = choice.if_contains("delta"); d && d->is_object()) {
+    const json::object& delta = d->as_object();
+    if (HasText(delta, "content") || HasText(delta, "reasoning_content") || HasText(delta, "reasoning")) return 1;
+  }
+  return 0;
+}
+
+std::optional<int64_t> IntField(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  if (!v) return std::nullopt;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<StreamChunk> ParseStreamChunk(std::string_view data) {
+  StreamChunk c;
+  if (data == "[DONE]") {
+    c.done = true;
+    return c;
+  }
+  boost::system::error_code ec;
+  json::value v = json::parse(data, ec);
+  if (ec || !v.is_object()) {
+    return Status::InvalidArgument("malformed SSE data: '" + std::string(data.substr(0, 80)) + "'");
+  }
+  const json::object& o = v.as_object();
+  if (const json::value* err = o.if_contains("error")) {
+    const json::value* msg = err->is_object() ? err->as_object().if_contains("message") : nullptr;
+    return Status::FailedPrecondition("in-stream error: " +
+                                      (msg && msg->is_string() ? std::string(msg->as_string()) : json::serialize(*err)));
+  }
+  if (const json::value* choices = o.if_contains("choices"); choices && choices->is_array()) {
+    for (const json::value& ch : choices->as_array()) {
+      if (!ch.is_object()) continue;
+      c.tokens += ChoiceTokens(ch.as_object());
+      if (const json::value* f = ch.as_object().if_contains("finish_reason"); f && f->is_string()) {
+        c.finish_reason = std::string(f->as_string());
+      }
+    }
+  }
+  if (const json::value* u = o.if_contains("usage"); u && u->is_object()) {
+    c.prompt_tokens = IntField(u->as_object(), "prompt_tokens");
+    c.completion_tokens = IntField(u->as_object(), "completion_tokens");
+  }
+  return c;
+}
+
+std::string MakeRequestBody(const GenerationBody& b) {
+  json::object o;
+  o["model"] = b.model;
+  o["max_tokens"] = b.max_tokens;
+  o["stream"] = true;
+  o["stream_options"] = json::object{{"include_usage", true}};
+  if (b.fixed_length) {
+    o["ignore_eos"] = true;
+    o["min_tokens"] = b.max_tokens;
+  }
+  // Token ids 100..227: valid in every vocabulary (the byte tokenizer's 259 included).
+  const auto token = [&](int64_t i) { return static_cast<int64_t>(100 + (b.seed * 7919 + i * 104729) % 128); };
+  if (b.chat) {
+    // Chat takes text only: " a" words are one token in most BPE vocabularies
+    // (two in a byte tokenizer), so the prompt length is approximate; the
+    // server's usage gives the real one.
+    std::string text;
+    for (int64_t i = 0; i < b.prompt_tokens; ++i) {
+      text += ' ';
+      text += static_cast<char>('a' + token(i) % 26);
+    }
+    o["messages"] = json::array{json::object{{"role", "user"}, {"content", text}}};
+  } else {
+    json::array ids;
+    for (int64_t i = 0; i < b.prompt_tokens; ++i) ids.push_back(token(i));
+    o["prompt"] = std::move(ids);
+  }
+  return json::serialize(o);
+}
+
+}  // namespace goodput::client

@@ -1,0 +1,43 @@
+// What the pieces of an OpenAI-compatible response mean to a measurement:
+// which SSE chunks carry generated tokens (content or reasoning; never an
+// empty role-only chunk or a finish-only chunk), the usage the server
+// reports, and errors sent in-stream.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace goodput::client {
+
+struct StreamChunk {
+  int32_t tokens = 0;                      // generated tokens this chunk carries (1 per non-empty piece)
+  bool done = false;                       // the `[DONE]` sentinel
+  std::optional<int64_t> prompt_tokens;    // from `usage`, when the chunk has it
+  std::optional<int64_t> completion_tokens;
+  std::optional<std::string> finish_reason;
+};
+
+// Parses one SSE `data:` payload of a completions or chat-completions stream.
+// An `error` object in the payload, or data that is not a JSON object, is an
+// error whose message says what arrived.
+Result<StreamChunk> ParseStreamChunk(std::string_view data);
+
+// The body of a request for `prompt_tokens` token ids (completions) or that
+// much text (chat: one byte-ish word per token, since chat has no id form),
+// generating exactly `max_tokens` when `fixed_length` (ignore_eos and
+// min_tokens; some servers lack them, hence the switch).
+struct GenerationBody {
+  std::string model;
+  bool chat = false;
+  int64_t prompt_tokens = 0;
+  int64_t max_tokens = 0;
+  bool fixed_length = true;
+  uint64_t seed = 0;  // varies the prompt's tokens between requests
+};
+std::string MakeRequestBody(const GenerationBody& b);
+
+}  // namespace goodput::client
