@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_command.h"
 #include "cli/plan_command.h"
 #include "cli/serve_command.h"
 #include "cli/sim_command.h"
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   goodput::AddPlanCommand(app);
   goodput::AddSimCommand(app);
   goodput::AddServeCommand(app);
+  goodput::AddBenchCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

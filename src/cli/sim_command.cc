@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/deployment_flags.h"
+#include "cli/load_flags.h"
 #include "model/catalog.h"
 #include "sim/setup.h"
 #include "sim/sim_report.h"
@@ -68,23 +69,6 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_flag("--json", a.json, "Print JSON instead of tables");
 }
 
-Result<std::vector<double>> ParseList(const std::string& text, const char* flag) {
-  std::vector<double> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i < text.size() && text[i] != ',') continue;
-    const std::string item = text.substr(start, i - start);
-    start = i + 1;
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(v > 0)) {
-      return Status::InvalidArgument(fmt::format("{}: '{}' is not a positive number", flag, item));
-    }
-    out.push_back(v);
-  }
-  return out;
-}
-
 struct Prepared {
   Workload workload;
   HardwareSpec hw;
@@ -104,23 +88,6 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   }
   s.cost = std::make_unique<CostModel>(s.cost->model(), f);
   return Status::Ok();
-}
-
-Result<std::vector<ArrivalSpec>> Ladder(const SimArgs& a, const Workload& w) {
-  if (!a.concurrency.empty() && !a.rate.empty()) return Status::InvalidArgument("give --concurrency or --rate, not both");
-  std::vector<ArrivalSpec> out;
-  if (!a.concurrency.empty()) {
-    GOODPUT_ASSIGN_OR_RETURN(std::vector<double> cs, ParseList(a.concurrency, "--concurrency"));
-    for (double c : cs) out.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, static_cast<int>(c), 1, 1});
-  } else if (!a.rate.empty()) {
-    GOODPUT_ASSIGN_OR_RETURN(std::vector<double> rs, ParseList(a.rate, "--rate"));
-    if (!(a.burstiness > 0)) return Status::InvalidArgument("--burstiness must be positive");
-    const ArrivalKind kind = a.burstiness == 1 ? ArrivalKind::kPoisson : ArrivalKind::kGamma;
-    for (double r : rs) out.push_back(ArrivalSpec{kind, 1, r, a.burstiness});
-  } else {
-    out.push_back(w.arrival);
-  }
-  return out;
 }
 
 Result<SchedulerConfig> SchedulerFlags(const SimArgs& a) {
@@ -149,7 +116,7 @@ Result<Prepared> Prepare(const SimArgs& a) {
   }
   if (a.requests < 0) return Status::InvalidArgument("--requests must be positive");
   if (a.requests > 0) p.workload.requests = a.requests;
-  GOODPUT_ASSIGN_OR_RETURN(p.ladder, Ladder(a, p.workload));
+  GOODPUT_ASSIGN_OR_RETURN(p.ladder, Ladder(a.concurrency, a.rate, a.burstiness, p.workload));
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
   GOODPUT_ASSIGN_OR_RETURN(p.hw, ResolveHardware(a.d));
   if (p.hw.memory_bandwidth <= 0) return Status::InvalidArgument("the simulator needs a --gpu from the catalog");
@@ -159,12 +126,6 @@ Result<Prepared> Prepare(const SimArgs& a) {
   p.setup.options.acceptance_rate = a.acceptance_rate;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, p.setup));
   return p;
-}
-
-// A progress line on stderr when it is a terminal (pipes and logs stay clean).
-void Progress(const std::string& what) {
-  static const bool tty = isatty(STDERR_FILENO);
-  if (tty) std::cerr << "\r\033[K" << what << std::flush;
 }
 
 struct Outcome {
@@ -197,35 +158,11 @@ Result<Outcome> RunOne(const SimArgs& a, const std::string& setting) {
     Progress(fmt::format("sim: {}load {} ({} x {} requests)", prefix, LoadLabel(load), a.repeat, p.workload.requests));
     return RunPoint(p.workload, load, p.setup.options, *p.setup.cost, a.repeat);
   };
-  if (!a.capacity) {
-    for (const auto& load : p.ladder) {
-      GOODPUT_ASSIGN_OR_RETURN(PointResult r, run(load));
-      out.points.push_back(std::move(r));
-    }
-    out.capacity = LadderCapacity(out.points);
-    out.capped = out.capacity && *out.capacity + 1 == out.points.size();
-    return out;
-  }
-  const ArrivalSpec base = p.ladder.front();
-  const bool by_rate = base.kind != ArrivalKind::kClosedLoop;
-  const double start = by_rate ? base.rate : 1;
-  const double max = a.max_load > 0 ? a.max_load : (by_rate ? 1000 : 4096);
-  auto search = SearchCapacity(
-      [&](double load) {
-        ArrivalSpec s = base;
-        if (by_rate) s.rate = load;
-        else s.concurrency = static_cast<int>(load);
-        return run(s);
-      },
-      start, max, !by_rate);
-  if (!search.ok()) return search.status();
-  out.points = search->probes;
-  auto key = [](const PointResult& r) { return r.load.kind == ArrivalKind::kClosedLoop ? r.load.concurrency : r.load.rate; };
-  std::sort(out.points.begin(), out.points.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
-  for (size_t i = 0; i < out.points.size() && search->capacity; ++i) {
-    if (key(out.points[i]) == key(*search->capacity)) out.capacity = i;
-  }
-  out.capped = search->capped;
+  GOODPUT_ASSIGN_OR_RETURN(SweepResult r, a.capacity ? RunCapacitySearch(run, p.ladder.front(), a.max_load, p.workload.requests)
+                                                      : RunLadder(run, p.ladder));
+  out.points = std::move(r.points);
+  out.capacity = r.capacity;
+  out.capped = r.capped;
   return out;
 }
 

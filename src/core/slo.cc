@@ -251,7 +251,7 @@ SloReport Evaluate(const std::vector<RequestRecord>& records, const SloSpec& slo
     report.good += c.good;
     report.all_hold = report.all_hold && c.holds;
     const double secs = window.seconds();
-    if (secs > 0) {
+    if (secs > 1e-9) {  // a collapsed window (every request in the first wave) has no rate
       report.request_throughput += static_cast<double>(c.total) / secs;
       report.output_throughput += static_cast<double>(c.output_tokens) / secs;
       report.goodput += static_cast<double>(c.good) / secs;

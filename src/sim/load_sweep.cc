@@ -48,6 +48,33 @@ std::string LoadLabel(const ArrivalSpec& load) {
   return fmt::format("{:g}/s", load.rate);
 }
 
+static void SummariseHealth(const std::vector<SimRun>& runs, PointResult& p) {
+  std::vector<double> failed, mismatch;
+  std::map<std::string, int64_t> reasons;
+  for (const SimRun& run : runs) {
+    double f = 0, m = 0;
+    std::vector<double> lags;
+    for (const RequestRecord& r : run.records) {
+      lags.push_back(SendLag(r));
+      if (!r.ok) {
+        ++f;
+        ++reasons[r.error];
+      }
+      int64_t counted = 0;
+      for (const TokenChunk& c : r.chunks) counted += c.tokens;
+      if (r.ok && !r.chunks.empty() && counted != r.n_out) ++m;
+    }
+    failed.push_back(f);
+    mismatch.push_back(m);
+    if (!lags.empty()) p.send_lag_p99 = std::max(p.send_lag_p99, *Percentile(lags, 99));
+  }
+  p.failed = Med(failed);
+  p.usage_mismatch = Med(mismatch);
+  const auto top = std::max_element(reasons.begin(), reasons.end(),
+                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (top != reasons.end()) p.top_error = top->first + " (x" + std::to_string(top->second) + ")";
+}
+
 PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vector<SimRun>& runs) {
   PointResult p;
   p.load = load;
@@ -92,6 +119,7 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
     p.throughput_spread = (*std::max_element(thr.begin(), thr.end()) - *std::min_element(thr.begin(), thr.end())) /
                           p.throughput;
   }
+  SummariseHealth(runs, p);
   for (auto& [name, c] : cls) {
     c.attainment = Med(attain[name]);
     c.holds = !c.has_slo || c.attainment >= c.required;
@@ -153,6 +181,42 @@ Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(do
     (ok ? lo : hi) = mid;
   }
   return s;
+}
+
+Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalSpec>& ladder) {
+  SweepResult out;
+  for (const auto& load : ladder) {
+    GOODPUT_ASSIGN_OR_RETURN(PointResult r, run(load));
+    out.points.push_back(std::move(r));
+  }
+  out.capacity = LadderCapacity(out.points);
+  out.capped = out.capacity && *out.capacity + 1 == out.points.size();
+  return out;
+}
+
+Result<SweepResult> RunCapacitySearch(const PointRunner& run, const ArrivalSpec& base, double max_load,
+                                      int64_t requests_per_run) {
+  const bool by_rate = base.kind != ArrivalKind::kClosedLoop;
+  const double start = by_rate ? base.rate : 1;
+  double max = max_load > 0 ? max_load : (by_rate ? 1000 : 4096);
+  if (!by_rate) max = std::max(1.0, std::min(max, std::floor(requests_per_run / 2.0)));
+  GOODPUT_ASSIGN_OR_RETURN(CapacitySearch search, SearchCapacity(
+                                                       [&](double load) {
+                                                         ArrivalSpec s = base;
+                                                         if (by_rate) s.rate = load;
+                                                         else s.concurrency = static_cast<int>(load);
+                                                         return run(s);
+                                                       },
+                                                       start, max, !by_rate));
+  SweepResult out;
+  out.points = search.probes;
+  auto key = [](const PointResult& r) { return r.load.kind == ArrivalKind::kClosedLoop ? r.load.concurrency : r.load.rate; };
+  std::sort(out.points.begin(), out.points.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
+  for (size_t i = 0; i < out.points.size() && search.capacity; ++i) {
+    if (key(out.points[i]) == key(*search.capacity)) out.capacity = i;
+  }
+  out.capped = search.capped;
+  return out;
 }
 
 }  // namespace goodput

@@ -39,6 +39,11 @@ struct PointResult {
   double steps = 0;
   std::vector<ClassAttainment> classes;
   bool holds = true;              // every class with an SLO holds it (median attainment)
+  // The measurement's own health (a load generator's; the simulator's are 0).
+  double failed = 0;              // failed requests per run (median); they count against attainment
+  std::string top_error;          // the most frequent failure reason, with its count
+  double send_lag_p99 = 0;        // the worst repetition's p99 of t_sent - t_arrival
+  double usage_mismatch = 0;      // requests per run whose usage disagrees with the counted chunks
 };
 
 // Runs `load` `repeats` times (seeds 1..repeats) and summarises against the
@@ -65,5 +70,25 @@ Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(do
                                       double max, bool integer);
 
 std::string LoadLabel(const ArrivalSpec& load);
+
+// A ladder of loads, or a capacity search, with its verdict.
+struct SweepResult {
+  std::vector<PointResult> points;  // by load, ascending for a search
+  std::optional<size_t> capacity;   // index into points
+  bool capped = false;              // the highest load tried still held
+};
+using PointRunner = std::function<Result<PointResult>(const ArrivalSpec&)>;
+
+// Runs every load of `ladder` in order; the capacity is the last load before
+// the first that fails.
+Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalSpec>& ladder);
+
+// SearchCapacity from `base` (its concurrency is replaced from 1 up; a rate
+// starts at base.rate) up to `max_load` (0: 4096 clients or 1000 req/s).
+// Closed-loop loads stop at half of `requests_per_run`: with more clients
+// than that, most requests belong to the first wave (which is warm-up) and
+// the run has no steady state to judge.
+Result<SweepResult> RunCapacitySearch(const PointRunner& run, const ArrivalSpec& base, double max_load,
+                                      int64_t requests_per_run);
 
 }  // namespace goodput

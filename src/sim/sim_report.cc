@@ -1,5 +1,7 @@
 #include "sim/sim_report.h"
 
+#include <cmath>
+
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
@@ -35,12 +37,14 @@ std::string FormatPointTable(const std::vector<PointResult>& points) {
 }
 
 boost::json::value PointToJson(const PointResult& p) {
+  // JSON has no NaN or infinity: a figure that could not be measured is null.
+  const auto num = [](double x) { return std::isfinite(x) ? boost::json::value(x) : boost::json::value(nullptr); };
   boost::json::array classes;
   for (const auto& c : p.classes) {
     classes.push_back(boost::json::object{{"class", c.class_name},
                                           {"has_slo", c.has_slo},
-                                          {"attainment", c.attainment},
-                                          {"required", c.required},
+                                          {"attainment", num(c.attainment)},
+                                          {"required", num(c.required)},
                                           {"holds", c.holds}});
   }
   return boost::json::object{{"load", p.label},
@@ -48,19 +52,19 @@ boost::json::value PointToJson(const PointResult& p) {
                              {"concurrency", p.load.concurrency},
                              {"rate", p.load.rate},
                              {"repeats", p.repeats},
-                             {"throughput_tokens_per_s", p.throughput},
-                             {"requests_per_s", p.request_rate},
-                             {"per_request_tokens_per_s", p.per_request_speed},
-                             {"ttft_p50_s", p.ttft_p50},
-                             {"ttft_p99_s", p.ttft_p99},
-                             {"tpot_p50_s", p.tpot_p50},
-                             {"tpot_p99_s", p.tpot_p99},
-                             {"goodput_requests_per_s", p.goodput},
-                             {"goodput_tokens_per_s", p.goodput_tokens},
-                             {"throughput_spread", p.throughput_spread},
-                             {"preemptions", p.preemptions},
-                             {"rejected", p.rejected},
-                             {"steps", p.steps},
+                             {"throughput_tokens_per_s", num(p.throughput)},
+                             {"requests_per_s", num(p.request_rate)},
+                             {"per_request_tokens_per_s", num(p.per_request_speed)},
+                             {"ttft_p50_s", num(p.ttft_p50)},
+                             {"ttft_p99_s", num(p.ttft_p99)},
+                             {"tpot_p50_s", num(p.tpot_p50)},
+                             {"tpot_p99_s", num(p.tpot_p99)},
+                             {"goodput_requests_per_s", num(p.goodput)},
+                             {"goodput_tokens_per_s", num(p.goodput_tokens)},
+                             {"throughput_spread", num(p.throughput_spread)},
+                             {"preemptions", num(p.preemptions)},
+                             {"rejected", num(p.rejected)},
+                             {"steps", num(p.steps)},
                              {"classes", classes},
                              {"holds", p.holds}};
 }

@@ -1,0 +1,157 @@
+#include "bench/target.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/text.h"
+
+extern char** environ;
+
+namespace goodput {
+
+Result<SimRun> HttpTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
+  client::LoadOptions o = options_;
+  o.seed = static_cast<uint64_t>(repetition);
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<RequestRecord> records, client::RunLoad(o, workload, load, clock_));
+  SimRun run;
+  run.records = std::move(records);
+  run.window = MeasurementWindow(workload, run.records);
+  return run;
+}
+
+std::string HttpTarget::Describe() const {
+  return fmt::format("{} (model {}, {})", options_.endpoint.Url(), options_.model,
+                     options_.chat ? "chat completions" : "completions with token-id prompts");
+}
+
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The "goodput serve: NAME on http://HOST:PORT" line, once it is there.
+std::optional<std::pair<std::string, std::string>> ListeningLine(const std::string& log) {
+  for (const std::string& line : Split(log, '\n')) {
+    const size_t on = line.find(" on http://");
+    if (line.rfind("goodput serve: ", 0) == 0 && on != std::string::npos) {
+      return std::make_pair(line.substr(15, on - 15), line.substr(on + 4));
+    }
+  }
+  return std::nullopt;
+}
+
+// Starts `argv` with stdout and stderr appended to `log_path`.
+Result<int> Spawn(const std::vector<std::string>& argv, const std::string& log_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return Status::IoError(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
+  return static_cast<int>(pid);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Start(const std::string& goodput_binary,
+                                                              const std::string& model,
+                                                              const std::vector<std::string>& serve_args,
+                                                              client::LoadOptions options) {
+  std::vector<std::string> argv = {goodput_binary, "serve", "--model", model, "--port", "0", "--host", "127.0.0.1"};
+  argv.insert(argv.end(), serve_args.begin(), serve_args.end());
+  const std::string log_path =
+      (std::filesystem::temp_directory_path() / fmt::format("goodput-serve-{}-{}.log", getpid(), std::rand())).string();
+  GOODPUT_ASSIGN_OR_RETURN(int pid, Spawn(argv, log_path));
+  // Dummy weights, and the slo policy's step measurements, take seconds.
+  for (int i = 0; i < 1800; ++i) {
+    const std::string log = ReadFile(log_path);
+    if (auto line = ListeningLine(log)) {
+      auto endpoint = client::ParseEndpoint(line->second + "/v1");
+      if (!endpoint.ok()) break;
+      options.endpoint.host = endpoint->host;
+      options.endpoint.port = endpoint->port;
+      options.model = line->first;
+      const std::string describe = fmt::format("embedded `goodput serve --model {}{}{}` on port {}", model,
+                                               serve_args.empty() ? "" : " ", fmt::join(serve_args, " "), endpoint->port);
+      return std::unique_ptr<EmbeddedTarget>(new EmbeddedTarget(pid, log_path, log, describe, std::move(options)));
+    }
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      std::filesystem::remove(log_path);
+      return Status::FailedPrecondition(fmt::format("goodput serve exited at start-up:\n{}", std::string(Trim(log))));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return Status::FailedPrecondition("goodput serve did not start listening within 180 s (log: " + log_path + ")");
+}
+
+EmbeddedTarget::EmbeddedTarget(int pid, std::string log_path, std::string startup_log, std::string describe,
+                               client::LoadOptions options)
+    : pid_(pid),
+      log_path_(std::move(log_path)),
+      startup_log_(std::move(startup_log)),
+      describe_(std::move(describe)),
+      http_(std::move(options)) {}
+
+EmbeddedTarget::~EmbeddedTarget() {
+  kill(pid_, SIGTERM);
+  for (int i = 0; i < 100; ++i) {  // serve exits within its 0.5 s grace period
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      std::filesystem::remove(log_path_);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  std::filesystem::remove(log_path_);
+}
+
+Result<SimRun> EmbeddedTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
+  return http_.Run(workload, load, repetition);
+}
+
+std::string EmbeddedTarget::Describe() const { return describe_; }
+
+Result<std::unique_ptr<SimTarget>> SimTarget::Create(const std::string& model, const std::string& gpu) {
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCatalogSimulation(model, gpu, PlanOptions{}, SchedulerConfig{}));
+  const std::string describe =
+      fmt::format("sim:{} ({}, {} KV blocks, max_num_seqs {})", gpu, setup.plan.model.name,
+                  setup.plan.capacity.num_blocks, setup.plan.options.max_num_seqs);
+  return std::unique_ptr<SimTarget>(new SimTarget(std::move(setup), describe));
+}
+
+Result<SimRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
+  SimOptions o = setup_.options;
+  o.seed = static_cast<uint64_t>(repetition);
+  return Simulate(workload, load, o, *setup_.cost);
+}
+
+std::string SimTarget::Describe() const { return describe_; }
+
+}  // namespace goodput

@@ -1,0 +1,100 @@
+#include "bench/target.h"
+
+#include <gtest/gtest.h>
+
+#include "bench/measure.h"
+#include "client/fake_sse_server.h"
+
+namespace goodput {
+namespace {
+
+Workload Small(int64_t requests, const std::string& slo = "") {
+  Workload w;
+  w.name = "small";
+  w.requests = requests;
+  RequestClass c;
+  c.name = "interactive";
+  c.prompt = *LengthDistribution::FromSpec("fixed:16");
+  c.output = *LengthDistribution::FromSpec("fixed:8");
+  if (!slo.empty()) c.slo = ParseSlo("interactive: " + slo)->classes.at(0);
+  w.classes.push_back(c);
+  return w;
+}
+
+TEST(HttpTarget, MeasuresAFakeServerAndSummarisesHealth) {
+  RealClock clock;
+  auto server = std::move(client::FakeSseServer::Start({0.02, 0.005}, clock).value());
+  client::LoadOptions o;
+  o.endpoint.port = server->port();
+  o.model = "ok";
+  HttpTarget target(o);
+  ArrivalSpec load;
+  load.concurrency = 4;
+  auto point = MeasurePoint(target, Small(12, "ttft p99 <= 2s"), load, 2);
+  ASSERT_TRUE(point.ok()) << point.status().message();
+  EXPECT_EQ(point->repeats, 2);
+  EXPECT_EQ(point->failed, 0);
+  EXPECT_TRUE(point->holds);
+  EXPECT_GT(point->throughput, 0);
+  EXPECT_GE(point->ttft_p50, 0.02);
+  // A server that always fails: every request counts against attainment.
+  o.model = "fail-500";
+  HttpTarget failing(o);
+  auto bad = MeasurePoint(failing, Small(6, "ttft p99 <= 2s"), load, 1);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->failed, 6);
+  EXPECT_FALSE(bad->holds);
+  EXPECT_NE(bad->top_error.find("HTTP 500"), std::string::npos) << bad->top_error;
+}
+
+TEST(EmbeddedTarget, StartsMeasuresAndStopsGoodputServe) {
+  int port = 0;
+  {
+    auto target = EmbeddedTarget::Start(GOODPUT_BINARY, "goodput-tiny", {"--kv-cache-memory", "64MiB"}, {});
+    ASSERT_TRUE(target.ok()) << target.status().message();
+    EXPECT_NE((*target)->startup_log().find("Maximum concurrency"), std::string::npos);
+    ArrivalSpec load;
+    load.concurrency = 3;
+    auto run = (*target)->Run(Small(9), load, 1);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    ASSERT_EQ(run->records.size(), 9u);
+    for (const auto& r : run->records) {
+      EXPECT_TRUE(r.ok) << r.error;
+      EXPECT_EQ(r.n_in, 16);  // token-id prompts: exact input lengths
+      EXPECT_EQ(r.n_out, 8);  // ignore_eos + min_tokens: exact output lengths
+    }
+    const std::string d = (*target)->Describe();
+    port = std::stoi(d.substr(d.rfind(' ') + 1));
+  }
+  // The server is gone with the target: nothing answers on its port.
+  client::LoadOptions o;
+  o.endpoint.port = static_cast<uint16_t>(port);
+  o.model = "goodput-tiny";
+  RealClock clock;
+  auto after = client::RunLoad(o, Small(1), ArrivalSpec{}, clock);
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE((*after)[0].ok);
+  EXPECT_NE((*after)[0].error.find("connect"), std::string::npos) << (*after)[0].error;
+}
+
+TEST(EmbeddedTarget, ReportsWhyServeDidNotStart) {
+  auto target = EmbeddedTarget::Start(GOODPUT_BINARY, "goodput-tiny", {"--kv-cache-dtype", "fp4"}, {});
+  ASSERT_FALSE(target.ok());
+  EXPECT_NE(target.status().message().find("fp4"), std::string::npos) << target.status().message();
+}
+
+TEST(SimTarget, RunsTheSimulator) {
+  auto target = SimTarget::Create("llama-3.1-8b", "h100");
+  ASSERT_TRUE(target.ok()) << target.status().message();
+  ArrivalSpec load;
+  load.concurrency = 8;
+  auto point = MeasurePoint(**target, Small(200, "tpot p99 <= 100ms"), load, 2);
+  ASSERT_TRUE(point.ok());
+  EXPECT_TRUE(point->holds);
+  EXPECT_EQ(point->failed, 0);
+  EXPECT_EQ(point->send_lag_p99, 0);
+  EXPECT_NE((*target)->Describe().find("sim:h100"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace goodput

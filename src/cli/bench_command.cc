@@ -1,0 +1,322 @@
+#include "cli/bench_command.h"
+
+#include <cctype>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "bench/measure.h"
+#include "bench/target.h"
+#include "cli/load_flags.h"
+#include "core/text.h"
+#include "core/units.h"
+#include "sim/sim_report.h"
+
+namespace goodput {
+namespace {
+
+enum class Mode { kBench, kSweep, kCapacity };
+
+struct BenchArgs {
+  std::string target, model, workload, slo, concurrency, rate, serve_args, api_key, vary;
+  double burstiness = 1, timeout = 600, max_load = 0, lag_threshold_ms = 10;
+  int repeat = 0;  // 0: the mode's default
+  int64_t requests = 0;
+  bool chat = false, no_fixed_length = false, json = false;
+};
+
+constexpr const char* kFooter = R"(Targets:
+  http://HOST:PORT[/v1]  any OpenAI-compatible server (--model: the served model name)
+  embedded               goodput serve started on a free loopback port (--model: a preset;
+                         --serve-args: its engine flags), stopped afterwards
+  sim:GPU                the simulator on a catalog GPU (--model: a catalog model)
+Definitions (DESIGN.md §1): TTFT = first token-carrying chunk - arrival (the scheduled
+time in open loop, so client lateness counts); TPOT = (last - first) / (output tokens - 1);
+output tokens from the server's usage, else counted chunks. Failed, timed-out and cut-off
+requests count against attainment. A class holds its SLO when attainment >= its highest
+percentile. Capacity = the last load before some class stops holding its SLO.
+Prompts are sent as token ids (exact input lengths) and outputs fixed with ignore_eos +
+min_tokens unless --no-fixed-length.
+)";
+
+void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
+  c.add_option("--target,-t", a.target, "URL | embedded | sim:GPU")->required();
+  c.add_option("--model,-m", a.model, "Model: served name (URL), preset (embedded) or catalog name (sim)");
+  c.add_option("--workload,-w", a.workload, "Workload file, e.g. data/workloads/chat.yaml")->required();
+  c.add_option("--slo", a.slo, "SLO per class, e.g. 'interactive: ttft p99 <= 1s, tpot p99 <= 100ms'");
+  c.add_option("--concurrency,-c", a.concurrency, mode == Mode::kSweep ? "Closed-loop loads, e.g. 1,2,4,8" : "Closed-loop clients");
+  c.add_option("--rate,-r", a.rate, mode == Mode::kSweep ? "Open-loop request rates, e.g. 1,2,4" : "Open-loop requests/s");
+  c.add_option("--burstiness", a.burstiness, "With --rate: gamma shape (1 = Poisson)")->capture_default_str();
+  c.add_option("--repeat", a.repeat, "Runs per load, figures are medians (default: bench 1, sweep/capacity 5)");
+  c.add_option("--requests", a.requests, "Requests per run (default: the workload's)");
+  c.add_option("--timeout", a.timeout, "Seconds a request may take before it counts as failed")->capture_default_str();
+  c.add_option("--serve-args", a.serve_args, "embedded: goodput serve flags, e.g. '--max-num-seqs 16'");
+  c.add_option("--vary", a.vary, "embedded: run once per value of one serve flag, e.g. max-num-seqs=8,16,32");
+  c.add_option("--api-key", a.api_key, "Bearer token for the target");
+  c.add_option("--lag-threshold-ms", a.lag_threshold_ms, "Send lag (p99) above which a point is flagged")
+      ->capture_default_str();
+  c.add_flag("--chat", a.chat, "Use /chat/completions (text prompts; lengths approximate) instead of /completions");
+  c.add_flag("--no-fixed-length", a.no_fixed_length, "Do not send ignore_eos/min_tokens (servers without them)");
+  if (mode == Mode::kCapacity) {
+    c.add_option("--max-load", a.max_load, "Highest load to try (default 4096 clients or 1000 req/s)");
+  }
+  c.add_flag("--json", a.json, "Print JSON instead of tables");
+  c.footer(kFooter);
+}
+
+Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const std::vector<std::string>& serve_args) {
+  client::LoadOptions o;
+  o.model = a.model;
+  o.chat = a.chat;
+  o.fixed_length = !a.no_fixed_length;
+  o.timeout_s = a.timeout;
+  o.endpoint.api_key = a.api_key;
+  if (!(a.timeout > 0)) return Status::InvalidArgument("--timeout must be positive");
+  if (a.target == "embedded") {
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(self, a.model.empty() ? "goodput-small" : a.model, serve_args, o));
+    return std::unique_ptr<Target>(std::move(t));
+  }
+  if (a.target.rfind("sim:", 0) == 0) {
+    if (a.model.empty()) return Status::InvalidArgument("--target sim:GPU needs --model (a catalog model)");
+    GOODPUT_ASSIGN_OR_RETURN(auto t, SimTarget::Create(a.model, a.target.substr(4)));
+    return std::unique_ptr<Target>(std::move(t));
+  }
+  GOODPUT_ASSIGN_OR_RETURN(o.endpoint, client::ParseEndpoint(a.target));
+  o.endpoint.api_key = a.api_key;
+  if (a.model.empty()) return Status::InvalidArgument("--target URL needs --model (the served model name)");
+  return std::unique_ptr<Target>(std::make_unique<HttpTarget>(o));
+}
+
+struct Outcome {
+  std::string setting;  // "" or "max-num-seqs=16"
+  std::string target;
+  std::string startup;  // embedded: the server's KV capacity lines
+  SweepResult sweep;
+};
+
+std::vector<std::string> SplitArgs(const std::string& s) {
+  std::vector<std::string> out;
+  for (const std::string& piece : Split(s, ' ')) {
+    if (!piece.empty()) out.push_back(piece);
+  }
+  return out;
+}
+
+Result<Outcome> RunOne(const BenchArgs& a, Mode mode, const Workload& w, const std::vector<ArrivalSpec>& ladder,
+                       const std::string& setting, std::vector<std::string> serve_args) {
+  GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Target> target, MakeTarget(a, serve_args));
+  Outcome out;
+  out.setting = setting;
+  out.target = target->Describe();
+  if (auto* e = dynamic_cast<EmbeddedTarget*>(target.get())) out.startup = e->startup_log();
+  const int repeat = a.repeat > 0 ? a.repeat : (mode == Mode::kBench ? 1 : 5);
+  const std::string prefix = setting.empty() ? "" : setting + ": ";
+  PointRunner run = [&](const ArrivalSpec& load) {
+    return MeasurePoint(*target, w, load, repeat, [&](int i, int n) {
+      Progress(fmt::format("{}load {}: run {} of {} ({} requests)", prefix, LoadLabel(load), i, n, w.requests));
+    });
+  };
+  GOODPUT_ASSIGN_OR_RETURN(out.sweep, mode == Mode::kCapacity ? RunCapacitySearch(run, ladder.front(), a.max_load, w.requests)
+                                                              : RunLadder(run, ladder));
+  return out;
+}
+
+Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode) {
+  GOODPUT_ASSIGN_OR_RETURN(Workload w, LoadWorkload(a.workload));
+  if (!a.slo.empty()) {
+    auto slo = ParseSlo(a.slo);
+    if (!slo.ok()) return slo.status().WithContext("--slo");
+    GOODPUT_RETURN_IF_ERROR(ApplySlo(w, *slo).WithContext("--slo"));
+  }
+  if (a.requests < 0) return Status::InvalidArgument("--requests must be positive");
+  if (a.requests > 0) w.requests = a.requests;
+  if (a.repeat < 0) return Status::InvalidArgument("--repeat must be at least 1");
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<ArrivalSpec> ladder, Ladder(a.concurrency, a.rate, a.burstiness, w));
+  if (mode == Mode::kBench && ladder.size() != 1) {
+    return Status::InvalidArgument("goodput bench runs one load; use goodput sweep for several");
+  }
+  const std::vector<std::string> base_args = SplitArgs(a.serve_args);
+  if (a.vary.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, "", base_args));
+    return std::vector<Outcome>{std::move(o)};
+  }
+  if (a.target != "embedded") {
+    return Status::InvalidArgument("--vary restarts the server per value: use --target embedded (for the simulator, "
+                                   "goodput sim --sweep; for a URL, restart your server per value)");
+  }
+  const size_t eq = a.vary.find('=');
+  if (eq == std::string::npos || eq == 0) return Status::InvalidArgument("--vary must look like FLAG=V1,V2");
+  const std::string flag = a.vary.substr(0, eq);
+  std::vector<Outcome> outs;
+  for (const std::string& value : Split(a.vary.substr(eq + 1), ',')) {
+    if (value.empty()) return Status::InvalidArgument("--vary: empty value in '" + a.vary + "'");
+    std::vector<std::string> args = base_args;
+    args.push_back("--" + flag);
+    args.push_back(value);
+    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, flag + "=" + value, args));
+    outs.push_back(std::move(o));
+  }
+  return outs;
+}
+
+// Notes per load, merged when several loads say the same: "loads 1, 2, 4: ...".
+class Notes {
+ public:
+  void Add(const std::string& load, const std::string& text) {
+    for (auto& [loads, t] : notes_) {
+      if (t == text) {
+        loads += ", " + load;
+        return;
+      }
+    }
+    notes_.emplace_back(load, text);
+  }
+  void AddGeneral(const std::string& text) { notes_.emplace_back("", text); }
+  std::vector<std::string> Lines() const {
+    std::vector<std::string> out;
+    for (const auto& [loads, text] : notes_) {
+      if (loads.empty()) out.push_back(text);
+      else out.push_back((loads.find(',') == std::string::npos ? "load " : "loads ") + loads + ": " + text);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> notes_;
+};
+
+// What the figures say about the measurement itself (the source's warnings).
+std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double lag_threshold_s) {
+  Notes notes;
+  for (const PointResult& p : points) {
+    if (p.failed > 0) notes.Add(p.label, fmt::format("{:g} failed requests per run, e.g. {}", p.failed, p.top_error));
+    if (p.send_lag_p99 > lag_threshold_s) {
+      notes.Add(p.label, fmt::format("client send lag p99 {} > {}: the client was late, the point is not trustworthy",
+                                     FormatDuration(p.send_lag_p99), FormatDuration(lag_threshold_s)));
+    }
+    if (p.usage_mismatch > 0) {
+      notes.Add(p.label, "some requests' usage disagrees with their counted chunks (a chunk without text, or "
+                         "several tokens per chunk); TPOT uses usage");
+    }
+  }
+  for (size_t i = 1; i < points.size(); ++i) {
+    const PointResult &lo = points[i - 1], &hi = points[i];
+    if (hi.throughput > lo.throughput * 1.02 && hi.goodput < lo.goodput * 0.98) {
+      notes.AddGeneral(fmt::format("load {} -> {}: throughput rises while goodput falls: past the knee", lo.label, hi.label));
+    }
+  }
+  if (points.size() >= 3 && points.front().tpot_p50 > 0 && points.back().load.kind == ArrivalKind::kClosedLoop &&
+      points.back().load.concurrency >= 8 * points.front().load.concurrency &&
+      points.back().tpot_p50 < 1.1 * points.front().tpot_p50) {
+    notes.AddGeneral("per-token time stays flat while concurrency rises 8x or more: the engine is not the bottleneck "
+                     "(you may be measuring client or network overhead)");
+  }
+  return notes.Lines();
+}
+
+// The KV pool's tokens from the server's "GPU KV cache size: N tokens" line.
+std::optional<int64_t> KvTokens(const std::string& startup) {
+  const std::string key = "GPU KV cache size: ";
+  const size_t at = startup.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  int64_t n = 0;
+  bool any = false;
+  for (size_t i = at + key.size(); i < startup.size() && (std::isdigit(startup[i]) || startup[i] == ','); ++i) {
+    if (startup[i] == ',') continue;
+    n = n * 10 + (startup[i] - '0');
+    any = true;
+  }
+  return any ? std::optional<int64_t>(n) : std::nullopt;
+}
+
+// max_num_seqs two ways: what the KV pool holds at the workload's p99
+// request length (the planner's view) and the measured capacity.
+std::string MaxNumSeqsAdvice(const Outcome& o, const Workload& w) {
+  const auto kv = KvTokens(o.startup);
+  const auto& cap = o.sweep.capacity;
+  if (!kv || !cap || o.sweep.points[*cap].load.kind != ArrivalKind::kClosedLoop) return "";
+  int64_t p99_len = 1;
+  for (const auto& c : w.classes) p99_len = std::max(p99_len, c.prompt.Quantile(0.99) + c.output.Quantile(0.99));
+  const int64_t planner = *kv / p99_len;
+  const int64_t measured = o.sweep.points[*cap].load.concurrency;
+  return fmt::format(
+      "max_num_seqs: planner {} (the KV pool's {} tokens / {} tokens per p99-length request); measured {} (the "
+      "highest concurrency that holds the SLO); recommended {}\n",
+      FormatCount(planner), FormatCount(*kv), FormatCount(p99_len), measured, std::min(planner, measured));
+}
+
+void Print(const BenchArgs& a, const Workload& w, const std::vector<Outcome>& outs) {
+  const SloSpec slo = w.Slo();
+  for (const Outcome& o : outs) {
+    if (!o.setting.empty()) std::cout << "=== " << o.setting << " ===\n";
+    std::cout << fmt::format("target: {}\nworkload {} ({} requests per run), SLO: {}\n", o.target, w.name, w.requests,
+                             slo.empty() ? std::string("none") : slo.ToString());
+    for (const std::string& line : Split(o.startup, '\n')) {
+      if (line.rfind("GPU KV cache size", 0) == 0 || line.rfind("Maximum concurrency", 0) == 0) {
+        std::cout << "server: " << line << "\n";
+      }
+    }
+    std::cout << "\n" << FormatPointTable(o.sweep.points) << "\n"
+              << FormatCapacity(o.sweep.points, o.sweep.capacity, o.sweep.capped) << MaxNumSeqsAdvice(o, w);
+    const auto notes = Diagnose(o.sweep.points, a.lag_threshold_ms / 1e3);
+    for (const auto& n : notes) std::cout << "note: " << n << "\n";
+    std::cout << "\n";
+  }
+}
+
+boost::json::value ToJson(const std::vector<Outcome>& outs) {
+  boost::json::array results;
+  for (const auto& o : outs) {
+    boost::json::array points;
+    for (const auto& p : o.sweep.points) {
+      boost::json::value v = PointToJson(p);
+      v.as_object()["failed"] = p.failed;
+      v.as_object()["send_lag_p99_s"] = p.send_lag_p99;
+      v.as_object()["usage_mismatch"] = p.usage_mismatch;
+      points.push_back(std::move(v));
+    }
+    const auto& cap = o.sweep.capacity;
+    results.push_back(boost::json::object{
+        {"setting", o.setting},
+        {"target", o.target},
+        {"points", points},
+        {"capacity", cap ? boost::json::value(o.sweep.points[*cap].label) : boost::json::value(nullptr)},
+        {"capacity_capped", o.sweep.capped}});
+  }
+  return boost::json::object{{"results", results}};
+}
+
+void Run(const BenchArgs& a, Mode mode, const char* name) {
+  auto outs = RunAll(a, mode);
+  Progress("");
+  if (!outs.ok()) throw CLI::RuntimeError(fmt::format("goodput {}: {}", name, outs.status().message()), 2);
+  if (a.json) {
+    std::cout << boost::json::serialize(ToJson(*outs)) << "\n";
+    return;
+  }
+  Workload w = *LoadWorkload(a.workload);
+  if (!a.slo.empty()) (void)ApplySlo(w, *ParseSlo(a.slo));
+  if (a.requests > 0) w.requests = a.requests;
+  Print(a, w, *outs);
+}
+
+void AddOne(CLI::App& app, Mode mode, const char* name, const char* help) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* c = app.add_subcommand(name, help);
+  AddFlags(*c, *args, mode);
+  c->callback([args, mode, name]() { Run(*args, mode, name); });
+}
+
+}  // namespace
+
+void AddBenchCommands(CLI::App& app) {
+  AddOne(app, Mode::kBench, "bench", "Measure one load point against a target: TTFT/TPOT, attainment, goodput");
+  AddOne(app, Mode::kSweep, "sweep", "Measure a ladder of loads (--repeat runs each, medians) against a target");
+  AddOne(app, Mode::kCapacity, "capacity", "Search the highest load at which every class holds its SLO on a target");
+}
+
+}  // namespace goodput

@@ -1,0 +1,90 @@
+// End-to-end tests of `goodput bench`, `sweep` and `capacity` as a user runs
+// them: against the simulator, goodput serve (embedded) and a dead URL.
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "run_command.h"
+
+namespace goodput {
+namespace {
+
+using testing::RunGoodput;
+
+const std::string kData = GOODPUT_SOURCE_DATA_DIR;
+
+TEST(CliBench, SimTargetCapacitySearch) {
+  auto r = RunGoodput("capacity --target sim:h100 --model llama-3.1-8b --workload " + kData +
+                      "/workloads/chat.yaml --requests 300 --repeat 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  boost::system::error_code ec;
+  auto doc = boost::json::parse(r.out, ec);
+  ASSERT_FALSE(ec) << r.out.substr(0, 300);
+  const auto& result = doc.at("results").at(0);
+  EXPECT_NE(result.at("target").as_string().find("sim:h100"), std::string::npos);
+  EXPECT_FALSE(result.at("capacity").is_null()) << r.out;
+  // Every probe below the capacity holds, every one above fails.
+  const std::string cap(result.at("capacity").as_string());
+  bool above = false;
+  for (const auto& p : result.at("points").as_array()) {
+    EXPECT_EQ(p.at("holds").as_bool(), !above) << boost::json::serialize(p);
+    if (p.at("load").as_string() == cap) above = true;
+  }
+}
+
+// The embedded target: goodput serve on the tiny model, a two-point sweep
+// with exact lengths and the server's own KV lines beside the table.
+TEST(CliBench, EmbeddedSweepAgainstGoodputServe) {
+  auto r = RunGoodput("sweep --target embedded --model goodput-tiny --workload " + kData +
+                      "/workloads/chat-cpu.yaml --concurrency 1,4 --repeat 2 --requests 12 "
+                      "--serve-args '--kv-cache-memory 64MiB'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("target: embedded `goodput serve --model goodput-tiny --kv-cache-memory 64MiB`"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("server: GPU KV cache size: 131,072 tokens"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max_num_seqs: planner"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("failed requests"), std::string::npos) << r.out;
+}
+
+TEST(CliBench, VaryRestartsTheServerPerValue) {
+  auto r = RunGoodput("bench --target embedded --model goodput-tiny --workload " + kData +
+                      "/workloads/chat-cpu.yaml --concurrency 2 --requests 6 --serve-args '--kv-cache-memory 64MiB' "
+                      "--vary max-num-seqs=1,4 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto results = boost::json::parse(r.out).at("results").as_array();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].at("setting").as_string(), "max-num-seqs=1");
+  EXPECT_NE(results[1].at("target").as_string().find("--max-num-seqs 4"), std::string::npos);
+}
+
+// Nothing listens: every request fails with its reason, the run completes,
+// the SLO fails (failures stay in the denominator).
+TEST(CliBench, UnreachableUrlIsMeasuredAsFailures) {
+  auto r = RunGoodput("bench --target http://127.0.0.1:9 --model m --workload " + kData +
+                      "/workloads/chat-cpu.yaml --concurrency 2 --requests 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fails"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 failed requests per run, e.g. connect 127.0.0.1:9"), std::string::npos) << r.out;
+}
+
+TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
+  const std::string w = " --workload " + kData + "/workloads/chat-cpu.yaml";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bench --target https://127.0.0.1:1 --model m" + w, "https targets are not supported"},
+      {"bench --target nonsense --model m" + w, "is not a URL"},
+      {"bench --target sim:h100" + w, "needs --model"},
+      {"bench --target sim:nope --model llama-3.1-8b" + w, "nope"},
+      {"bench --target embedded --model goodput-tiny --serve-args '--kv-cache-dtype fp4'" + w, "fp4"},
+      {"bench --target http://127.0.0.1:9 --model m --concurrency 1,2" + w, "use goodput sweep"},
+      {"sweep --target http://127.0.0.1:9 --model m --vary max-num-seqs=1,2" + w, "--vary restarts"},
+      {"bench --target http://127.0.0.1:9 --model m --workload /nonexistent.yaml", "nonexistent"},
+      {"bench --target http://127.0.0.1:9 --model m --concurrency 0" + w, "not a positive number"},
+  };
+  for (const auto& [args, message] : cases) {
+    auto r = RunGoodput(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace goodput
