@@ -14,7 +14,11 @@ namespace goodput {
 // Reports "repetition i of n" before each run; may be empty.
 using RepetitionProgress = std::function<void(int, int)>;
 
+// `runs`, when given, receives every repetition's run (for the ledger).
+// `stop`, when given and true between repetitions, ends the point with an
+// "interrupted" error.
 Result<PointResult> MeasurePoint(Target& target, const Workload& workload, const ArrivalSpec& load, int repeats,
-                                 const RepetitionProgress& progress = {});
+                                 const RepetitionProgress& progress = {}, std::vector<SimRun>* runs = nullptr,
+                                 const std::function<bool()>& stop = {});
 
 }  // namespace goodput

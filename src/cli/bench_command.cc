@@ -1,7 +1,13 @@
 #include "cli/bench_command.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cctype>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 
@@ -13,6 +19,7 @@
 #include "cli/load_flags.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "ledger/ledger.h"
 #include "sim/sim_report.h"
 
 namespace goodput {
@@ -21,12 +28,17 @@ namespace {
 enum class Mode { kBench, kSweep, kCapacity };
 
 struct BenchArgs {
-  std::string target, model, workload, slo, concurrency, rate, serve_args, api_key, vary;
+  std::string target, model, workload, slo, concurrency, rate, serve_args, api_key, vary, ledger = "goodput.db";
   double burstiness = 1, timeout = 600, max_load = 0, lag_threshold_ms = 10;
   int repeat = 0;  // 0: the mode's default
   int64_t requests = 0;
-  bool chat = false, no_fixed_length = false, json = false;
+  bool chat = false, no_fixed_length = false, json = false, no_ledger = false, save_requests = false;
 };
+
+// Set by SIGINT: no new request is sent, the current point is dropped, the
+// points already measured stay in the ledger and the run is marked interrupted.
+std::atomic<bool> g_interrupted{false};
+bool Interrupted() { return g_interrupted.load(); }
 
 constexpr const char* kFooter = R"(Targets:
   http://HOST:PORT[/v1]  any OpenAI-compatible server (--model: the served model name)
@@ -63,6 +75,9 @@ void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
   if (mode == Mode::kCapacity) {
     c.add_option("--max-load", a.max_load, "Highest load to try (default 4096 clients or 1000 req/s)");
   }
+  c.add_option("--ledger", a.ledger, "SQLite ledger that keeps every run (goodput ledger list)")->capture_default_str();
+  c.add_flag("--no-ledger", a.no_ledger, "Do not record this run");
+  c.add_flag("--save-requests", a.save_requests, "Also keep every request's record in the ledger");
   c.add_flag("--json", a.json, "Print JSON instead of tables");
   c.footer(kFooter);
 }
@@ -74,6 +89,7 @@ Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const std::vector
   o.fixed_length = !a.no_fixed_length;
   o.timeout_s = a.timeout;
   o.endpoint.api_key = a.api_key;
+  o.stop = Interrupted;
   if (!(a.timeout > 0)) return Status::InvalidArgument("--timeout must be positive");
   if (a.target == "embedded") {
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
@@ -106,8 +122,27 @@ std::vector<std::string> SplitArgs(const std::string& s) {
   return out;
 }
 
+// Where a run is recorded (absent with --no-ledger).
+struct Recording {
+  Ledger* ledger = nullptr;
+  int64_t run = 0;
+  bool save_requests = false;
+};
+
+Status Record(const Recording& rec, const std::string& setting, const Workload& w, const ArrivalSpec& load,
+              const PointResult& point, const std::vector<SimRun>& runs) {
+  if (!rec.ledger) return Status::Ok();
+  std::vector<PointResult> reps;
+  std::vector<std::vector<RequestRecord>> records;
+  for (const SimRun& run : runs) {
+    reps.push_back(Summarise(w, load, {run}));
+    if (rec.save_requests) records.push_back(run.records);
+  }
+  return rec.ledger->AddPoint(rec.run, setting, point, w.requests, reps, records);
+}
+
 Result<Outcome> RunOne(const BenchArgs& a, Mode mode, const Workload& w, const std::vector<ArrivalSpec>& ladder,
-                       const std::string& setting, std::vector<std::string> serve_args) {
+                       const std::string& setting, std::vector<std::string> serve_args, const Recording& rec) {
   GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Target> target, MakeTarget(a, serve_args));
   Outcome out;
   out.setting = setting;
@@ -115,17 +150,22 @@ Result<Outcome> RunOne(const BenchArgs& a, Mode mode, const Workload& w, const s
   if (auto* e = dynamic_cast<EmbeddedTarget*>(target.get())) out.startup = e->startup_log();
   const int repeat = a.repeat > 0 ? a.repeat : (mode == Mode::kBench ? 1 : 5);
   const std::string prefix = setting.empty() ? "" : setting + ": ";
-  PointRunner run = [&](const ArrivalSpec& load) {
-    return MeasurePoint(*target, w, load, repeat, [&](int i, int n) {
+  PointRunner run = [&](const ArrivalSpec& load) -> Result<PointResult> {
+    std::vector<SimRun> runs;
+    auto progress = [&](int i, int n) {
       Progress(fmt::format("{}load {}: run {} of {} ({} requests)", prefix, LoadLabel(load), i, n, w.requests));
-    });
+    };
+    GOODPUT_ASSIGN_OR_RETURN(PointResult point, MeasurePoint(*target, w, load, repeat, progress, &runs, Interrupted));
+    GOODPUT_RETURN_IF_ERROR(Record(rec, setting, w, load, point, runs));
+    return point;
   };
-  GOODPUT_ASSIGN_OR_RETURN(out.sweep, mode == Mode::kCapacity ? RunCapacitySearch(run, ladder.front(), a.max_load, w.requests)
-                                                              : RunLadder(run, ladder));
+  GOODPUT_ASSIGN_OR_RETURN(out.sweep, mode == Mode::kCapacity
+                                          ? RunCapacitySearch(run, ladder.front(), a.max_load, w.requests)
+                                          : RunLadder(run, ladder));
   return out;
 }
 
-Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode) {
+Result<Workload> LoadWithFlags(const BenchArgs& a) {
   GOODPUT_ASSIGN_OR_RETURN(Workload w, LoadWorkload(a.workload));
   if (!a.slo.empty()) {
     auto slo = ParseSlo(a.slo);
@@ -134,6 +174,10 @@ Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode) {
   }
   if (a.requests < 0) return Status::InvalidArgument("--requests must be positive");
   if (a.requests > 0) w.requests = a.requests;
+  return w;
+}
+
+Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode, const Workload& w, const Recording& rec) {
   if (a.repeat < 0) return Status::InvalidArgument("--repeat must be at least 1");
   GOODPUT_ASSIGN_OR_RETURN(std::vector<ArrivalSpec> ladder, Ladder(a.concurrency, a.rate, a.burstiness, w));
   if (mode == Mode::kBench && ladder.size() != 1) {
@@ -141,7 +185,7 @@ Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode) {
   }
   const std::vector<std::string> base_args = SplitArgs(a.serve_args);
   if (a.vary.empty()) {
-    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, "", base_args));
+    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, "", base_args, rec));
     return std::vector<Outcome>{std::move(o)};
   }
   if (a.target != "embedded") {
@@ -157,7 +201,7 @@ Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode) {
     std::vector<std::string> args = base_args;
     args.push_back("--" + flag);
     args.push_back(value);
-    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, flag + "=" + value, args));
+    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, flag + "=" + value, args, rec));
     outs.push_back(std::move(o));
   }
   return outs;
@@ -290,18 +334,83 @@ boost::json::value ToJson(const std::vector<Outcome>& outs) {
   return boost::json::object{{"results", results}};
 }
 
+// "AMD EPYC (2 CPUs)" from /proc/cpuinfo, for the ledger.
+std::string HostCpu() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, model;
+  int cpus = 0;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      model = std::string(Trim(line.substr(line.find(':') + 1)));
+      ++cpus;
+    }
+  }
+  return model.empty() ? "unknown CPU" : fmt::format("{} ({} CPUs)", model, cpus);
+}
+
+RunInfo InfoFor(const BenchArgs& a, const Workload& w, const char* name) {
+  RunInfo i;
+  i.command = CommandLine().empty() ? std::string("goodput ") + name : CommandLine();
+  i.target = a.target + (a.serve_args.empty() ? "" : " " + a.serve_args) + (a.vary.empty() ? "" : " --vary " + a.vary);
+  i.model = a.model;
+  i.hardware = a.target.rfind("sim:", 0) == 0 ? a.target : HostCpu();
+  i.workload_name = w.name;
+  std::ifstream f(a.workload);
+  std::stringstream text;
+  text << f.rdbuf();
+  i.workload_text = text.str();
+  i.slo = w.Slo().empty() ? "" : w.Slo().ToString();
+  i.version = GOODPUT_VERSION;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  i.host = host;
+  return i;
+}
+
 void Run(const BenchArgs& a, Mode mode, const char* name) {
-  auto outs = RunAll(a, mode);
+  const auto fail = [&](const Status& st) {
+    throw CLI::RuntimeError(fmt::format("goodput {}: {}", name, st.message()), 2);
+  };
+  auto w = LoadWithFlags(a);
+  if (!w.ok()) fail(w.status());
+  std::unique_ptr<Ledger> ledger;
+  Recording rec;
+  rec.save_requests = a.save_requests;
+  if (!a.no_ledger) {
+    auto opened = Ledger::Open(a.ledger);
+    if (!opened.ok()) fail(opened.status());
+    ledger = std::move(*opened);
+    auto id = ledger->BeginRun(InfoFor(a, *w, name));
+    if (!id.ok()) fail(id.status());
+    rec = Recording{ledger.get(), *id, a.save_requests};
+  }
+  std::signal(SIGINT, [](int) { g_interrupted.store(true); });
+  auto outs = RunAll(a, mode, *w, rec);
+  std::signal(SIGINT, SIG_DFL);
   Progress("");
-  if (!outs.ok()) throw CLI::RuntimeError(fmt::format("goodput {}: {}", name, outs.status().message()), 2);
+  if (!outs.ok()) {
+    if (rec.ledger) (void)rec.ledger->FinishRun(rec.run, Interrupted() ? "interrupted" : "failed");
+    if (Interrupted()) {
+      std::cerr << fmt::format("goodput {}: interrupted; the points measured so far are kept as run {} in {}\n", name,
+                               rec.run, a.ledger);
+      throw CLI::RuntimeError("", 130);
+    }
+    fail(outs.status());
+  }
+  if (rec.ledger) {
+    if (Status st = rec.ledger->FinishRun(rec.run, "complete"); !st.ok()) fail(st);
+  }
   if (a.json) {
-    std::cout << boost::json::serialize(ToJson(*outs)) << "\n";
+    boost::json::value v = ToJson(*outs);
+    if (rec.ledger) v.as_object()["ledger_run"] = rec.run;
+    std::cout << boost::json::serialize(v) << "\n";
     return;
   }
-  Workload w = *LoadWorkload(a.workload);
-  if (!a.slo.empty()) (void)ApplySlo(w, *ParseSlo(a.slo));
-  if (a.requests > 0) w.requests = a.requests;
-  Print(a, w, *outs);
+  Print(a, *w, *outs);
+  if (rec.ledger) {
+    std::cout << fmt::format("ledger: run {} in {} (which figures may be quoted: goodput ledger quote {}{})\n", rec.run,
+                             a.ledger, rec.run, a.ledger == "goodput.db" ? "" : " --ledger " + a.ledger);
+  }
 }
 
 void AddOne(CLI::App& app, Mode mode, const char* name, const char* help) {

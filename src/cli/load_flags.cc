@@ -49,4 +49,23 @@ void Progress(const std::string& what) {
   if (tty) std::cerr << "\r\033[K" << what << std::flush;
 }
 
+namespace {
+std::string& StoredCommandLine() {
+  static std::string line;
+  return line;
+}
+}  // namespace
+
+void SetCommandLine(int argc, char** argv) {
+  std::string& line = StoredCommandLine();
+  line = "goodput";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool quote = arg.empty() || arg.find_first_of(" \t'\"$") != std::string::npos;
+    line += " " + (quote ? "'" + arg + "'" : arg);
+  }
+}
+
+const std::string& CommandLine() { return StoredCommandLine(); }
+
 }  // namespace goodput

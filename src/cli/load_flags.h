@@ -22,4 +22,8 @@ Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const st
 // clean); "" clears it.
 void Progress(const std::string& what);
 
+// The command line as typed (main records it; the ledger stores it).
+void SetCommandLine(int argc, char** argv);
+const std::string& CommandLine();
+
 }  // namespace goodput

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/bench_command.h"
+#include "cli/ledger_command.h"
+#include "cli/load_flags.h"
 #include "cli/plan_command.h"
 #include "cli/serve_command.h"
 #include "cli/sim_command.h"
@@ -16,6 +18,8 @@ int main(int argc, char** argv) {
   goodput::AddSimCommand(app);
   goodput::AddServeCommand(app);
   goodput::AddBenchCommands(app);
+  goodput::AddLedgerCommand(app);
+  goodput::SetCommandLine(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

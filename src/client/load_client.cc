@@ -38,7 +38,12 @@ class Run {
     for (int c = 0; c < gen_.closed_clients(); ++c) net::co_spawn(ioc_, ClosedClient(c), net::detached);
     net::co_spawn(ioc_, OpenArrivals(), net::detached);
     ioc_.run();
-    return std::move(records_);
+    // Stopped early: the slots of requests never sent stay empty and are dropped.
+    std::vector<RequestRecord> out;
+    for (size_t i = 0; i < records_.size(); ++i) {
+      if (stored_[i]) out.push_back(std::move(records_[i]));
+    }
+    return out;
   }
 
  private:
@@ -48,10 +53,15 @@ class Run {
     return s;
   }
   double Now() const { return clock_.Now() - t0_; }
+  bool Stopped() const { return o_.stop && o_.stop(); }
 
   awaitable<void> ClosedClient(int client) {
     std::optional<beast::tcp_stream> conn;
-    while (auto item = gen_.NextForClient(client, Now())) co_await Send(*item, conn);
+    while (!Stopped()) {
+      auto item = gen_.NextForClient(client, Now());
+      if (!item) break;
+      co_await Send(*item, conn);
+    }
   }
 
   awaitable<void> OpenArrivals() {
@@ -60,6 +70,7 @@ class Run {
       const WorkItem item = gen_.PopOpen();
       timer.expires_after(Seconds(*t - Now()));  // the absolute schedule, re-read every time
       co_await timer.async_wait(kNoThrow);
+      if (Stopped()) break;
       net::co_spawn(ioc_, SendPooled(item), net::detached);
     }
   }
@@ -92,8 +103,12 @@ class Run {
   }
 
   void Store(int64_t index, RequestRecord rec) {
-    if (static_cast<int64_t>(records_.size()) <= index) records_.resize(index + 1);
+    if (static_cast<int64_t>(records_.size()) <= index) {
+      records_.resize(index + 1);
+      stored_.resize(index + 1, false);
+    }
     records_[index] = std::move(rec);
+    stored_[index] = true;
     ++finished_;
     if (o_.progress) o_.progress(finished_, gen_.budget());
   }
@@ -218,6 +233,7 @@ class Run {
   net::io_context ioc_{1};
   std::vector<beast::tcp_stream> idle_;
   std::vector<RequestRecord> records_;
+  std::vector<bool> stored_;
   int64_t finished_ = 0;
   double t0_ = 0;
 };

@@ -1,0 +1,11 @@
+// `goodput ledger list | show RUN | quote RUN`: what was measured, and which
+// of its figures may be quoted (decided by the rules in ledger/quote.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace goodput {
+
+void AddLedgerCommand(CLI::App& app);
+
+}  // namespace goodput

@@ -1,0 +1,270 @@
+#include "ledger/ledger.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <boost/json.hpp>
+
+#include "sim/sim_report.h"
+
+namespace goodput {
+namespace {
+
+constexpr const char* kSchema = R"(
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL DEFAULT (datetime('now')),
+  finished_at TEXT,
+  status TEXT NOT NULL DEFAULT 'running',
+  command TEXT, target TEXT, model TEXT, hardware TEXT, workload_name TEXT, workload TEXT,
+  slo TEXT, version TEXT, host TEXT);
+CREATE TABLE IF NOT EXISTS points (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  setting TEXT NOT NULL,
+  load_label TEXT NOT NULL, arrival TEXT NOT NULL, concurrency INTEGER, rate REAL,
+  repeats INTEGER, requests_per_run INTEGER,
+  throughput REAL, goodput REAL, ttft_p50 REAL, ttft_p99 REAL, tpot_p50 REAL, tpot_p99 REAL,
+  throughput_spread REAL, failed REAL, send_lag_p99 REAL, usage_mismatch REAL, holds INTEGER,
+  summary TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS repetitions (
+  point_id INTEGER NOT NULL REFERENCES points(id),
+  repetition INTEGER NOT NULL,
+  throughput REAL, goodput REAL, ttft_p99 REAL, tpot_p99 REAL, failed REAL, send_lag_p99 REAL, holds INTEGER,
+  summary TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS requests (
+  point_id INTEGER NOT NULL REFERENCES points(id),
+  repetition INTEGER NOT NULL,
+  class TEXT, t_arrival REAL, t_sent REAL, t_first REAL, t_last REAL, n_in INTEGER, n_out INTEGER,
+  ok INTEGER, error TEXT);
+)";
+
+template <typename F>
+Status Guard(const char* what, F&& f) {
+  try {
+    f();
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return Status::IoError(std::string("ledger: ") + what + ": " + e.what());
+  }
+}
+
+std::string Json(const PointResult& p) {
+  boost::json::value v = PointToJson(p);
+  return boost::json::serialize(v);
+}
+
+void BindOptional(SQLite::Statement& s, int i, const std::optional<double>& v) {
+  if (v) s.bind(i, *v);
+  else s.bind(i);
+}
+
+PointResult PointFrom(SQLite::Statement& q) {
+  PointResult p;
+  p.label = q.getColumn("load_label").getString();
+  p.load.kind = q.getColumn("arrival").getString() == "closed" ? ArrivalKind::kClosedLoop : ArrivalKind::kPoisson;
+  p.load.concurrency = q.getColumn("concurrency").getInt();
+  p.load.rate = q.getColumn("rate").getDouble();
+  p.repeats = q.getColumn("repeats").getInt();
+  p.throughput = q.getColumn("throughput").getDouble();
+  p.goodput = q.getColumn("goodput").getDouble();
+  p.ttft_p50 = q.getColumn("ttft_p50").getDouble();
+  p.ttft_p99 = q.getColumn("ttft_p99").getDouble();
+  p.tpot_p50 = q.getColumn("tpot_p50").getDouble();
+  p.tpot_p99 = q.getColumn("tpot_p99").getDouble();
+  p.throughput_spread = q.getColumn("throughput_spread").getDouble();
+  p.failed = q.getColumn("failed").getDouble();
+  p.send_lag_p99 = q.getColumn("send_lag_p99").getDouble();
+  p.usage_mismatch = q.getColumn("usage_mismatch").getDouble();
+  p.holds = q.getColumn("holds").getInt() != 0;
+  p.per_request_speed = p.tpot_p50 > 0 ? 1.0 / p.tpot_p50 : 0;  // as Summarise derives it
+  return p;
+}
+
+}  // namespace
+
+Ledger::Ledger(std::unique_ptr<SQLite::Database> db) : db_(std::move(db)) {}
+Ledger::~Ledger() = default;
+
+Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
+  std::unique_ptr<SQLite::Database> db;
+  Status st = Guard("open", [&] {
+    db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db->exec("PRAGMA foreign_keys = ON");
+    db->exec(kSchema);
+  });
+  if (!st.ok()) return st.WithContext(path);
+  return std::unique_ptr<Ledger>(new Ledger(std::move(db)));
+}
+
+Result<int64_t> Ledger::BeginRun(const RunInfo& i) {
+  int64_t id = 0;
+  GOODPUT_RETURN_IF_ERROR(Guard("begin run", [&] {
+    SQLite::Statement s(*db_,
+                        "INSERT INTO runs (command, target, model, hardware, workload_name, workload, slo, version, host) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    int k = 1;
+    for (const std::string* v : {&i.command, &i.target, &i.model, &i.hardware, &i.workload_name, &i.workload_text,
+                                 &i.slo, &i.version, &i.host}) {
+      s.bind(k++, *v);
+    }
+    s.exec();
+    id = db_->getLastInsertRowid();
+  }));
+  return id;
+}
+
+Status Ledger::AddPoint(int64_t run, const std::string& setting, const PointResult& p, int64_t requests_per_run,
+                        const std::vector<PointResult>& repetitions,
+                        const std::vector<std::vector<RequestRecord>>& records) {
+  return Guard("add point", [&] {
+    SQLite::Transaction tx(*db_);
+    SQLite::Statement s(*db_,
+                        "INSERT INTO points (run_id, setting, load_label, arrival, concurrency, rate, repeats, "
+                        "requests_per_run, throughput, goodput, ttft_p50, ttft_p99, tpot_p50, tpot_p99, "
+                        "throughput_spread, failed, send_lag_p99, usage_mismatch, holds, summary) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    s.bind(1, run);
+    s.bind(2, setting);
+    s.bind(3, p.label);
+    s.bind(4, ArrivalKindName(p.load.kind));
+    s.bind(5, p.load.concurrency);
+    s.bind(6, p.load.rate);
+    s.bind(7, p.repeats);
+    s.bind(8, requests_per_run);
+    int k = 9;
+    for (double v : {p.throughput, p.goodput, p.ttft_p50, p.ttft_p99, p.tpot_p50, p.tpot_p99, p.throughput_spread,
+                     p.failed, p.send_lag_p99, p.usage_mismatch}) {
+      s.bind(k++, v);
+    }
+    s.bind(19, p.holds ? 1 : 0);
+    s.bind(20, Json(p));
+    s.exec();
+    const int64_t point = db_->getLastInsertRowid();
+    SQLite::Statement r(*db_,
+                        "INSERT INTO repetitions (point_id, repetition, throughput, goodput, ttft_p99, tpot_p99, "
+                        "failed, send_lag_p99, holds, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (size_t i = 0; i < repetitions.size(); ++i) {
+      const PointResult& q = repetitions[i];
+      r.reset();
+      r.bind(1, point);
+      r.bind(2, static_cast<int64_t>(i + 1));
+      int j = 3;
+      for (double v : {q.throughput, q.goodput, q.ttft_p99, q.tpot_p99, q.failed, q.send_lag_p99}) r.bind(j++, v);
+      r.bind(9, q.holds ? 1 : 0);
+      r.bind(10, Json(q));
+      r.exec();
+    }
+    SQLite::Statement rq(*db_,
+                         "INSERT INTO requests (point_id, repetition, class, t_arrival, t_sent, t_first, t_last, n_in, "
+                         "n_out, ok, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (size_t i = 0; i < records.size(); ++i) {
+      for (const RequestRecord& rec : records[i]) {
+        rq.reset();
+        rq.bind(1, point);
+        rq.bind(2, static_cast<int64_t>(i + 1));
+        rq.bind(3, rec.request_class);
+        rq.bind(4, rec.t_arrival);
+        rq.bind(5, rec.t_sent);
+        BindOptional(rq, 6, rec.t_first);
+        BindOptional(rq, 7, rec.t_last);
+        rq.bind(8, rec.n_in);
+        rq.bind(9, rec.n_out);
+        rq.bind(10, rec.ok ? 1 : 0);
+        rq.bind(11, rec.error);
+        rq.exec();
+      }
+    }
+    tx.commit();
+  });
+}
+
+Status Ledger::FinishRun(int64_t run, const std::string& status) {
+  return Guard("finish run", [&] {
+    SQLite::Statement s(*db_, "UPDATE runs SET status = ?, finished_at = datetime('now') WHERE id = ?");
+    s.bind(1, status);
+    s.bind(2, run);
+    s.exec();
+  });
+}
+
+Result<std::vector<StoredRun>> Ledger::ListRuns() {
+  std::vector<StoredRun> out;
+  GOODPUT_RETURN_IF_ERROR(Guard("list", [&] {
+    SQLite::Statement q(*db_,
+                        "SELECT r.id, r.started_at, COALESCE(r.finished_at, ''), r.status, r.command, r.target, r.model, "
+                        "r.hardware, r.workload_name, r.slo, r.version, r.host, "
+                        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) FROM runs r ORDER BY r.id");
+    while (q.executeStep()) {
+      StoredRun r;
+      r.id = q.getColumn(0).getInt64();
+      r.started_at = q.getColumn(1).getString();
+      r.finished_at = q.getColumn(2).getString();
+      r.status = q.getColumn(3).getString();
+      r.info.command = q.getColumn(4).getString();
+      r.info.target = q.getColumn(5).getString();
+      r.info.model = q.getColumn(6).getString();
+      r.info.hardware = q.getColumn(7).getString();
+      r.info.workload_name = q.getColumn(8).getString();
+      r.info.slo = q.getColumn(9).getString();
+      r.info.version = q.getColumn(10).getString();
+      r.info.host = q.getColumn(11).getString();
+      r.points = q.getColumn(12).getInt64();
+      out.push_back(std::move(r));
+    }
+  }));
+  return out;
+}
+
+Result<StoredRun> Ledger::GetRun(int64_t run) {
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredRun> runs, ListRuns());
+  for (auto& r : runs) {
+    if (r.id == run) return std::move(r);
+  }
+  return Status::NotFound("no run " + std::to_string(run) + " in the ledger (goodput ledger list shows them)");
+}
+
+Result<std::vector<StoredPoint>> Ledger::GetPoints(int64_t run) {
+  std::vector<StoredPoint> out;
+  GOODPUT_RETURN_IF_ERROR(Guard("read points", [&] {
+    SQLite::Statement q(*db_, "SELECT * FROM points WHERE run_id = ? ORDER BY id");
+    q.bind(1, run);
+    while (q.executeStep()) {
+      StoredPoint p;
+      p.id = q.getColumn("id").getInt64();
+      p.setting = q.getColumn("setting").getString();
+      p.summary = PointFrom(q);
+      p.requests_per_run = q.getColumn("requests_per_run").getInt64();
+      p.summary_json = q.getColumn("summary").getString();
+      out.push_back(std::move(p));
+    }
+    SQLite::Statement r(*db_, "SELECT throughput, goodput, ttft_p99, tpot_p99, failed, send_lag_p99, holds "
+                              "FROM repetitions WHERE point_id = ? ORDER BY repetition");
+    for (StoredPoint& p : out) {
+      r.reset();
+      r.bind(1, p.id);
+      while (r.executeStep()) {
+        PointResult q;
+        q.throughput = r.getColumn(0).getDouble();
+        q.goodput = r.getColumn(1).getDouble();
+        q.ttft_p99 = r.getColumn(2).getDouble();
+        q.tpot_p99 = r.getColumn(3).getDouble();
+        q.failed = r.getColumn(4).getDouble();
+        q.send_lag_p99 = r.getColumn(5).getDouble();
+        q.holds = r.getColumn(6).getInt() != 0;
+        p.repetitions.push_back(q);
+      }
+    }
+  }));
+  return out;
+}
+
+Result<int64_t> Ledger::CountRequests(int64_t run) {
+  int64_t n = 0;
+  GOODPUT_RETURN_IF_ERROR(Guard("count requests", [&] {
+    SQLite::Statement q(*db_, "SELECT COUNT(*) FROM requests WHERE point_id IN (SELECT id FROM points WHERE run_id = ?)");
+    q.bind(1, run);
+    if (q.executeStep()) n = q.getColumn(0).getInt64();
+  }));
+  return n;
+}
+
+}  // namespace goodput

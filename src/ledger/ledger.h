@@ -1,0 +1,77 @@
+// The ledger: every measurement run lands in an SQLite file (DESIGN.md seam
+// 7; ":memory:" gives the in-memory ledger tests use). A run row is written
+// first (status "running"); each completed load point is committed in its own
+// transaction with its per-repetition figures, so a killed sweep keeps every
+// point it finished; the run is then marked "complete" or "interrupted".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/request_record.h"
+#include "core/status.h"
+#include "sim/load_sweep.h"
+
+namespace SQLite {
+class Database;
+}
+
+namespace goodput {
+
+// What a run measured and how, for whoever reads it later.
+struct RunInfo {
+  std::string command;        // the command line
+  std::string target;         // Target::Describe()
+  std::string model;
+  std::string hardware;       // the host's CPU, or the simulated GPU
+  std::string workload_name;
+  std::string workload_text;  // the workload file as given
+  std::string slo;
+  std::string version;        // goodput's
+  std::string host;
+};
+
+struct StoredRun {
+  int64_t id = 0;
+  std::string started_at, finished_at, status;  // status: running | complete | interrupted | failed
+  RunInfo info;
+  int64_t points = 0;
+};
+
+// One load point as stored: the summary and its repetitions' own summaries.
+struct StoredPoint {
+  int64_t id = 0;
+  std::string setting;     // "" or "max-num-seqs=16"
+  PointResult summary;     // figures the quotability rules read are restored
+  int64_t requests_per_run = 0;
+  std::string summary_json;
+  std::vector<PointResult> repetitions;
+};
+
+class Ledger {
+ public:
+  // Opens (creating when missing) the ledger at `path`; ":memory:" for one in memory.
+  static Result<std::unique_ptr<Ledger>> Open(const std::string& path);
+  ~Ledger();
+
+  Result<int64_t> BeginRun(const RunInfo& info);
+  // Stores one completed point in one transaction. `records` (one list per
+  // repetition) are stored when non-empty.
+  Status AddPoint(int64_t run, const std::string& setting, const PointResult& point, int64_t requests_per_run,
+                  const std::vector<PointResult>& repetitions,
+                  const std::vector<std::vector<RequestRecord>>& records);
+  Status FinishRun(int64_t run, const std::string& status);
+
+  Result<std::vector<StoredRun>> ListRuns();
+  Result<StoredRun> GetRun(int64_t run);
+  Result<std::vector<StoredPoint>> GetPoints(int64_t run);
+  Result<int64_t> CountRequests(int64_t run);
+
+ private:
+  explicit Ledger(std::unique_ptr<SQLite::Database> db);
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+}  // namespace goodput
