@@ -10,11 +10,7 @@ data="$(cd "$(dirname "$0")/../../data" && pwd)"
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 db="$work/goodput.db"
-passed=0
-failed=0
-check() {  # check NAME ACTUAL EXPECTED
-  if [ "$2" = "$3" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1: got '$2', want '$3'"; fi
-}
+source "$(dirname "$0")/expect.sh"
 
 # A sweep long enough to interrupt: four loads, two repetitions each.
 "$bin" sweep --target embedded --model goodput-tiny --workload "$data/workloads/chat-cpu.yaml" \

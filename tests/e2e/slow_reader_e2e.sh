@@ -10,11 +10,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 body='{"model":"goodput-tiny","messages":[{"role":"user","content":"hi"}],"max_tokens":2000,"ignore_eos":true,"stream":true}'
-passed=0
-failed=0
-check() {  # check NAME ACTUAL EXPECTED
-  if [ "$2" = "$3" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1: got '$2', want '$3'"; fi
-}
+source "$(dirname "$0")/expect.sh"
 
 # run_case TIMEOUT PAUSE_MS -> prints "cut" or "done", then checks the server is idle and alive
 run_case() {
