@@ -20,6 +20,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "ledger/ledger.h"
+#include "report/html_report.h"
 #include "sim/sim_report.h"
 
 namespace goodput {
@@ -410,6 +411,14 @@ void Run(const BenchArgs& a, Mode mode, const char* name) {
   if (rec.ledger) {
     std::cout << fmt::format("ledger: run {} in {} (which figures may be quoted: goodput ledger quote {}{})\n", rec.run,
                              a.ledger, rec.run, a.ledger == "goodput.db" ? "" : " --ledger " + a.ledger);
+    // The report goes beside the ledger.
+    const std::filesystem::path dir = std::filesystem::absolute(a.ledger).parent_path();
+    const std::string report = (dir / fmt::format("goodput-report-{}.html", rec.run)).string();
+    if (Status st = report::WriteHtmlReport(*rec.ledger, rec.run, report); st.ok()) {
+      std::cout << "report: " << report << "\n";
+    } else {
+      std::cerr << "goodput " << name << ": " << st.message() << "\n";
+    }
   }
 }
 

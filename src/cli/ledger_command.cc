@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "ledger/ledger.h"
 #include "ledger/quote.h"
+#include "report/html_report.h"
 #include "sim/sim_report.h"
 
 namespace goodput {
@@ -19,6 +20,7 @@ struct LedgerArgs {
   std::string path = "goodput.db";
   int64_t run = 0;
   bool json = false;
+  std::string out;  // report: the HTML file (default goodput-report-RUN.html)
 };
 
 std::unique_ptr<Ledger> OpenExisting(const LedgerArgs& a) {
@@ -140,7 +142,27 @@ void Quote(const LedgerArgs& a) {
   std::cout << fmt::format("\n{} of {} points may be quoted\n", quotable, points.size());
 }
 
+void Report(const LedgerArgs& a) {
+  auto ledger = OpenExisting(a);
+  const StoredRun run = OrFail(ledger->GetRun(a.run));
+  const std::string path = a.out.empty() ? fmt::format("goodput-report-{}.html", a.run) : a.out;
+  if (Status st = report::WriteHtmlReport(*ledger, a.run, path); !st.ok()) {
+    throw CLI::RuntimeError("goodput report: " + st.message(), 2);
+  }
+  std::cout << fmt::format("report: {} ({} points of run {})\n", std::filesystem::absolute(path).string(), run.points,
+                           run.id);
+}
+
 }  // namespace
+
+void AddReportCommand(CLI::App& app) {
+  auto args = std::make_shared<LedgerArgs>();
+  CLI::App* c = app.add_subcommand("report", "Write one self-contained HTML report (table and charts) of a ledger run");
+  c->add_option("run", args->run, "Run number (goodput ledger list)")->required();
+  c->add_option("--ledger", args->path, "The SQLite ledger")->capture_default_str();
+  c->add_option("--out,-o", args->out, "The HTML file (default goodput-report-RUN.html)");
+  c->callback([args] { Report(*args); });
+}
 
 void AddLedgerCommand(CLI::App& app) {
   auto args = std::make_shared<LedgerArgs>();

@@ -7,5 +7,7 @@
 namespace goodput {
 
 void AddLedgerCommand(CLI::App& app);
+// `goodput report RUN`: the run as one HTML file.
+void AddReportCommand(CLI::App& app);
 
 }  // namespace goodput

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   goodput::AddServeCommand(app);
   goodput::AddBenchCommands(app);
   goodput::AddLedgerCommand(app);
+  goodput::AddReportCommand(app);
   goodput::SetCommandLine(argc, argv);
   try {
     app.parse(argc, argv);

@@ -14,7 +14,8 @@ source "$(dirname "$0")/expect.sh"
 
 # A sweep long enough to interrupt: four loads, two repetitions each.
 "$bin" sweep --target embedded --model goodput-tiny --workload "$data/workloads/chat-cpu.yaml" \
-  --concurrency 1,2,4,8 --repeat 2 --requests 40 --serve-args "--kv-cache-memory 64MiB" --ledger "$db" \
+  --concurrency 1,2,4,8 --repeat 2 --requests 40 --serve-args "--kv-cache-memory 64MiB --served-model-name e2e-$$" \
+  --ledger "$db" \
   > "$work/out" 2> "$work/err" &
 pid=$!
 for _ in $(seq 1 600); do
@@ -30,7 +31,7 @@ kept=$(sqlite3 "$db" "SELECT COUNT(*) FROM points WHERE run_id = 1")
 check "measured points kept" "$([ "$kept" -ge 1 ] && [ "$kept" -lt 4 ] && echo yes)" yes
 check "repetitions kept with their points" "$(sqlite3 "$db" "SELECT COUNT(*) FROM repetitions")" "$((kept * 2))"
 check "stderr names the run" "$(grep -c 'interrupted; the points measured so far are kept as run 1' "$work/err")" 1
-check "no server left behind" "$(pgrep -f "serve --model goodput-tiny --port 0" | wc -l)" 0
+check "no server left behind" "$(pgrep -f "served-model-name e2e-$$" | wc -l)" 0
 
 # A complete run with its requests kept.
 "$bin" bench --target embedded --model goodput-tiny --workload "$data/workloads/chat-cpu.yaml" --concurrency 2 \

@@ -1,0 +1,165 @@
+#include "report/html_report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "core/slo.h"
+#include "core/units.h"
+#include "report/svg_chart.h"
+
+namespace goodput::report {
+namespace {
+
+double LoadOf(const PointResult& p) {
+  return p.load.kind == ArrivalKind::kClosedLoop ? p.load.concurrency : p.load.rate;
+}
+
+// Points grouped by setting, in the order stored.
+std::vector<std::pair<std::string, std::vector<const StoredPoint*>>> BySetting(const std::vector<StoredPoint>& pts) {
+  std::vector<std::pair<std::string, std::vector<const StoredPoint*>>> out;
+  for (const auto& p : pts) {
+    if (out.empty() || out.back().first != p.setting) out.emplace_back(p.setting, std::vector<const StoredPoint*>{});
+    out.back().second.push_back(&p);
+  }
+  for (auto& [name, group] : out) {
+    std::stable_sort(group.begin(), group.end(),
+                     [](const StoredPoint* a, const StoredPoint* b) { return LoadOf(a->summary) < LoadOf(b->summary); });
+  }
+  return out;
+}
+
+std::string Prefix(const std::string& setting) { return setting.empty() ? "" : setting + " "; }
+
+Series Line(const std::string& name, const std::vector<const StoredPoint*>& group, double (*f)(const PointResult&),
+            bool dashed = false) {
+  Series s{name, {}, dashed};
+  for (const StoredPoint* p : group) s.points.emplace_back(LoadOf(p->summary), f(p->summary));
+  return s;
+}
+
+std::vector<Marker> Thresholds(const SloSpec& slo, SloMetric metric) {
+  std::vector<Marker> out;
+  for (const ClassSlo& c : slo.classes) {
+    for (const SloTarget& t : c.targets) {
+      if (t.metric == metric) {
+        out.push_back({fmt::format("{} p{:g} SLO", c.class_name, t.percentile), t.threshold_s * 1e3});
+      }
+    }
+  }
+  return out;
+}
+
+// The last load before the first that fails, for a setting's points.
+std::optional<double> Capacity(const std::vector<const StoredPoint*>& group) {
+  std::optional<double> cap;
+  for (const StoredPoint* p : group) {
+    if (!p->summary.holds) break;
+    cap = LoadOf(p->summary);
+  }
+  return cap;
+}
+
+std::string Table(const std::vector<StoredPoint>& points) {
+  std::string s = "<table><tr><th>setting</th><th>load</th><th>throughput tok/s</th><th>TTFT p50</th><th>TTFT p99</th>"
+                  "<th>TPOT p50</th><th>TPOT p99</th><th>goodput req/s</th><th>spread</th><th>verdict</th></tr>";
+  for (const auto& sp : points) {
+    const PointResult& p = sp.summary;
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                     "<td>{:.2f}</td><td>{:.1f}%</td><td>{}</td></tr>",
+                     EscapeHtml(sp.setting.empty() ? "-" : sp.setting), EscapeHtml(p.label), p.throughput,
+                     FormatDuration(p.ttft_p50), FormatDuration(p.ttft_p99), FormatDuration(p.tpot_p50),
+                     FormatDuration(p.tpot_p99), p.goodput, 100 * p.throughput_spread, p.holds ? "holds" : "fails");
+  }
+  return s + "</table>";
+}
+
+std::vector<LineChart> Charts(const std::vector<StoredPoint>& points, const SloSpec& slo, const std::string& x_label) {
+  const auto groups = BySetting(points);
+  LineChart thr{"throughput", "Output throughput vs load", x_label, "tokens / s", true};
+  LineChart ttft{"ttft", "TTFT vs load", x_label, "ms", true};
+  LineChart tpot{"tpot", "TPOT vs load", x_label, "ms", true};
+  LineChart att{"attainment", "SLO attainment vs load", x_label, "% of requests good", true};
+  LineChart good{"goodput", "Goodput vs load", x_label, "good requests / s", true};
+  ttft.thresholds = Thresholds(slo, SloMetric::kTtft);
+  tpot.thresholds = Thresholds(slo, SloMetric::kTpot);
+  for (const auto& [setting, group] : groups) {
+    const std::string pre = Prefix(setting);
+    thr.series.push_back(Line(pre + "throughput", group, [](const PointResult& p) { return p.throughput; }));
+    ttft.series.push_back(Line(pre + "p50", group, [](const PointResult& p) { return p.ttft_p50 * 1e3; }, true));
+    ttft.series.push_back(Line(pre + "p99", group, [](const PointResult& p) { return p.ttft_p99 * 1e3; }));
+    tpot.series.push_back(Line(pre + "p50", group, [](const PointResult& p) { return p.tpot_p50 * 1e3; }, true));
+    tpot.series.push_back(Line(pre + "p99", group, [](const PointResult& p) { return p.tpot_p99 * 1e3; }));
+    good.series.push_back(Line(pre + "goodput", group, [](const PointResult& p) { return p.goodput; }));
+    std::map<std::string, Series> classes;  // attainment per class, from the stored summaries
+    for (const StoredPoint* p : group) {
+      const auto doc = boost::json::parse(p->summary_json);
+      for (const auto& c : doc.at("classes").as_array()) {
+        if (!c.at("has_slo").as_bool()) continue;
+        const std::string name = pre + std::string(c.at("class").as_string());
+        classes[name].name = name;
+        classes[name].points.emplace_back(LoadOf(p->summary), 100 * c.at("attainment").to_number<double>());
+      }
+    }
+    for (auto& [name, s] : classes) att.series.push_back(std::move(s));
+    if (groups.size() == 1) {
+      if (auto cap = Capacity(group)) att.vertical = good.vertical = Marker{fmt::format("capacity {:g}", *cap), *cap};
+    }
+  }
+  for (const ClassSlo& c : slo.classes) {
+    att.thresholds.push_back({fmt::format("{} needs {:g}%", c.class_name, 100 * c.RequiredAttainment()),
+                              100 * c.RequiredAttainment()});
+  }
+  return {thr, ttft, tpot, att, good};
+}
+
+}  // namespace
+
+std::string HtmlReport(const StoredRun& run, const std::vector<StoredPoint>& points) {
+  auto slo = ParseSlo(run.info.slo);
+  const SloSpec spec = slo.ok() ? *slo : SloSpec{};
+  const bool closed = points.empty() || points[0].summary.load.kind == ArrivalKind::kClosedLoop;
+  std::string html = fmt::format(
+      "<!DOCTYPE html><html><head><meta charset='utf-8'><title>goodput run {0}</title><style>"
+      "body{{font-family:sans-serif;margin:24px;color:#222}} table{{border-collapse:collapse;margin:12px 0}}"
+      "td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} th{{background:#f4f4f4}}"
+      ".charts svg{{margin:8px;border:1px solid #eee}} dt{{font-weight:bold}}</style></head><body>"
+      "<h1>goodput run {0}</h1><dl><dt>command</dt><dd><code>{1}</code></dd><dt>target</dt><dd>{2}</dd>"
+      "<dt>hardware</dt><dd>{3}</dd><dt>workload</dt><dd>{4}</dd><dt>SLO</dt><dd>{5}</dd><dt>status</dt><dd>{6}, "
+      "started {7} UTC; goodput version {8}</dd></dl>",
+      run.id, EscapeHtml(run.info.command), EscapeHtml(run.info.target), EscapeHtml(run.info.hardware),
+      EscapeHtml(run.info.workload_name), EscapeHtml(run.info.slo.empty() ? "none" : run.info.slo),
+      EscapeHtml(run.status), EscapeHtml(run.started_at), EscapeHtml(run.info.version));
+  html += Table(points) + "<div class='charts'>";
+  for (const LineChart& c : Charts(points, spec, closed ? "concurrency (clients)" : "request rate (req/s)")) {
+    html += RenderSvg(c);
+  }
+  return html + "</div><p>Definitions: TTFT = first token - arrival; TPOT = (last - first) / (tokens - 1); a class "
+                "holds its SLO when its attainment reaches its highest percentile; capacity = the last load before "
+                "some class stops holding it.</p></body></html>\n";
+}
+
+Status WriteHtmlReport(Ledger& ledger, int64_t run_id, const std::string& path) {
+  GOODPUT_ASSIGN_OR_RETURN(StoredRun run, ledger.GetRun(run_id));
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredPoint> points, ledger.GetPoints(run_id));
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << HtmlReport(run, points);
+    f.close();
+    if (!f) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return Status::IoError("cannot write " + path);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::IoError("cannot write " + path + ": " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace goodput::report

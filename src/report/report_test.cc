@@ -1,0 +1,60 @@
+#include "report/html_report.h"
+#include "report/svg_chart.h"
+
+#include <gtest/gtest.h>
+
+namespace goodput::report {
+namespace {
+
+TEST(SvgChart, SeriesCarryTheirDataAndThresholdsTheirValues) {
+  LineChart c{"ttft", "TTFT <vs> load", "concurrency", "ms", true};
+  c.series.push_back({"p99", {{1, 120}, {2, 150}, {4, 900}}});
+  c.thresholds.push_back({"interactive p99 SLO", 1000});
+  c.vertical = Marker{"capacity 4", 4};
+  const std::string svg = RenderSvg(c);
+  EXPECT_NE(svg.find("data-series='p99' data-points='1,120 2,150 4,900'"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("class='threshold' data-label='interactive p99 SLO' data-value='1000'"), std::string::npos);
+  EXPECT_NE(svg.find("class='marker' data-label='capacity 4' data-value='4'"), std::string::npos);
+  EXPECT_NE(svg.find("TTFT &lt;vs&gt; load"), std::string::npos);  // escaped
+  EXPECT_EQ(svg.find("<vs>"), std::string::npos);
+}
+
+TEST(SvgChart, NonFiniteValuesAreLeftOut) {
+  LineChart c{"g", "g", "x", "y", false};
+  c.series.push_back({"s", {{1, 1}, {2, std::nan("")}, {3, 3}}});
+  EXPECT_NE(RenderSvg(c).find("data-points='1,1 3,3'"), std::string::npos);
+}
+
+TEST(HtmlReport, OneFileWithTableAndFiveCharts) {
+  StoredRun run;
+  run.id = 3;
+  run.status = "complete";
+  run.info.slo = "interactive: ttft p99 <= 1s, tpot p99 <= 100ms";
+  run.info.command = "goodput sweep --target embedded";
+  std::vector<StoredPoint> points;
+  for (int c : {1, 2, 4}) {
+    StoredPoint p;
+    p.summary.load.concurrency = c;
+    p.summary.label = std::to_string(c);
+    p.summary.throughput = 50.0 * c;
+    p.summary.goodput = c == 4 ? 0.5 : 1.0 * c;
+    p.summary.holds = c < 4;
+    p.summary_json = std::string("{\"classes\":[{\"class\":\"interactive\",\"has_slo\":true,\"attainment\":") +
+                     (c < 4 ? "1.0" : "0.5") + "}]}";
+    points.push_back(p);
+  }
+  const std::string html = HtmlReport(run, points);
+  for (const char* id : {"throughput", "ttft", "tpot", "attainment", "goodput"}) {
+    EXPECT_NE(html.find(std::string("<svg id='") + id + "'"), std::string::npos) << id;
+  }
+  EXPECT_NE(html.find("data-series='throughput' data-points='1,50 2,100 4,200'"), std::string::npos);
+  EXPECT_NE(html.find("data-series='interactive' data-points='1,100 2,100 4,50'"), std::string::npos);
+  EXPECT_NE(html.find("data-label='capacity 2'"), std::string::npos);               // last load that holds
+  EXPECT_NE(html.find("data-label='interactive p99 SLO' data-value='100'"), std::string::npos);  // TPOT, in ms
+  EXPECT_EQ(html.find("<script"), std::string::npos);  // opens offline: nothing to fetch or run
+  EXPECT_EQ(html.find("src="), std::string::npos);  // no external asset
+  EXPECT_EQ(html.find("href="), std::string::npos);
+}
+
+}  // namespace
+}  // namespace goodput::report
