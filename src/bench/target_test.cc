@@ -9,15 +9,8 @@ namespace goodput {
 namespace {
 
 Workload Small(int64_t requests, const std::string& slo = "") {
-  Workload w;
-  w.name = "small";
-  w.requests = requests;
-  RequestClass c;
-  c.name = "interactive";
-  c.prompt = *LengthDistribution::FromSpec("fixed:16");
-  c.output = *LengthDistribution::FromSpec("fixed:8");
-  if (!slo.empty()) c.slo = ParseSlo("interactive: " + slo)->classes.at(0);
-  w.classes.push_back(c);
+  Workload w = FixedLengthWorkload(requests, 16, 8, "interactive");
+  if (!slo.empty()) w.classes[0].slo = ParseSlo("interactive: " + slo)->classes.at(0);
   return w;
 }
 

@@ -1,6 +1,7 @@
 #include "client/fake_sse_server.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include <boost/asio.hpp>
@@ -26,7 +27,7 @@ struct FakeSseServer::Impl {
   tcp::acceptor acceptor;
   std::thread thread;
   mutable std::mutex mu;
-  std::vector<double> writes;  // under mu
+  std::map<int64_t, std::vector<TokenWrite>> writes;  // per request; under mu
 
   awaitable<void> Accept() {
     while (true) {
@@ -64,6 +65,8 @@ struct FakeSseServer::Impl {
     const json::object* o = !ec && body.is_object() ? &body.as_object() : nullptr;
     const std::string mode = o && o->contains("model") && o->at("model").is_string() ? std::string(o->at("model").as_string()) : "";
     const int64_t tokens = o && o->contains("max_tokens") && o->at("max_tokens").is_int64() ? o->at("max_tokens").as_int64() : 16;
+    const auto header = req.find("x-goodput-request");
+    const int64_t index = header == req.end() ? -1 : std::atoll(std::string(header->value()).c_str());
     if (mode == "fail-500") {
       const std::string text = "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 33\r\n\r\n"
                                "{\"error\":{\"message\":\"overload\"}}\n";
@@ -91,11 +94,15 @@ struct FakeSseServer::Impl {
       if (i > 0) co_await Pause(options.itl_s);
       if (mode == "cut" && i == 2) co_return false;
       const std::string chunk = "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\n";
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        writes.push_back(clock.Now());
-      }
-      if (!co_await Write(s, chunk)) co_return false;
+      // A plain (blocking) write, so that `after` follows the send call at
+      // once: an awaited write would resume later and widen the interval.
+      const double before = clock.Now();
+      boost::system::error_code wec;
+      net::write(s.socket(), net::buffer(chunk), wec);
+      const double after = clock.Now();
+      if (wec) co_return false;
+      std::lock_guard<std::mutex> lock(mu);
+      writes[index].push_back({before, after});
     }
     std::string tail;
     if (mode != "no-usage") {
@@ -131,9 +138,10 @@ FakeSseServer::~FakeSseServer() {
 
 uint16_t FakeSseServer::port() const { return impl_->acceptor.local_endpoint().port(); }
 
-std::vector<double> FakeSseServer::TokenWriteTimes() const {
+std::vector<FakeSseServer::TokenWrite> FakeSseServer::TokenWrites(int64_t index) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->writes;
+  const auto it = impl_->writes.find(index);
+  return it == impl_->writes.end() ? std::vector<TokenWrite>{} : it->second;
 }
 
 }  // namespace goodput::client

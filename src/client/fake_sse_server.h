@@ -6,10 +6,12 @@
 // answer), "malformed" (a broken data line), "cut" (closes after 2 tokens),
 // "stall" (sends nothing more after the headers), "no-usage" (no usage
 // chunk), "usage-lies" (usage says one more token than sent). It runs on its
-// own thread and records when it wrote each token.
+// own thread and records when it wrote each token, per request (by the
+// client's x-goodput-request header).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -30,8 +32,13 @@ class FakeSseServer {
   ~FakeSseServer();
 
   uint16_t port() const;
-  // Clock times at which token chunks were written, across all requests.
-  std::vector<double> TokenWriteTimes() const;
+  // When the token chunks of request `index` (the x-goodput-request header)
+  // were written: the clock just before and just after each write call (the
+  // bytes reached the client's socket somewhere in between).
+  struct TokenWrite {
+    double before = 0, after = 0;
+  };
+  std::vector<TokenWrite> TokenWrites(int64_t index) const;
 
  private:
   struct Impl;

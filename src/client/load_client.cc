@@ -1,6 +1,9 @@
 #include "client/load_client.h"
 
+#include <sys/prctl.h>
+
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -12,6 +15,7 @@
 
 #include "client/openai_stream.h"
 #include "client/sse.h"
+#include "client/timestamped_read.h"
 #include "workload/arrivals.h"
 
 namespace goodput::client {
@@ -34,7 +38,11 @@ class Run {
       : o_(o), w_(w), clock_(clock), workload_(Seeded(w, o.seed)), gen_(workload_, load) {}
 
   std::vector<RequestRecord> Go() {
+    // Timers fire up to 50 us late by default (the kernel's timer slack);
+    // open-loop sends should not.
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     t0_ = clock_.Now();
+    if (o_.start_time) *o_.start_time = t0_;
     for (int c = 0; c < gen_.closed_clients(); ++c) net::co_spawn(ioc_, ClosedClient(c), net::detached);
     net::co_spawn(ioc_, OpenArrivals(), net::detached);
     ioc_.run();
@@ -126,6 +134,7 @@ class Run {
     req.set(http::field::host, o_.endpoint.host);
     req.set(http::field::content_type, "application/json");
     req.set(http::field::accept, "text/event-stream");
+    req.set("x-goodput-request", std::to_string(item.index));  // for server-side logs (and our fake server)
     if (!o_.endpoint.api_key.empty()) req.set(http::field::authorization, "Bearer " + o_.endpoint.api_key);
     req.keep_alive(true);
     req.body() = MakeRequestBody(b);
@@ -135,13 +144,17 @@ class Run {
 
   awaitable<std::string> Connect(std::optional<beast::tcp_stream>& conn, double deadline) {
     conn.emplace(ioc_);
-    tcp::resolver resolver(ioc_);
     const std::string host = o_.endpoint.host, port = std::to_string(o_.endpoint.port);
-    auto [rec, results] = co_await resolver.async_resolve(host, port, kNoThrow);
-    if (rec) co_return "resolve " + host + ": " + rec.message();
+    if (resolved_.empty()) {  // once per run: the resolver's thread hop costs a send hundreds of microseconds
+      tcp::resolver resolver(ioc_);
+      auto [rec, results] = co_await resolver.async_resolve(host, port, kNoThrow);
+      if (rec) co_return "resolve " + host + ": " + rec.message();
+      resolved_ = results;
+    }
     conn->expires_after(Seconds(deadline - clock_.Now()));
-    auto [ec, ep] = co_await conn->async_connect(results, kNoThrow);
+    auto [ec, ep] = co_await conn->async_connect(resolved_, kNoThrow);
     if (ec) co_return "connect " + o_.endpoint.host + ":" + port + ": " + ec.message();
+    EnableReceiveTimestamps(conn->socket().native_handle());  // without them, token times are the client's own
     co_return std::string();
   }
 
@@ -164,62 +177,115 @@ class Run {
       std::tie(wec, wn) = co_await http::async_write(*conn, req, kNoThrow);
     }
     if (wec) co_return "send: " + wec.message();
-    co_return co_await ReadResponse(*conn, rec, deadline, conn);
+    bool reusable = false;
+    std::string error = co_await ReadResponse(conn->socket(), rec, deadline, reusable);
+    if (!reusable) conn.reset();
+    co_return error;
   }
 
-  awaitable<std::string> ReadResponse(beast::tcp_stream& stream, RequestRecord& rec, double deadline,
-                                      std::optional<beast::tcp_stream>& conn) {
-    beast::flat_buffer buffer;
-    http::response_parser<http::buffer_body> parser;
-    parser.body_limit(boost::none);
-    auto [hec, hn] = co_await http::async_read_header(stream, buffer, parser, kNoThrow);
-    if (hec) co_return hec == beast::error::timeout ? Timeout() : "read header: " + hec.message();
-    const auto status = parser.get().result_int();
-    const bool sse = parser.get()[http::field::content_type].starts_with("text/event-stream");
-    std::string text;  // the body of an error or non-SSE answer, kept short
+  // What the response has said so far.
+  struct Reading {
+    RequestRecord& rec;
+    unsigned status = 0;
+    bool sse = false;
+    std::string text;  // the start of an error or non-SSE body
     SseParser sse_parser;
     std::vector<SseEvent> events;
     bool done = false;
     int64_t counted = 0;
-    char chunk[16384];
-    while (!parser.is_done()) {
-      parser.get().body().data = chunk;
-      parser.get().body().size = sizeof(chunk);
-      auto [ec, n] = co_await http::async_read_some(stream, buffer, parser, kNoThrow);
-      if (ec == http::error::need_buffer) ec = {};
-      const size_t got = sizeof(chunk) - parser.get().body().size;
-      const double t = Now();
-      if (status != 200 || !sse) {
-        text.append(chunk, std::min(got, 300 - std::min<size_t>(300, text.size())));
-      } else {
-        events.clear();
-        sse_parser.Feed(std::string_view(chunk, got), events);
-        for (const SseEvent& e : events) {
-          if (done) continue;
-          auto c = ParseStreamChunk(e.data);
-          if (!c.ok()) co_return c.status().message();
-          done = c->done;
-          if (c->tokens > 0) {
-            rec.chunks.push_back({t, c->tokens});
-            if (!rec.t_first) rec.t_first = t;
-            rec.t_last = t;
-            counted += c->tokens;
-          }
-          if (c->prompt_tokens) rec.n_in = *c->prompt_tokens;
-          if (c->completion_tokens) rec.n_out = *c->completion_tokens;
-        }
-      }
-      if (ec == beast::error::timeout) co_return Timeout();
-      if (ec == http::error::end_of_stream || ec == net::error::eof || ec == http::error::partial_message) {
-        co_return "closed mid-stream after " + std::to_string(counted) + " tokens";
-      }
-      if (ec) co_return "read: " + ec.message();
+  };
+
+  // Body bytes that arrived at `t`; "" or why the response is unusable.
+  static std::string Consume(Reading& r, std::string_view bytes, double t) {
+    if (r.status != 200 || !r.sse) {
+      r.text.append(bytes.substr(0, 300 - std::min<size_t>(300, r.text.size())));
+      return "";
     }
-    if (!parser.get().keep_alive()) conn.reset();
-    if (status != 200) co_return fmt::format("HTTP {}: {}", status, text);
-    if (!sse) co_return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
-    if (!done) co_return "closed mid-stream after " + std::to_string(counted) + " tokens (no [DONE])";
-    if (rec.n_out == 0) rec.n_out = counted;  // no usage chunk: the counted tokens
+    r.events.clear();
+    r.sse_parser.Feed(bytes, r.events);
+    for (const SseEvent& e : r.events) {
+      if (r.done) continue;
+      auto c = ParseStreamChunk(e.data);
+      if (!c.ok()) return c.status().message();
+      r.done = c->done;
+      if (c->tokens > 0) {
+        r.rec.chunks.push_back({t, c->tokens});
+        if (!r.rec.t_first) r.rec.t_first = t;
+        r.rec.t_last = t;
+        r.counted += c->tokens;
+      }
+      if (c->prompt_tokens) r.rec.n_in = *c->prompt_tokens;
+      if (c->completion_tokens) r.rec.n_out = *c->completion_tokens;
+    }
+    return "";
+  }
+
+  // Parses what `buffer` holds; "" or the failure.
+  std::string Parse(http::response_parser<http::buffer_body>& parser, beast::flat_buffer& buffer, Reading& r,
+                    double t) {
+    char chunk[16384];
+    while (buffer.size() > 0 && !parser.is_done()) {
+      const bool header_done = parser.is_header_done();
+      if (header_done) {
+        parser.get().body().data = chunk;
+        parser.get().body().size = sizeof(chunk);
+      }
+      boost::system::error_code ec;
+      buffer.consume(parser.put(buffer.data(), ec));
+      if (ec == http::error::need_more) return "";
+      if (ec && ec != http::error::need_buffer) return "bad HTTP response: " + ec.message();
+      if (!header_done && parser.is_header_done()) {
+        r.status = parser.get().result_int();
+        r.sse = parser.get()[http::field::content_type].starts_with("text/event-stream");
+        continue;
+      }
+      if (header_done) {
+        std::string err = Consume(r, std::string_view(chunk, sizeof(chunk) - parser.get().body().size), t);
+        if (!err.empty()) return err;
+      }
+    }
+    return "";
+  }
+
+  // Reads the response with the kernel's receive time of every read (see
+  // timestamped_read.h), parsing as bytes arrive.
+  awaitable<std::string> ReadResponse(tcp::socket& socket, RequestRecord& rec, double deadline, bool& reusable) {
+    http::response_parser<http::buffer_body> parser;
+    parser.body_limit(boost::none);
+    beast::flat_buffer buffer;
+    Reading r{rec};
+    net::steady_timer timer(ioc_, Seconds(deadline - clock_.Now()));
+    bool timed_out = false;
+    timer.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;  // cancelled: the response ended first
+      timed_out = true;
+      socket.cancel();
+    });
+    std::string error;
+    while (error.empty() && !parser.is_done()) {
+      auto [wec] = co_await socket.async_wait(tcp::socket::wait_read, kNoThrow);
+      if (timed_out) co_return Timeout();
+      if (wec) co_return "read: " + wec.message();
+      const TimedRead read = ReadTimestamped(socket.native_handle(), buffer.prepare(65536).data(), 65536);
+      if (read.would_block) continue;
+      if (read.error) co_return std::string("read: ") + std::strerror(read.error);
+      const double t = read.received ? clock_.Now() - SecondsSinceRealtime(*read.received) - t0_ : Now();
+      if (read.eof) {
+        boost::system::error_code ec;
+        parser.put_eof(ec);
+        if (ec || !parser.is_done()) co_return "closed mid-stream after " + std::to_string(r.counted) + " tokens";
+        break;
+      }
+      buffer.commit(read.bytes);
+      error = Parse(parser, buffer, r, t);
+    }
+    timer.cancel();
+    if (!error.empty()) co_return error;
+    reusable = parser.get().keep_alive();
+    if (r.status != 200) co_return fmt::format("HTTP {}: {}", r.status, r.text);
+    if (!r.sse) co_return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
+    if (!r.done) co_return "closed mid-stream after " + std::to_string(r.counted) + " tokens (no [DONE])";
+    if (rec.n_out == 0) rec.n_out = r.counted;  // no usage chunk: the counted tokens
     co_return std::string();
   }
 
@@ -232,6 +298,7 @@ class Run {
   RequestGenerator gen_;
   net::io_context ioc_{1};
   std::vector<beast::tcp_stream> idle_;
+  tcp::resolver::results_type resolved_;
   std::vector<RequestRecord> records_;
   std::vector<bool> stored_;
   int64_t finished_ = 0;

@@ -27,6 +27,8 @@ struct LoadOptions {
   bool fixed_length = true;    // ignore_eos + min_tokens: exact output lengths
   double timeout_s = 600;      // per request, from its send
   uint64_t seed = 1;           // added to the workload's seed (repetitions differ)
+  // When set, receives the clock time the run's record times count from.
+  double* start_time = nullptr;
   // When set and true, no further request is sent (those in flight finish).
   std::function<bool()> stop;
   // Called after each finished request with (finished, total); may be empty.

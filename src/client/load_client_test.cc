@@ -9,18 +9,6 @@
 namespace goodput::client {
 namespace {
 
-Workload FixedWorkload(int64_t requests, int64_t output_tokens) {
-  Workload w;
-  w.name = "fixed";
-  w.requests = requests;
-  RequestClass c;
-  c.name = "default";
-  c.prompt = *LengthDistribution::FromSpec("fixed:8");
-  c.output = *LengthDistribution::FromSpec("fixed:" + std::to_string(output_tokens));
-  w.classes.push_back(c);
-  return w;
-}
-
 LoadOptions OptionsFor(const FakeSseServer& s, const std::string& model) {
   LoadOptions o;
   o.endpoint.port = s.port();
@@ -37,7 +25,7 @@ TEST(LoadClient, RecordsWhatTheServerSent) {
   auto server = std::move(FakeSseServer::Start({0.05, 0.02}, clock).value());
   ArrivalSpec closed;
   closed.concurrency = 2;
-  auto records = RunLoad(OptionsFor(*server, "ok"), FixedWorkload(4, 5), closed, clock);
+  auto records = RunLoad(OptionsFor(*server, "ok"), FixedLengthWorkload(4, 8, 5), closed, clock);
   ASSERT_TRUE(records.ok()) << records.status().message();
   ASSERT_EQ(records->size(), 4u);
   for (const RequestRecord& r : *records) {
@@ -63,7 +51,7 @@ TEST(LoadClient, RecordsEveryFaultWithItsReason) {
   for (const auto& [model, reason] : cases) {
     LoadOptions o = OptionsFor(*server, model);
     o.timeout_s = 0.5;
-    auto records = RunLoad(o, FixedWorkload(2, 5), ArrivalSpec{}, clock);
+    auto records = RunLoad(o, FixedLengthWorkload(2, 8, 5), ArrivalSpec{}, clock);
     ASSERT_TRUE(records.ok()) << model;
     for (const RequestRecord& r : *records) {
       EXPECT_FALSE(r.ok) << model;
@@ -82,7 +70,7 @@ TEST(LoadClient, UnreachableServerIsARecordedFailure) {
   LoadOptions o;
   o.endpoint.port = port;
   o.model = "ok";
-  auto records = RunLoad(o, FixedWorkload(3, 2), ArrivalSpec{}, clock);
+  auto records = RunLoad(o, FixedLengthWorkload(3, 8, 2), ArrivalSpec{}, clock);
   ASSERT_TRUE(records.ok());
   ASSERT_EQ(records->size(), 3u);
   for (const auto& r : *records) {
@@ -94,10 +82,10 @@ TEST(LoadClient, UnreachableServerIsARecordedFailure) {
 TEST(LoadClient, UsageCountWinsAndMissingUsageFallsBackToCounted) {
   RealClock clock;
   auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
-  auto lies = RunLoad(OptionsFor(*server, "usage-lies"), FixedWorkload(1, 4), ArrivalSpec{}, clock);
+  auto lies = RunLoad(OptionsFor(*server, "usage-lies"), FixedLengthWorkload(1, 8, 4), ArrivalSpec{}, clock);
   EXPECT_EQ((*lies)[0].n_out, 5);
   EXPECT_EQ((*lies)[0].chunks.size(), 4u);
-  auto none = RunLoad(OptionsFor(*server, "no-usage"), FixedWorkload(1, 4), ArrivalSpec{}, clock);
+  auto none = RunLoad(OptionsFor(*server, "no-usage"), FixedLengthWorkload(1, 8, 4), ArrivalSpec{}, clock);
   EXPECT_TRUE((*none)[0].ok);
   EXPECT_EQ((*none)[0].n_out, 4);
 }
@@ -109,7 +97,7 @@ TEST(LoadClient, OpenLoopSendsOnTheAbsoluteSchedule) {
   ArrivalSpec poisson;
   poisson.kind = ArrivalKind::kPoisson;
   poisson.rate = 20;
-  auto records = RunLoad(OptionsFor(*server, "ok"), FixedWorkload(20, 3), poisson, clock);
+  auto records = RunLoad(OptionsFor(*server, "ok"), FixedLengthWorkload(20, 8, 3), poisson, clock);
   ASSERT_TRUE(records.ok());
   std::vector<double> lags;
   double prev = -1;

@@ -3,6 +3,8 @@
 // simulator (VirtualClock) run the same code.
 #pragma once
 
+#include <ctime>
+
 namespace goodput {
 
 class Clock {
@@ -43,5 +45,13 @@ class VirtualClock final : public Clock {
 // Seconds since the Unix epoch (wall time), for "created" fields in API
 // responses; never for measuring durations.
 double UnixSeconds();
+
+// How long ago a CLOCK_REALTIME instant was (for kernel timestamps, such as a
+// socket's receive time, which the kernel gives in wall time).
+double SecondsSinceRealtime(const timespec& t);
+
+// CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID): for
+// benchmarks that measure a thread's own work on a shared machine.
+double ThreadCpuSeconds();
 
 }  // namespace goodput

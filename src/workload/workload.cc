@@ -239,4 +239,17 @@ Status ApplySlo(Workload& w, const SloSpec& slo) {
   return Status::Ok();
 }
 
+Workload FixedLengthWorkload(int64_t requests, int64_t prompt_tokens, int64_t output_tokens,
+                             const std::string& class_name) {
+  Workload w;
+  w.name = "fixed";
+  w.requests = requests;
+  RequestClass c;
+  c.name = class_name;
+  c.prompt = *LengthDistribution::FromSpec("fixed:" + std::to_string(prompt_tokens));
+  c.output = *LengthDistribution::FromSpec("fixed:" + std::to_string(output_tokens));
+  w.classes.push_back(std::move(c));
+  return w;
+}
+
 }  // namespace goodput

@@ -84,6 +84,11 @@ Result<Workload> ParseWorkload(const std::string& yaml_text, const std::string& 
 // Reads a workload file.
 Result<Workload> LoadWorkload(const std::string& path);
 
+// One class of fixed lengths, closed-loop arrivals, no warm-up: for tests and
+// benchmarks of the measurement machinery itself.
+Workload FixedLengthWorkload(int64_t requests, int64_t prompt_tokens, int64_t output_tokens,
+                             const std::string& class_name = "default");
+
 // Replaces the classes' SLOs by `slo` (per class name, or "*" for all
 // classes that are not offline). Unknown class names are an error.
 Status ApplySlo(Workload& w, const SloSpec& slo);
