@@ -1,5 +1,7 @@
 // End-to-end tests of `goodput bench`, `sweep` and `capacity` as a user runs
 // them: against the simulator, goodput serve (embedded) and a dead URL.
+#include <unistd.h>
+
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
@@ -56,6 +58,30 @@ TEST(CliBench, VaryRestartsTheServerPerValue) {
   EXPECT_NE(results[1].at("target").as_string().find("--max-num-seqs 4"), std::string::npos);
 }
 
+// A URL target whose server goodput starts per --vary value with --launch
+// (here goodput serve itself, standing in for vLLM), and stops afterwards.
+TEST(CliBench, LaunchTemplateRestartsAUrlTargetPerValue) {
+  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  const std::string launch = std::string(GOODPUT_BINARY) +
+                             " serve --model goodput-tiny --kv-cache-memory 64MiB --port " + std::to_string(port) +
+                             " --max-num-seqs {value}";
+  auto r = RunGoodput("bench --target http://127.0.0.1:" + std::to_string(port) + " --model goodput-tiny --workload " +
+                      kData + "/workloads/chat-cpu.yaml --concurrency 2 --requests 6 --no-ledger --csv --launch '" +
+                      launch + "' --vary max-num-seqs=1,4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // CSV: a header and one row per setting, each holding its SLO with no failures.
+  std::vector<std::string> lines;
+  for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1) lines.push_back(r.out.substr(at, nl - at));
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[0].rfind("setting,load,arrival,concurrency,", 0), 0u);
+  EXPECT_EQ(lines[1].rfind("max-num-seqs=1,2,closed,2,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind("max-num-seqs=4,2,closed,2,", 0), 0u) << lines[2];
+  // Nothing is left listening on the port.
+  auto after = RunGoodput("bench --target http://127.0.0.1:" + std::to_string(port) +
+                          " --model m --workload " + kData + "/workloads/chat-cpu.yaml --requests 1 --no-ledger");
+  EXPECT_NE(after.out.find("connect"), std::string::npos) << after.out;
+}
+
 // Nothing listens: every request fails with its reason, the run completes,
 // the SLO fails (failures stay in the denominator).
 TEST(CliBench, UnreachableUrlIsMeasuredAsFailures) {
@@ -76,6 +102,8 @@ TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
       {"bench --target embedded --model goodput-tiny --serve-args '--kv-cache-dtype fp4'" + w, "fp4"},
       {"bench --target http://127.0.0.1:9 --model m --concurrency 1,2" + w, "use goodput sweep"},
       {"sweep --target http://127.0.0.1:9 --model m --vary max-num-seqs=1,2" + w, "--vary restarts"},
+      {"bench --target http://127.0.0.1:9 --model m --launch false" + w, "'false' exited before"},
+      {"bench --target embedded --launch 'x'" + w, "--launch is for URL targets"},
       {"bench --target http://127.0.0.1:9 --model m --workload /nonexistent.yaml", "nonexistent"},
       {"bench --target http://127.0.0.1:9 --model m --concurrency 0" + w, "not a positive number"},
   };

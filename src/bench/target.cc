@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -58,8 +60,15 @@ std::optional<std::pair<std::string, std::string>> ListeningLine(const std::stri
   return std::nullopt;
 }
 
-// Starts `argv` with stdout and stderr appended to `log_path`.
-Result<int> Spawn(const std::vector<std::string>& argv, const std::string& log_path) {
+// Starts `argv` with stdout and stderr appended to `log_path`; in a process
+// group of its own when `new_group` (so that a shell's children stop with it).
+Result<int> Spawn(const std::vector<std::string>& argv, const std::string& log_path, bool new_group = false) {
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (new_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -68,8 +77,9 @@ Result<int> Spawn(const std::vector<std::string>& argv, const std::string& log_p
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) return Status::IoError(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
   return static_cast<int>(pid);
 }
@@ -137,6 +147,80 @@ Result<SimRun> EmbeddedTarget::Run(const Workload& workload, const ArrivalSpec& 
 }
 
 std::string EmbeddedTarget::Describe() const { return describe_; }
+
+namespace {
+
+// GET {api}/models answers 200: the server is up.
+bool ModelsAnswer(const client::Endpoint& e) {
+  namespace net = boost::asio;
+  namespace http = boost::beast::http;
+  try {
+    net::io_context ioc;
+    boost::beast::tcp_stream stream(ioc);
+    stream.expires_after(std::chrono::seconds(2));
+    stream.connect(net::ip::tcp::resolver(ioc).resolve(e.host, std::to_string(e.port)));
+    http::request<http::empty_body> req{http::verb::get, e.api_prefix + "/models", 11};
+    req.set(http::field::host, e.host);
+    if (!e.api_key.empty()) req.set(http::field::authorization, "Bearer " + e.api_key);
+    http::write(stream, req);
+    boost::beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    return res.result_int() == 200;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// SIGTERM to the process group, SIGKILL after 10 s.
+void StopGroup(int pid) {
+  kill(-pid, SIGTERM);
+  for (int i = 0; i < 200; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LaunchedTarget>> LaunchedTarget::Start(const std::string& command, client::LoadOptions options,
+                                                              double startup_timeout_s) {
+  const std::string log_path =
+      (std::filesystem::temp_directory_path() / fmt::format("goodput-launch-{}-{}.log", getpid(), std::rand())).string();
+  GOODPUT_ASSIGN_OR_RETURN(int pid, Spawn({"/bin/sh", "-c", "exec " + command}, log_path, /*new_group=*/true));
+  for (double waited = 0; waited < startup_timeout_s; waited += 0.2) {
+    if (ModelsAnswer(options.endpoint)) {
+      return std::unique_ptr<LaunchedTarget>(new LaunchedTarget(pid, command, log_path, std::move(options)));
+    }
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      const std::string log = ReadFile(log_path);
+      std::filesystem::remove(log_path);
+      return Status::FailedPrecondition(fmt::format("'{}' exited before {} answered:\n{}", command,
+                                                    options.endpoint.Url(), std::string(Trim(log)).substr(0, 2000)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  StopGroup(pid);
+  return Status::FailedPrecondition(fmt::format("'{}' did not answer at {} within {:g} s (log: {})", command,
+                                                options.endpoint.Url(), startup_timeout_s, log_path));
+}
+
+LaunchedTarget::LaunchedTarget(int pid, std::string command, std::string log_path, client::LoadOptions options)
+    : pid_(pid), command_(std::move(command)), log_path_(std::move(log_path)), http_(std::move(options)) {}
+
+LaunchedTarget::~LaunchedTarget() {
+  StopGroup(pid_);
+  std::filesystem::remove(log_path_);
+}
+
+Result<SimRun> LaunchedTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
+  return http_.Run(workload, load, repetition);
+}
+
+std::string LaunchedTarget::Describe() const { return http_.Describe() + ", launched with `" + command_ + "`"; }
 
 Result<std::unique_ptr<SimTarget>> SimTarget::Create(const std::string& model, const std::string& gpu) {
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCatalogSimulation(model, gpu, PlanOptions{}, SchedulerConfig{}));

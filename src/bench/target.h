@@ -61,6 +61,25 @@ class EmbeddedTarget final : public Target {
   HttpTarget http_;
 };
 
+// A server the measurement starts itself with a shell command (e.g. "vllm
+// serve ... --max-num-seqs 16 --port 8000"), reached at a URL: the command
+// runs in its own process group, the target waits until GET {url}/models
+// answers 200, and the whole group gets SIGTERM (then SIGKILL) at the end.
+class LaunchedTarget final : public Target {
+ public:
+  static Result<std::unique_ptr<LaunchedTarget>> Start(const std::string& command, client::LoadOptions options,
+                                                       double startup_timeout_s);
+  ~LaunchedTarget() override;
+  Result<SimRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
+  std::string Describe() const override;
+
+ private:
+  LaunchedTarget(int pid, std::string command, std::string log_path, client::LoadOptions options);
+  int pid_;
+  std::string command_, log_path_;
+  HttpTarget http_;
+};
+
 // The simulator on a catalog GPU with a catalog model, engine defaults.
 class SimTarget final : public Target {
  public:

@@ -29,11 +29,11 @@ namespace {
 enum class Mode { kBench, kSweep, kCapacity };
 
 struct BenchArgs {
-  std::string target, model, workload, slo, concurrency, rate, serve_args, api_key, vary, ledger = "goodput.db";
-  double burstiness = 1, timeout = 600, max_load = 0, lag_threshold_ms = 10;
+  std::string target, model, workload, slo, concurrency, rate, serve_args, api_key, vary, launch, ledger = "goodput.db";
+  double burstiness = 1, timeout = 600, max_load = 0, lag_threshold_ms = 10, launch_timeout = 600;
   int repeat = 0;  // 0: the mode's default
   int64_t requests = 0;
-  bool chat = false, no_fixed_length = false, json = false, no_ledger = false, save_requests = false;
+  bool chat = false, no_fixed_length = false, json = false, csv = false, no_ledger = false, save_requests = false;
 };
 
 // Set by SIGINT: no new request is sent, the current point is dropped, the
@@ -67,7 +67,12 @@ void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
   c.add_option("--requests", a.requests, "Requests per run (default: the workload's)");
   c.add_option("--timeout", a.timeout, "Seconds a request may take before it counts as failed")->capture_default_str();
   c.add_option("--serve-args", a.serve_args, "embedded: goodput serve flags, e.g. '--max-num-seqs 16'");
-  c.add_option("--vary", a.vary, "embedded: run once per value of one serve flag, e.g. max-num-seqs=8,16,32");
+  c.add_option("--vary", a.vary, "Run once per value of one engine flag, e.g. max-num-seqs=8,16,32 (embedded, or a "
+                                 "URL with --launch)");
+  c.add_option("--launch", a.launch, "URL target: the command that starts the server, with {value} for --vary, e.g. "
+                                     "'vllm serve M --port 8000 --max-num-seqs {value}'; stopped afterwards");
+  c.add_option("--launch-timeout", a.launch_timeout, "Seconds to wait for a launched server to answer")
+      ->capture_default_str();
   c.add_option("--api-key", a.api_key, "Bearer token for the target");
   c.add_option("--lag-threshold-ms", a.lag_threshold_ms, "Send lag (p99) above which a point is flagged")
       ->capture_default_str();
@@ -80,10 +85,21 @@ void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
   c.add_flag("--no-ledger", a.no_ledger, "Do not record this run");
   c.add_flag("--save-requests", a.save_requests, "Also keep every request's record in the ledger");
   c.add_flag("--json", a.json, "Print JSON instead of tables");
+  c.add_flag("--csv", a.csv, "Print CSV (one row per load point) instead of tables");
   c.footer(kFooter);
 }
 
-Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const std::vector<std::string>& serve_args) {
+// The launch command with every {value} replaced.
+std::string LaunchCommand(const std::string& tmpl, const std::string& value) {
+  std::string out = tmpl;
+  for (size_t at = out.find("{value}"); at != std::string::npos; at = out.find("{value}", at + value.size())) {
+    out.replace(at, 7, value);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const std::vector<std::string>& serve_args,
+                                           const std::string& value) {
   client::LoadOptions o;
   o.model = a.model;
   o.chat = a.chat;
@@ -92,6 +108,9 @@ Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const std::vector
   o.endpoint.api_key = a.api_key;
   o.stop = Interrupted;
   if (!(a.timeout > 0)) return Status::InvalidArgument("--timeout must be positive");
+  if (!a.launch.empty() && (a.target == "embedded" || a.target.rfind("sim:", 0) == 0)) {
+    return Status::InvalidArgument("--launch is for URL targets (embedded starts goodput serve itself)");
+  }
   if (a.target == "embedded") {
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(self, a.model.empty() ? "goodput-small" : a.model, serve_args, o));
@@ -105,6 +124,10 @@ Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const std::vector
   GOODPUT_ASSIGN_OR_RETURN(o.endpoint, client::ParseEndpoint(a.target));
   o.endpoint.api_key = a.api_key;
   if (a.model.empty()) return Status::InvalidArgument("--target URL needs --model (the served model name)");
+  if (!a.launch.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(auto t, LaunchedTarget::Start(LaunchCommand(a.launch, value), o, a.launch_timeout));
+    return std::unique_ptr<Target>(std::move(t));
+  }
   return std::unique_ptr<Target>(std::make_unique<HttpTarget>(o));
 }
 
@@ -143,8 +166,9 @@ Status Record(const Recording& rec, const std::string& setting, const Workload& 
 }
 
 Result<Outcome> RunOne(const BenchArgs& a, Mode mode, const Workload& w, const std::vector<ArrivalSpec>& ladder,
-                       const std::string& setting, std::vector<std::string> serve_args, const Recording& rec) {
-  GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Target> target, MakeTarget(a, serve_args));
+                       const std::string& setting, std::vector<std::string> serve_args, const std::string& value,
+                       const Recording& rec) {
+  GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Target> target, MakeTarget(a, serve_args, value));
   Outcome out;
   out.setting = setting;
   out.target = target->Describe();
@@ -186,12 +210,13 @@ Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode, const Workloa
   }
   const std::vector<std::string> base_args = SplitArgs(a.serve_args);
   if (a.vary.empty()) {
-    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, "", base_args, rec));
+    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, "", base_args, "", rec));
     return std::vector<Outcome>{std::move(o)};
   }
-  if (a.target != "embedded") {
-    return Status::InvalidArgument("--vary restarts the server per value: use --target embedded (for the simulator, "
-                                   "goodput sim --sweep; for a URL, restart your server per value)");
+  const bool launched = a.target != "embedded" && a.target.rfind("sim:", 0) != 0 && !a.launch.empty();
+  if (a.target != "embedded" && !(launched && a.launch.find("{value}") != std::string::npos)) {
+    return Status::InvalidArgument("--vary restarts the server per value: use --target embedded, or a URL with "
+                                   "--launch 'COMMAND ... {value}' (for the simulator: goodput sim --sweep)");
   }
   const size_t eq = a.vary.find('=');
   if (eq == std::string::npos || eq == 0) return Status::InvalidArgument("--vary must look like FLAG=V1,V2");
@@ -202,7 +227,7 @@ Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode, const Workloa
     std::vector<std::string> args = base_args;
     args.push_back("--" + flag);
     args.push_back(value);
-    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, flag + "=" + value, args, rec));
+    GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, flag + "=" + value, args, value, rec));
     outs.push_back(std::move(o));
   }
   return outs;
@@ -313,6 +338,24 @@ void Print(const BenchArgs& a, const Workload& w, const std::vector<Outcome>& ou
   }
 }
 
+std::string ToCsv(const std::vector<Outcome>& outs) {
+  std::string s =
+      "setting,load,arrival,concurrency,rate,repeats,throughput_tok_s,requests_s,per_request_tok_s,ttft_p50_s,"
+      "ttft_p99_s,tpot_p50_s,tpot_p99_s,goodput_req_s,goodput_tok_s,throughput_spread,failed,send_lag_p99_s,holds,"
+      "capacity\n";
+  for (const auto& o : outs) {
+    for (size_t i = 0; i < o.sweep.points.size(); ++i) {
+      const PointResult& p = o.sweep.points[i];
+      s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", o.setting, p.label,
+                       ArrivalKindName(p.load.kind), p.load.concurrency, p.load.rate, p.repeats, p.throughput,
+                       p.request_rate, p.per_request_speed, p.ttft_p50, p.ttft_p99, p.tpot_p50, p.tpot_p99, p.goodput,
+                       p.goodput_tokens, p.throughput_spread, p.failed, p.send_lag_p99, p.holds ? 1 : 0,
+                       o.sweep.capacity == i ? 1 : 0);
+    }
+  }
+  return s;
+}
+
 boost::json::value ToJson(const std::vector<Outcome>& outs) {
   boost::json::array results;
   for (const auto& o : outs) {
@@ -400,6 +443,10 @@ void Run(const BenchArgs& a, Mode mode, const char* name) {
   }
   if (rec.ledger) {
     if (Status st = rec.ledger->FinishRun(rec.run, "complete"); !st.ok()) fail(st);
+  }
+  if (a.csv) {
+    std::cout << ToCsv(*outs);
+    return;
   }
   if (a.json) {
     boost::json::value v = ToJson(*outs);
