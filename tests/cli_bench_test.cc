@@ -33,6 +33,22 @@ TEST(CliBench, SimTargetCapacitySearch) {
   }
 }
 
+// --vary on the simulator: one search per setting, configured by goodput sim's flags.
+TEST(CliBench, SimTargetVariesAnEngineSetting) {
+  auto r = RunGoodput("sweep --target sim:h100 --model llama-3.1-8b --workload " + kData +
+                      "/workloads/chat.yaml --requests 300 --concurrency 8,64 --repeat 1 --no-ledger --json "
+                      "--vary max-num-seqs=16,256");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto results = boost::json::parse(r.out).at("results").as_array();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_NE(results[0].at("target").as_string().find("max_num_seqs 16"), std::string::npos);
+  EXPECT_NE(results[1].at("target").as_string().find("max_num_seqs 256"), std::string::npos);
+  // 64 clients on 16 seats queue for their first token; on 256 seats they do not.
+  const double ttft16 = results[0].at("points").at(1).at("ttft_p99_s").to_number<double>();
+  const double ttft256 = results[1].at("points").at(1).at("ttft_p99_s").to_number<double>();
+  EXPECT_GT(ttft16, 2 * ttft256);
+}
+
 // The embedded target: goodput serve on the tiny model, a two-point sweep
 // with exact lengths and the server's own KV lines beside the table.
 TEST(CliBench, EmbeddedSweepAgainstGoodputServe) {
@@ -104,6 +120,7 @@ TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
       {"sweep --target http://127.0.0.1:9 --model m --vary max-num-seqs=1,2" + w, "--vary restarts"},
       {"bench --target http://127.0.0.1:9 --model m --launch false" + w, "'false' exited before"},
       {"bench --target embedded --launch 'x'" + w, "--launch is for URL targets"},
+      {"bench --target sim:h100 --model llama-3.1-8b --engine-args '--bogus 1'" + w, "--bogus"},
       {"bench --target http://127.0.0.1:9 --model m --workload /nonexistent.yaml", "nonexistent"},
       {"bench --target http://127.0.0.1:9 --model m --concurrency 0" + w, "not a positive number"},
   };

@@ -230,6 +230,10 @@ Result<std::unique_ptr<SimTarget>> SimTarget::Create(const std::string& model, c
   return std::unique_ptr<SimTarget>(new SimTarget(std::move(setup), describe));
 }
 
+std::unique_ptr<SimTarget> SimTarget::FromSetup(SimSetup setup, std::string describe) {
+  return std::unique_ptr<SimTarget>(new SimTarget(std::move(setup), std::move(describe)));
+}
+
 Result<SimRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
   SimOptions o = setup_.options;
   o.seed = static_cast<uint64_t>(repetition);

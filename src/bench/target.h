@@ -84,6 +84,8 @@ class LaunchedTarget final : public Target {
 class SimTarget final : public Target {
  public:
   static Result<std::unique_ptr<SimTarget>> Create(const std::string& model, const std::string& gpu);
+  // From a setup built elsewhere (goodput sim's flags); `describe` names it.
+  static std::unique_ptr<SimTarget> FromSetup(SimSetup setup, std::string describe);
   Result<SimRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
   std::string Describe() const override;
 

@@ -17,6 +17,7 @@
 #include "bench/measure.h"
 #include "bench/target.h"
 #include "cli/load_flags.h"
+#include "cli/sim_command.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "ledger/ledger.h"
@@ -66,9 +67,10 @@ void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
   c.add_option("--repeat", a.repeat, "Runs per load, figures are medians (default: bench 1, sweep/capacity 5)");
   c.add_option("--requests", a.requests, "Requests per run (default: the workload's)");
   c.add_option("--timeout", a.timeout, "Seconds a request may take before it counts as failed")->capture_default_str();
-  c.add_option("--serve-args", a.serve_args, "embedded: goodput serve flags, e.g. '--max-num-seqs 16'");
-  c.add_option("--vary", a.vary, "Run once per value of one engine flag, e.g. max-num-seqs=8,16,32 (embedded, or a "
-                                 "URL with --launch)");
+  c.add_option("--engine-args,--serve-args", a.serve_args,
+               "Engine flags: for embedded goodput serve's (e.g. '--max-num-seqs 16'), for sim:GPU goodput sim's");
+  c.add_option("--vary", a.vary, "Run once per value of one engine flag, e.g. max-num-seqs=8,16,32 (embedded, "
+                                 "sim:GPU, or a URL with --launch)");
   c.add_option("--launch", a.launch, "URL target: the command that starts the server, with {value} for --vary, e.g. "
                                      "'vllm serve M --port 8000 --max-num-seqs {value}'; stopped afterwards");
   c.add_option("--launch-timeout", a.launch_timeout, "Seconds to wait for a launched server to answer")
@@ -118,8 +120,7 @@ Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const std::vector
   }
   if (a.target.rfind("sim:", 0) == 0) {
     if (a.model.empty()) return Status::InvalidArgument("--target sim:GPU needs --model (a catalog model)");
-    GOODPUT_ASSIGN_OR_RETURN(auto t, SimTarget::Create(a.model, a.target.substr(4)));
-    return std::unique_ptr<Target>(std::move(t));
+    return MakeSimTarget(a.model, a.target.substr(4), serve_args);
   }
   GOODPUT_ASSIGN_OR_RETURN(o.endpoint, client::ParseEndpoint(a.target));
   o.endpoint.api_key = a.api_key;
@@ -213,10 +214,11 @@ Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode, const Workloa
     GOODPUT_ASSIGN_OR_RETURN(Outcome o, RunOne(a, mode, w, ladder, "", base_args, "", rec));
     return std::vector<Outcome>{std::move(o)};
   }
-  const bool launched = a.target != "embedded" && a.target.rfind("sim:", 0) != 0 && !a.launch.empty();
-  if (a.target != "embedded" && !(launched && a.launch.find("{value}") != std::string::npos)) {
-    return Status::InvalidArgument("--vary restarts the server per value: use --target embedded, or a URL with "
-                                   "--launch 'COMMAND ... {value}' (for the simulator: goodput sim --sweep)");
+  const bool sim = a.target.rfind("sim:", 0) == 0;
+  const bool launched = a.target != "embedded" && !sim && !a.launch.empty();
+  if (a.target != "embedded" && !sim && !(launched && a.launch.find("{value}") != std::string::npos)) {
+    return Status::InvalidArgument("--vary restarts the server per value: use --target embedded or sim:GPU, or a "
+                                   "URL with --launch 'COMMAND ... {value}'");
   }
   const size_t eq = a.vary.find('=');
   if (eq == std::string::npos || eq == 0) return Status::InvalidArgument("--vary must look like FLAG=V1,V2");

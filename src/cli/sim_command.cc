@@ -8,6 +8,7 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/deployment_flags.h"
 #include "cli/load_flags.h"
@@ -103,6 +104,18 @@ Result<SchedulerConfig> SchedulerFlags(const SimArgs& a) {
   return c;
 }
 
+// The deployment, KV pool and cost model the flags describe.
+Result<SimSetup> BuildSetup(const SimArgs& a, const HardwareSpec& hw) {
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
+  if (hw.memory_bandwidth <= 0) return Status::InvalidArgument("the simulator needs a --gpu from the catalog");
+  GOODPUT_ASSIGN_OR_RETURN(PlanOptions po, ToPlanOptions(a.d));
+  GOODPUT_ASSIGN_OR_RETURN(SchedulerConfig sc, SchedulerFlags(a));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupSimulation(model, po, hw, sc));
+  setup.options.acceptance_rate = a.acceptance_rate;
+  GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
+  return setup;
+}
+
 Result<Prepared> Prepare(const SimArgs& a) {
   if (a.workload.empty()) return Status::InvalidArgument("--workload is required (see data/workloads/)");
   if (a.d.model.empty()) return Status::InvalidArgument("--model is required (see goodput plan --list-models)");
@@ -117,14 +130,8 @@ Result<Prepared> Prepare(const SimArgs& a) {
   if (a.requests < 0) return Status::InvalidArgument("--requests must be positive");
   if (a.requests > 0) p.workload.requests = a.requests;
   GOODPUT_ASSIGN_OR_RETURN(p.ladder, Ladder(a.concurrency, a.rate, a.burstiness, p.workload));
-  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
   GOODPUT_ASSIGN_OR_RETURN(p.hw, ResolveHardware(a.d));
-  if (p.hw.memory_bandwidth <= 0) return Status::InvalidArgument("the simulator needs a --gpu from the catalog");
-  GOODPUT_ASSIGN_OR_RETURN(PlanOptions po, ToPlanOptions(a.d));
-  GOODPUT_ASSIGN_OR_RETURN(SchedulerConfig sc, SchedulerFlags(a));
-  GOODPUT_ASSIGN_OR_RETURN(p.setup, SetupSimulation(model, po, p.hw, sc));
-  p.setup.options.acceptance_rate = a.acceptance_rate;
-  GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, p.setup));
+  GOODPUT_ASSIGN_OR_RETURN(p.setup, BuildSetup(a, p.hw));
   return p;
 }
 
@@ -238,6 +245,29 @@ int RunSim(const SimArgs& a) {
 }
 
 }  // namespace
+
+Result<std::unique_ptr<Target>> MakeSimTarget(const std::string& model, const std::string& gpu,
+                                              const std::vector<std::string>& flags) {
+  SimArgs a;
+  CLI::App app;
+  AddSimFlags(app, a);
+  std::vector<std::string> args = {"--model", model, "--gpu", gpu};
+  args.insert(args.end(), flags.begin(), flags.end());
+  std::reverse(args.begin(), args.end());  // CLI11 parses a vector from its back
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return Status::InvalidArgument(fmt::format("sim flags '{}': {}", fmt::join(flags, " "), e.what()));
+  }
+  GOODPUT_ASSIGN_OR_RETURN(HardwareSpec hw, ResolveHardware(a.d));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, BuildSetup(a, hw));
+  const Plan& plan = setup.plan;
+  const std::string describe = fmt::format(
+      "sim:{} ({}, {} weights, {} KV, {} blocks, max_num_seqs {}, policy {}{}{})", gpu, plan.model.name,
+      plan.precision.name, DTypeName(plan.kv_dtype), plan.capacity.num_blocks, plan.options.max_num_seqs, a.policy,
+      flags.empty() ? "" : "; ", fmt::join(flags, " "));
+  return std::unique_ptr<Target>(SimTarget::FromSetup(std::move(setup), describe));
+}
 
 void AddSimCommand(CLI::App& app) {
   auto args = std::make_shared<SimArgs>();
