@@ -185,6 +185,7 @@ class Run {
 
   // What the response has said so far.
   struct Reading {
+    explicit Reading(RequestRecord& r) : rec(r) {}
     RequestRecord& rec;
     unsigned status = 0;
     bool sse = false;

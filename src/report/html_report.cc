@@ -79,11 +79,14 @@ std::string Table(const std::vector<StoredPoint>& points) {
 
 std::vector<LineChart> Charts(const std::vector<StoredPoint>& points, const SloSpec& slo, const std::string& x_label) {
   const auto groups = BySetting(points);
-  LineChart thr{"throughput", "Output throughput vs load", x_label, "tokens / s", true};
-  LineChart ttft{"ttft", "TTFT vs load", x_label, "ms", true};
-  LineChart tpot{"tpot", "TPOT vs load", x_label, "ms", true};
-  LineChart att{"attainment", "SLO attainment vs load", x_label, "% of requests good", true};
-  LineChart good{"goodput", "Goodput vs load", x_label, "good requests / s", true};
+  const auto chart = [&](const char* id, const char* title, const char* y_label) {
+    return MakeChart(id, title, x_label, y_label, true);
+  };
+  LineChart thr = chart("throughput", "Output throughput vs load", "tokens / s");
+  LineChart ttft = chart("ttft", "TTFT vs load", "ms");
+  LineChart tpot = chart("tpot", "TPOT vs load", "ms");
+  LineChart att = chart("attainment", "SLO attainment vs load", "% of requests good");
+  LineChart good = chart("goodput", "Goodput vs load", "good requests / s");
   ttft.thresholds = Thresholds(slo, SloMetric::kTtft);
   tpot.thresholds = Thresholds(slo, SloMetric::kTpot);
   for (const auto& [setting, group] : groups) {

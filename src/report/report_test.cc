@@ -7,7 +7,7 @@ namespace goodput::report {
 namespace {
 
 TEST(SvgChart, SeriesCarryTheirDataAndThresholdsTheirValues) {
-  LineChart c{"ttft", "TTFT <vs> load", "concurrency", "ms", true};
+  LineChart c = MakeChart("ttft", "TTFT <vs> load", "concurrency", "ms", true);
   c.series.push_back({"p99", {{1, 120}, {2, 150}, {4, 900}}});
   c.thresholds.push_back({"interactive p99 SLO", 1000});
   c.vertical = Marker{"capacity 4", 4};
@@ -20,7 +20,7 @@ TEST(SvgChart, SeriesCarryTheirDataAndThresholdsTheirValues) {
 }
 
 TEST(SvgChart, NonFiniteValuesAreLeftOut) {
-  LineChart c{"g", "g", "x", "y", false};
+  LineChart c = MakeChart("g", "g", "x", "y", false);
   c.series.push_back({"s", {{1, 1}, {2, std::nan("")}, {3, 3}}});
   EXPECT_NE(RenderSvg(c).find("data-points='1,1 3,3'"), std::string::npos);
 }

@@ -105,6 +105,16 @@ std::string EscapeHtml(const std::string& s) {
   return out;
 }
 
+LineChart MakeChart(std::string id, std::string title, std::string x_label, std::string y_label, bool log_x) {
+  LineChart c;
+  c.id = std::move(id);
+  c.title = std::move(title);
+  c.x_label = std::move(x_label);
+  c.y_label = std::move(y_label);
+  c.log_x = log_x;
+  return c;
+}
+
 std::string RenderSvg(const LineChart& c) {
   const Scale s = ScaleFor(c);
   std::string out = fmt::format("<svg id='{}' xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' "

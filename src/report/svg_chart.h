@@ -31,6 +31,9 @@ struct LineChart {
   std::optional<Marker> vertical;  // e.g. the capacity
 };
 
+// A chart with no series yet.
+LineChart MakeChart(std::string id, std::string title, std::string x_label, std::string y_label, bool log_x);
+
 // The chart as an <svg> element (width 640, height 360).
 std::string RenderSvg(const LineChart& chart);
 
