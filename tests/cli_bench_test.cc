@@ -111,7 +111,7 @@ TEST(CliBench, UnreachableUrlIsMeasuredAsFailures) {
 TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
   const std::string w = " --workload " + kData + "/workloads/chat-cpu.yaml";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"bench --target https://127.0.0.1:1 --model m" + w, "https targets are not supported"},
+      {"bench --target ftp://127.0.0.1:1 --model m" + w, "only http:// and https://"},
       {"bench --target nonsense --model m" + w, "is not a URL"},
       {"bench --target sim:h100" + w, "needs --model"},
       {"bench --target sim:nope --model llama-3.1-8b" + w, "nope"},

@@ -34,7 +34,8 @@ struct BenchArgs {
   double burstiness = 1, timeout = 600, max_load = 0, lag_threshold_ms = 10, launch_timeout = 600;
   int repeat = 0;  // 0: the mode's default
   int64_t requests = 0;
-  bool chat = false, no_fixed_length = false, json = false, csv = false, no_ledger = false, save_requests = false;
+  bool chat = false, no_fixed_length = false, json = false, csv = false, no_ledger = false, save_requests = false,
+       insecure = false;
 };
 
 // Set by SIGINT: no new request is sent, the current point is dropped, the
@@ -43,7 +44,7 @@ std::atomic<bool> g_interrupted{false};
 bool Interrupted() { return g_interrupted.load(); }
 
 constexpr const char* kFooter = R"(Targets:
-  http://HOST:PORT[/v1]  any OpenAI-compatible server (--model: the served model name)
+  http(s)://HOST:PORT[/v1]  any OpenAI-compatible server (--model: the served model name)
   embedded               goodput serve started on a free loopback port (--model: a preset;
                          --serve-args: its engine flags), stopped afterwards
   sim:GPU                the simulator on a catalog GPU (--model: a catalog model)
@@ -76,6 +77,7 @@ void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
   c.add_option("--launch-timeout", a.launch_timeout, "Seconds to wait for a launched server to answer")
       ->capture_default_str();
   c.add_option("--api-key", a.api_key, "Bearer token for the target");
+  c.add_flag("--insecure", a.insecure, "https: accept any server certificate (self-signed test servers)");
   c.add_option("--lag-threshold-ms", a.lag_threshold_ms, "Send lag (p99) above which a point is flagged")
       ->capture_default_str();
   c.add_flag("--chat", a.chat, "Use /chat/completions (text prompts; lengths approximate) instead of /completions");
@@ -109,6 +111,7 @@ Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const std::vector
   o.timeout_s = a.timeout;
   o.endpoint.api_key = a.api_key;
   o.stop = Interrupted;
+  o.insecure_tls = a.insecure;
   if (!(a.timeout > 0)) return Status::InvalidArgument("--timeout must be positive");
   if (!a.launch.empty() && (a.target == "embedded" || a.target.rfind("sim:", 0) == 0)) {
     return Status::InvalidArgument("--launch is for URL targets (embedded starts goodput serve itself)");

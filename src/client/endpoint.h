@@ -13,13 +13,14 @@ namespace goodput::client {
 struct Endpoint {
   std::string host = "127.0.0.1";
   uint16_t port = 80;
+  bool tls = false;                // https
   std::string api_prefix = "/v1";  // paths are api_prefix + "/completions" etc.
   std::string api_key;             // sent as "Authorization: Bearer KEY" when set
   std::string Url() const;
 };
 
-// Parses an http URL. https is refused with a clear message (TLS is not built
-// yet), as are other schemes, user info, queries and fragments.
+// Parses an http or https URL (ports 80 and 443 by default). Other schemes,
+// user info, queries and fragments are refused with a clear message.
 Result<Endpoint> ParseEndpoint(const std::string& url);
 
 }  // namespace goodput::client

@@ -18,10 +18,15 @@ TEST(Endpoint, ParsesHostPortAndPrefix) {
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->port, 80);
   EXPECT_EQ(e->Url(), "http://example:80/v1");
+  e = ParseEndpoint("https://api.example.com/v1");
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->tls);
+  EXPECT_EQ(e->port, 443);
+  EXPECT_EQ(e->Url(), "https://api.example.com:443/v1");
 }
 
 TEST(Endpoint, RefusesWhatItCannotUse) {
-  for (const char* bad : {"", "localhost:8000", "https://127.0.0.1:8000", "ftp://h/", "http://u:p@h:1/",
+  for (const char* bad : {"", "localhost:8000", "ftp://h/", "http://u:p@h:1/",
                           "http://h:1/v1?x=1", "http://h:0", "http:// bad"}) {
     auto e = ParseEndpoint(bad);
     EXPECT_FALSE(e.ok()) << bad;
@@ -29,7 +34,7 @@ TEST(Endpoint, RefusesWhatItCannotUse) {
       EXPECT_FALSE(e.status().message().empty());
     }
   }
-  EXPECT_NE(ParseEndpoint("https://x:1").status().message().find("https"), std::string::npos);
+  EXPECT_NE(ParseEndpoint("ftp://x:1").status().message().find("only http:// and https://"), std::string::npos);
 }
 
 }  // namespace

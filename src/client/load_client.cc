@@ -10,6 +10,7 @@
 
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/as_tuple.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast.hpp>
 #include <fmt/format.h>
 
@@ -32,10 +33,25 @@ std::chrono::steady_clock::duration Seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(0.0, s)));
 }
 
+// One keep-alive connection, plain or TLS (held by pointer: the TLS stream
+// refers to the TCP stream beside it).
+struct Connection {
+  explicit Connection(net::io_context& ioc) : tcp(ioc) {}
+  beast::tcp_stream tcp;
+  std::optional<net::ssl::stream<beast::tcp_stream&>> tls;
+};
+using Conn = std::unique_ptr<Connection>;
+
 class Run {
  public:
   Run(const LoadOptions& o, const Workload& w, const ArrivalSpec& load, const Clock& clock)
-      : o_(o), w_(w), clock_(clock), workload_(Seeded(w, o.seed)), gen_(workload_, load) {}
+      : o_(o), w_(w), clock_(clock), workload_(Seeded(w, o.seed)), gen_(workload_, load) {
+    if (o.endpoint.tls) {
+      ssl_.emplace(net::ssl::context::tls_client);
+      ssl_->set_default_verify_paths();
+      ssl_->set_verify_mode(o.insecure_tls ? net::ssl::verify_none : net::ssl::verify_peer);
+    }
+  }
 
   std::vector<RequestRecord> Go() {
     // Timers fire up to 50 us late by default (the kernel's timer slack);
@@ -64,7 +80,7 @@ class Run {
   bool Stopped() const { return o_.stop && o_.stop(); }
 
   awaitable<void> ClosedClient(int client) {
-    std::optional<beast::tcp_stream> conn;
+    Conn conn;
     while (!Stopped()) {
       auto item = gen_.NextForClient(client, Now());
       if (!item) break;
@@ -84,18 +100,18 @@ class Run {
   }
 
   awaitable<void> SendPooled(WorkItem item) {
-    std::optional<beast::tcp_stream> conn;
+    Conn conn;
     if (!idle_.empty()) {
-      conn.emplace(std::move(idle_.back()));
+      conn = std::move(idle_.back());
       idle_.pop_back();
     }
     co_await Send(item, conn);
-    if (conn) idle_.push_back(std::move(*conn));
+    if (conn) idle_.push_back(std::move(conn));
   }
 
   // Sends one request on `conn` (connecting when empty) and records it; the
   // connection is left empty when it cannot be reused.
-  awaitable<void> Send(const WorkItem& item, std::optional<beast::tcp_stream>& conn) {
+  awaitable<void> Send(const WorkItem& item, Conn& conn) {
     RequestRecord rec;
     rec.request_class = w_.classes[item.class_index].name;
     rec.t_arrival = item.t_arrival;
@@ -142,8 +158,8 @@ class Run {
     return req;
   }
 
-  awaitable<std::string> Connect(std::optional<beast::tcp_stream>& conn, double deadline) {
-    conn.emplace(ioc_);
+  awaitable<std::string> Connect(Conn& conn, double deadline) {
+    conn = std::make_unique<Connection>(ioc_);
     const std::string host = o_.endpoint.host, port = std::to_string(o_.endpoint.port);
     if (resolved_.empty()) {  // once per run: the resolver's thread hop costs a send hundreds of microseconds
       tcp::resolver resolver(ioc_);
@@ -151,34 +167,54 @@ class Run {
       if (rec) co_return "resolve " + host + ": " + rec.message();
       resolved_ = results;
     }
-    conn->expires_after(Seconds(deadline - clock_.Now()));
-    auto [ec, ep] = co_await conn->async_connect(resolved_, kNoThrow);
+    conn->tcp.expires_after(Seconds(deadline - clock_.Now()));
+    auto [ec, ep] = co_await conn->tcp.async_connect(resolved_, kNoThrow);
     if (ec) co_return "connect " + o_.endpoint.host + ":" + port + ": " + ec.message();
-    EnableReceiveTimestamps(conn->socket().native_handle());  // without them, token times are the client's own
+    EnableReceiveTimestamps(conn->tcp.socket().native_handle());  // without them, token times are the client's own
+    if (!ssl_) co_return std::string();
+    conn->tls.emplace(conn->tcp, *ssl_);
+    SSL_set_tlsext_host_name(conn->tls->native_handle(), host.c_str());  // SNI
+    conn->tls->set_verify_callback(net::ssl::host_name_verification(host));
+    auto [hec] = co_await conn->tls->async_handshake(net::ssl::stream_base::client, kNoThrow);
+    if (hec) co_return "TLS handshake with " + host + ": " + hec.message();
     co_return std::string();
   }
 
+  // (Plain if/else: GCC 12 miscompiles co_await inside a conditional expression.)
+  awaitable<boost::system::error_code> Write(Connection& c, http::request<http::string_body>& req) {
+    if (c.tls) {
+      auto [ec, n] = co_await http::async_write(*c.tls, req, kNoThrow);
+      co_return ec;
+    }
+    auto [ec, n] = co_await http::async_write(c.tcp, req, kNoThrow);
+    co_return ec;
+  }
+
   // The HTTP exchange; returns "" on success, else the reason it failed.
-  awaitable<std::string> Exchange(const WorkItem& item, std::optional<beast::tcp_stream>& conn, RequestRecord& rec,
-                                  double deadline) {
+  awaitable<std::string> Exchange(const WorkItem& item, Conn& conn, RequestRecord& rec, double deadline) {
     auto req = MakeRequest(item);
-    const bool reused = conn.has_value();
+    const bool reused = conn != nullptr;
     if (!conn) {
       std::string err = co_await Connect(conn, deadline);
       if (!err.empty()) co_return err;
     }
     rec.t_sent = Now();
-    conn->expires_after(Seconds(deadline - clock_.Now()));
-    auto [wec, wn] = co_await http::async_write(*conn, req, kNoThrow);
+    conn->tcp.expires_after(Seconds(deadline - clock_.Now()));
+    boost::system::error_code wec = co_await Write(*conn, req);
     if (wec && reused) {  // the server closed an idle keep-alive connection: one fresh try
       std::string err = co_await Connect(conn, deadline);
       if (!err.empty()) co_return err;
       rec.t_sent = Now();
-      std::tie(wec, wn) = co_await http::async_write(*conn, req, kNoThrow);
+      wec = co_await Write(*conn, req);
     }
     if (wec) co_return "send: " + wec.message();
     bool reusable = false;
-    std::string error = co_await ReadResponse(conn->socket(), rec, deadline, reusable);
+    std::string error;
+    if (conn->tls) {
+      error = co_await ReadTlsResponse(*conn, rec, deadline, reusable);
+    } else {
+      error = co_await ReadResponse(conn->tcp.socket(), rec, deadline, reusable);
+    }
     if (!reusable) conn.reset();
     co_return error;
   }
@@ -282,12 +318,44 @@ class Run {
     }
     timer.cancel();
     if (!error.empty()) co_return error;
+    co_return Finish(parser, r, reusable);
+  }
+
+  // The verdict on a complete response: "" or why it is not a good answer.
+  static std::string Finish(http::response_parser<http::buffer_body>& parser, Reading& r, bool& reusable) {
     reusable = parser.get().keep_alive();
-    if (r.status != 200) co_return fmt::format("HTTP {}: {}", r.status, r.text);
-    if (!r.sse) co_return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
-    if (!r.done) co_return "closed mid-stream after " + std::to_string(r.counted) + " tokens (no [DONE])";
-    if (rec.n_out == 0) rec.n_out = r.counted;  // no usage chunk: the counted tokens
-    co_return std::string();
+    if (r.status != 200) return fmt::format("HTTP {}: {}", r.status, r.text);
+    if (!r.sse) return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
+    if (!r.done) return "closed mid-stream after " + std::to_string(r.counted) + " tokens (no [DONE])";
+    if (r.rec.n_out == 0) r.rec.n_out = r.counted;  // no usage chunk: the counted tokens
+    return "";
+  }
+
+  // The same over TLS: the kernel's timestamps are of encrypted records, so
+  // token times are taken when the decrypted bytes reach the client.
+  awaitable<std::string> ReadTlsResponse(Connection& c, RequestRecord& rec, double deadline, bool& reusable) {
+    http::response_parser<http::buffer_body> parser;
+    parser.body_limit(boost::none);
+    beast::flat_buffer buffer;
+    Reading r{rec};
+    c.tcp.expires_after(Seconds(deadline - clock_.Now()));
+    std::string error;
+    while (error.empty() && !parser.is_done()) {
+      auto [ec, n] = co_await c.tls->async_read_some(buffer.prepare(65536), kNoThrow);
+      const double t = Now();
+      if (ec == beast::error::timeout) co_return Timeout();
+      if (ec == net::error::eof || ec == net::ssl::error::stream_truncated) {
+        boost::system::error_code eof;
+        parser.put_eof(eof);
+        if (eof || !parser.is_done()) co_return "closed mid-stream after " + std::to_string(r.counted) + " tokens";
+        break;
+      }
+      if (ec) co_return "read: " + ec.message();
+      buffer.commit(n);
+      error = Parse(parser, buffer, r, t);
+    }
+    if (!error.empty()) co_return error;
+    co_return Finish(parser, r, reusable);
   }
 
   std::string Timeout() const { return fmt::format("timeout after {:g} s", o_.timeout_s); }
@@ -298,7 +366,8 @@ class Run {
   Workload workload_;
   RequestGenerator gen_;
   net::io_context ioc_{1};
-  std::vector<beast::tcp_stream> idle_;
+  std::optional<net::ssl::context> ssl_;  // https targets
+  std::vector<Conn> idle_;
   tcp::resolver::results_type resolved_;
   std::vector<RequestRecord> records_;
   std::vector<bool> stored_;

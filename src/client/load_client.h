@@ -26,6 +26,7 @@ struct LoadOptions {
   bool chat = false;           // /chat/completions (text prompts) instead of /completions (token ids)
   bool fixed_length = true;    // ignore_eos + min_tokens: exact output lengths
   double timeout_s = 600;      // per request, from its send
+  bool insecure_tls = false;   // https: accept any certificate (self-signed test servers)
   uint64_t seed = 1;           // added to the workload's seed (repetitions differ)
   // When set, receives the clock time the run's record times count from.
   double* start_time = nullptr;
