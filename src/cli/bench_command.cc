@@ -14,6 +14,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "bench/diagnose.h"
 #include "bench/measure.h"
 #include "bench/target.h"
 #include "cli/load_flags.h"
@@ -238,90 +239,13 @@ Result<std::vector<Outcome>> RunAll(const BenchArgs& a, Mode mode, const Workloa
   return outs;
 }
 
-// Notes per load, merged when several loads say the same: "loads 1, 2, 4: ...".
-class Notes {
- public:
-  void Add(const std::string& load, const std::string& text) {
-    for (auto& [loads, t] : notes_) {
-      if (t == text) {
-        loads += ", " + load;
-        return;
-      }
-    }
-    notes_.emplace_back(load, text);
-  }
-  void AddGeneral(const std::string& text) { notes_.emplace_back("", text); }
-  std::vector<std::string> Lines() const {
-    std::vector<std::string> out;
-    for (const auto& [loads, text] : notes_) {
-      if (loads.empty()) out.push_back(text);
-      else out.push_back((loads.find(',') == std::string::npos ? "load " : "loads ") + loads + ": " + text);
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::pair<std::string, std::string>> notes_;
-};
-
-// What the figures say about the measurement itself (the source's warnings).
-std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double lag_threshold_s) {
-  Notes notes;
-  for (const PointResult& p : points) {
-    if (p.failed > 0) notes.Add(p.label, fmt::format("{:g} failed requests per run, e.g. {}", p.failed, p.top_error));
-    if (p.send_lag_p99 > lag_threshold_s) {
-      notes.Add(p.label, fmt::format("client send lag p99 {} > {}: the client was late, the point is not trustworthy",
-                                     FormatDuration(p.send_lag_p99), FormatDuration(lag_threshold_s)));
-    }
-    if (p.usage_mismatch > 0) {
-      notes.Add(p.label, "some requests' usage disagrees with their counted chunks (a chunk without text, or "
-                         "several tokens per chunk); TPOT uses usage");
-    }
-  }
-  for (size_t i = 1; i < points.size(); ++i) {
-    const PointResult &lo = points[i - 1], &hi = points[i];
-    if (hi.throughput > lo.throughput * 1.02 && hi.goodput < lo.goodput * 0.98) {
-      notes.AddGeneral(fmt::format("load {} -> {}: throughput rises while goodput falls: past the knee", lo.label, hi.label));
-    }
-  }
-  if (points.size() >= 3 && points.front().tpot_p50 > 0 && points.back().load.kind == ArrivalKind::kClosedLoop &&
-      points.back().load.concurrency >= 8 * points.front().load.concurrency &&
-      points.back().tpot_p50 < 1.1 * points.front().tpot_p50) {
-    notes.AddGeneral("per-token time stays flat while concurrency rises 8x or more: the engine is not the bottleneck "
-                     "(you may be measuring client or network overhead)");
-  }
-  return notes.Lines();
-}
-
-// The KV pool's tokens from the server's "GPU KV cache size: N tokens" line.
-std::optional<int64_t> KvTokens(const std::string& startup) {
-  const std::string key = "GPU KV cache size: ";
-  const size_t at = startup.find(key);
-  if (at == std::string::npos) return std::nullopt;
-  int64_t n = 0;
-  bool any = false;
-  for (size_t i = at + key.size(); i < startup.size() && (std::isdigit(startup[i]) || startup[i] == ','); ++i) {
-    if (startup[i] == ',') continue;
-    n = n * 10 + (startup[i] - '0');
-    any = true;
-  }
-  return any ? std::optional<int64_t>(n) : std::nullopt;
-}
-
-// max_num_seqs two ways: what the KV pool holds at the workload's p99
-// request length (the planner's view) and the measured capacity.
-std::string MaxNumSeqsAdvice(const Outcome& o, const Workload& w) {
-  const auto kv = KvTokens(o.startup);
+// max_num_seqs two ways, when the target is goodput serve and a closed-loop
+// capacity was found.
+std::string Advice(const Outcome& o, const Workload& w) {
+  const auto kv = KvTokensFromStartupLog(o.startup);
   const auto& cap = o.sweep.capacity;
-  if (!kv || !cap || o.sweep.points[*cap].load.kind != ArrivalKind::kClosedLoop) return "";
-  int64_t p99_len = 1;
-  for (const auto& c : w.classes) p99_len = std::max(p99_len, c.prompt.Quantile(0.99) + c.output.Quantile(0.99));
-  const int64_t planner = *kv / p99_len;
-  const int64_t measured = o.sweep.points[*cap].load.concurrency;
-  return fmt::format(
-      "max_num_seqs: planner {} (the KV pool's {} tokens / {} tokens per p99-length request); measured {} (the "
-      "highest concurrency that holds the SLO); recommended {}\n",
-      FormatCount(planner), FormatCount(*kv), FormatCount(p99_len), measured, std::min(planner, measured));
+  if (!kv || !cap) return "";
+  return MaxNumSeqsAdvice(*kv, w, o.sweep.points[*cap]);
 }
 
 void Print(const BenchArgs& a, const Workload& w, const std::vector<Outcome>& outs) {
@@ -336,7 +260,7 @@ void Print(const BenchArgs& a, const Workload& w, const std::vector<Outcome>& ou
       }
     }
     std::cout << "\n" << FormatPointTable(o.sweep.points) << "\n"
-              << FormatCapacity(o.sweep.points, o.sweep.capacity, o.sweep.capped) << MaxNumSeqsAdvice(o, w);
+              << FormatCapacity(o.sweep.points, o.sweep.capacity, o.sweep.capped) << Advice(o, w);
     const auto notes = Diagnose(o.sweep.points, a.lag_threshold_ms / 1e3);
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
     std::cout << "\n";

@@ -1,0 +1,52 @@
+#include "bench/diagnose.h"
+
+#include <gtest/gtest.h>
+
+namespace goodput {
+namespace {
+
+PointResult Point(int concurrency, double throughput, double goodput, double tpot_p50) {
+  PointResult p;
+  p.load.concurrency = concurrency;
+  p.label = std::to_string(concurrency);
+  p.throughput = throughput;
+  p.goodput = goodput;
+  p.tpot_p50 = tpot_p50;
+  return p;
+}
+
+TEST(Diagnose, CleanLadderSaysNothing) {
+  EXPECT_TRUE(Diagnose({Point(1, 100, 1, 0.010), Point(8, 600, 6, 0.014), Point(64, 2000, 18, 0.030)}, 0.01).empty());
+}
+
+TEST(Diagnose, EachWarningFires) {
+  std::vector<PointResult> ladder = {Point(1, 100, 1, 0.010), Point(8, 600, 6, 0.0102), Point(64, 700, 2, 0.0105)};
+  ladder[0].failed = 2;
+  ladder[0].top_error = "HTTP 500: overload (x2)";
+  ladder[1].send_lag_p99 = 0.05;
+  ladder[1].usage_mismatch = 3;
+  ladder[2].usage_mismatch = 1;
+  const auto notes = Diagnose(ladder, 0.01);
+  ASSERT_EQ(notes.size(), 5u);
+  EXPECT_EQ(notes[0], "load 1: 2 failed requests per run, e.g. HTTP 500: overload (x2)");
+  EXPECT_NE(notes[1].find("load 8: client send lag p99 50.0 ms > 10.0 ms"), std::string::npos) << notes[1];
+  EXPECT_EQ(notes[2].rfind("loads 8, 64: some requests' usage disagrees", 0), 0u) << notes[2];  // merged
+  EXPECT_EQ(notes[3], "load 8 -> 64: throughput rises while goodput falls: past the knee");
+  EXPECT_NE(notes[4].find("per-token time stays flat"), std::string::npos);  // 10 ms -> 10.5 ms over 64x clients
+}
+
+TEST(Diagnose, KvTokensAndMaxNumSeqsAdvice) {
+  EXPECT_EQ(KvTokensFromStartupLog("x\nGPU KV cache size: 21,840 tokens\nMaximum concurrency ..."), 21840);
+  EXPECT_FALSE(KvTokensFromStartupLog("nothing here").has_value());
+  Workload w = FixedLengthWorkload(10, 300, 100);  // 400 tokens per request
+  const std::string advice = MaxNumSeqsAdvice(21840, w, Point(11, 0, 0, 0));
+  EXPECT_NE(advice.find("planner 54 (the KV pool's 21,840 tokens / 400 tokens"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("measured 11"), std::string::npos);
+  EXPECT_NE(advice.find("recommended 11"), std::string::npos);
+  PointResult open = Point(1, 0, 0, 0);
+  open.load.kind = ArrivalKind::kPoisson;
+  EXPECT_EQ(MaxNumSeqsAdvice(21840, w, open), "");
+}
+
+}  // namespace
+}  // namespace goodput
