@@ -225,8 +225,14 @@ Result<StoredRun> Ledger::GetRun(int64_t run) {
 Result<std::vector<StoredPoint>> Ledger::GetPoints(int64_t run) {
   std::vector<StoredPoint> out;
   GOODPUT_RETURN_IF_ERROR(Guard("read points", [&] {
-    SQLite::Statement q(*db_, "SELECT * FROM points WHERE run_id = ? ORDER BY id");
+    // By setting (in the order first measured), then by load: a capacity
+    // search measures its loads out of order.
+    SQLite::Statement q(*db_,
+                        "SELECT p.* FROM points p JOIN (SELECT setting, MIN(id) AS first FROM points WHERE run_id = ? "
+                        "GROUP BY setting) s ON s.setting = p.setting WHERE p.run_id = ? "
+                        "ORDER BY s.first, p.concurrency, p.rate, p.id");
     q.bind(1, run);
+    q.bind(2, run);
     while (q.executeStep()) {
       StoredPoint p;
       p.id = q.getColumn("id").getInt64();

@@ -38,20 +38,22 @@ TEST(Ledger, StoresRunsPointsRepetitionsAndRequests) {
   bad.error = "HTTP 500: overload";
   ASSERT_TRUE(ledger->AddPoint(run, "", Point(1, 50), 24, {Point(1, 49), Point(1, 51)}, {{ok, bad}, {ok}}).ok());
   ASSERT_TRUE(ledger->AddPoint(run, "", Point(4, 90), 24, {Point(4, 88), Point(4, 92)}, {}).ok());
+  ASSERT_TRUE(ledger->AddPoint(run, "", Point(2, 70), 24, {}, {}).ok());  // a search measures out of order
   ASSERT_TRUE(ledger->FinishRun(run, "complete").ok());
 
   auto stored = ledger->GetRun(run);
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ(stored->status, "complete");
-  EXPECT_EQ(stored->points, 2);
+  EXPECT_EQ(stored->points, 3);
   EXPECT_EQ(stored->info.workload_name, "chat-cpu");
   EXPECT_FALSE(stored->finished_at.empty());
   auto points = *ledger->GetPoints(run);
-  ASSERT_EQ(points.size(), 2u);
-  EXPECT_EQ(points[1].summary.load.concurrency, 4);
-  EXPECT_DOUBLE_EQ(points[1].summary.throughput, 90);
-  EXPECT_DOUBLE_EQ(points[1].summary.throughput_spread, 0.05);
-  EXPECT_EQ(points[1].requests_per_run, 24);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[1].summary.load.concurrency, 2);  // read back by load
+  EXPECT_EQ(points[2].summary.load.concurrency, 4);
+  EXPECT_DOUBLE_EQ(points[2].summary.throughput, 90);
+  EXPECT_DOUBLE_EQ(points[2].summary.throughput_spread, 0.05);
+  EXPECT_EQ(points[2].requests_per_run, 24);
   ASSERT_EQ(points[0].repetitions.size(), 2u);
   EXPECT_DOUBLE_EQ(points[0].repetitions[1].throughput, 51);
   EXPECT_EQ(*ledger->CountRequests(run), 3);
