@@ -47,8 +47,9 @@ bool Interrupted() { return g_interrupted.load(); }
 constexpr const char* kFooter = R"(Targets:
   http(s)://HOST:PORT[/v1]  any OpenAI-compatible server (--model: the served model name)
   embedded               goodput serve started on a free loopback port (--model: a preset;
-                         --serve-args: its engine flags), stopped afterwards
-  sim:GPU                the simulator on a catalog GPU (--model: a catalog model)
+                         --engine-args: its flags), stopped afterwards
+  sim:GPU                the simulator on a catalog GPU (--model: a catalog model;
+                         --engine-args: goodput sim's engine flags)
 Definitions (DESIGN.md §1): TTFT = first token-carrying chunk - arrival (the scheduled
 time in open loop, so client lateness counts); TPOT = (last - first) / (output tokens - 1);
 output tokens from the server's usage, else counted chunks. Failed, timed-out and cut-off
@@ -84,7 +85,8 @@ void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
   c.add_flag("--chat", a.chat, "Use /chat/completions (text prompts; lengths approximate) instead of /completions");
   c.add_flag("--no-fixed-length", a.no_fixed_length, "Do not send ignore_eos/min_tokens (servers without them)");
   if (mode == Mode::kCapacity) {
-    c.add_option("--max-load", a.max_load, "Highest load to try (default 4096 clients or 1000 req/s)");
+    c.add_option("--max-load", a.max_load,
+                 "Highest load to try (default 4096 clients or 1000 req/s; clients at most half the run's requests)");
   }
   c.add_option("--ledger", a.ledger, "SQLite ledger that keeps every run (goodput ledger list)")->capture_default_str();
   c.add_flag("--no-ledger", a.no_ledger, "Do not record this run");
