@@ -222,14 +222,6 @@ Result<SimRun> LaunchedTarget::Run(const Workload& workload, const ArrivalSpec& 
 
 std::string LaunchedTarget::Describe() const { return http_.Describe() + ", launched with `" + command_ + "`"; }
 
-Result<std::unique_ptr<SimTarget>> SimTarget::Create(const std::string& model, const std::string& gpu) {
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCatalogSimulation(model, gpu, PlanOptions{}, SchedulerConfig{}));
-  const std::string describe =
-      fmt::format("sim:{} ({}, {} KV blocks, max_num_seqs {})", gpu, setup.plan.model.name,
-                  setup.plan.capacity.num_blocks, setup.plan.options.max_num_seqs);
-  return std::unique_ptr<SimTarget>(new SimTarget(std::move(setup), describe));
-}
-
 std::unique_ptr<SimTarget> SimTarget::FromSetup(SimSetup setup, std::string describe) {
   return std::unique_ptr<SimTarget>(new SimTarget(std::move(setup), std::move(describe)));
 }

@@ -80,11 +80,11 @@ class LaunchedTarget final : public Target {
   HttpTarget http_;
 };
 
-// The simulator on a catalog GPU with a catalog model, engine defaults.
+// The simulator: a deployment planned and set up elsewhere (goodput sim's
+// flags build it; see MakeSimTarget in cli/sim_command.h).
 class SimTarget final : public Target {
  public:
-  static Result<std::unique_ptr<SimTarget>> Create(const std::string& model, const std::string& gpu);
-  // From a setup built elsewhere (goodput sim's flags); `describe` names it.
+  // `describe` names the GPU, model and engine settings for people.
   static std::unique_ptr<SimTarget> FromSetup(SimSetup setup, std::string describe);
   Result<SimRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
   std::string Describe() const override;

@@ -77,16 +77,17 @@ TEST(EmbeddedTarget, ReportsWhyServeDidNotStart) {
 }
 
 TEST(SimTarget, RunsTheSimulator) {
-  auto target = SimTarget::Create("llama-3.1-8b", "h100");
-  ASSERT_TRUE(target.ok()) << target.status().message();
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{}, SchedulerConfig{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  auto target = SimTarget::FromSetup(std::move(*setup), "sim:h100 (llama-3.1-8b, engine defaults)");
   ArrivalSpec load;
   load.concurrency = 8;
-  auto point = MeasurePoint(**target, Small(200, "tpot p99 <= 100ms"), load, 2);
+  auto point = MeasurePoint(*target, Small(200, "tpot p99 <= 100ms"), load, 2);
   ASSERT_TRUE(point.ok());
   EXPECT_TRUE(point->holds);
   EXPECT_EQ(point->failed, 0);
   EXPECT_EQ(point->send_lag_p99, 0);
-  EXPECT_NE((*target)->Describe().find("sim:h100"), std::string::npos);
+  EXPECT_NE(target->Describe().find("sim:h100"), std::string::npos);
 }
 
 }  // namespace
