@@ -291,13 +291,7 @@ boost::json::value ToJson(const std::vector<Outcome>& outs) {
   boost::json::array results;
   for (const auto& o : outs) {
     boost::json::array points;
-    for (const auto& p : o.sweep.points) {
-      boost::json::value v = PointToJson(p);
-      v.as_object()["failed"] = p.failed;
-      v.as_object()["send_lag_p99_s"] = p.send_lag_p99;
-      v.as_object()["usage_mismatch"] = p.usage_mismatch;
-      points.push_back(std::move(v));
-    }
+    for (const auto& p : o.sweep.points) points.push_back(PointToJson(p));
     const auto& cap = o.sweep.capacity;
     results.push_back(boost::json::object{
         {"setting", o.setting},

@@ -66,7 +66,10 @@ boost::json::value PointToJson(const PointResult& p) {
                              {"rejected", num(p.rejected)},
                              {"steps", num(p.steps)},
                              {"classes", classes},
-                             {"holds", p.holds}};
+                             {"holds", p.holds},
+                             {"failed", num(p.failed)},
+                             {"send_lag_p99_s", num(p.send_lag_p99)},
+                             {"usage_mismatch", num(p.usage_mismatch)}};
 }
 
 std::string FormatCapacity(const std::vector<PointResult>& points, std::optional<size_t> capacity, bool capped) {
