@@ -45,7 +45,7 @@ using Conn = std::unique_ptr<Connection>;
 class Run {
  public:
   Run(const LoadOptions& o, const Workload& w, const ArrivalSpec& load, const Clock& clock)
-      : o_(o), w_(w), clock_(clock), workload_(Seeded(w, o.seed)), gen_(workload_, load) {
+      : o_(o), w_(w), clock_(clock), workload_(ForRepetition(w, o.seed)), gen_(workload_, load) {
     if (o.endpoint.tls) {
       ssl_.emplace(net::ssl::context::tls_client);
       ssl_->set_default_verify_paths();
@@ -71,11 +71,6 @@ class Run {
   }
 
  private:
-  static Workload Seeded(const Workload& w, uint64_t seed) {
-    Workload s = w;
-    s.seed = w.seed + seed - 1;
-    return s;
-  }
   double Now() const { return clock_.Now() - t0_; }
   bool Stopped() const { return o_.stop && o_.stop(); }
 

@@ -177,8 +177,7 @@ Result<SimRun> Simulate(const Workload& workload, const ArrivalSpec& load, const
   if (options.num_blocks <= 0 || options.kv_groups.empty()) {
     return Status::InvalidArgument("the KV pool has no blocks");
   }
-  Workload w = workload;
-  w.seed = workload.seed + options.seed - 1;
+  const Workload w = ForRepetition(workload, options.seed);
   SimOptions o = options;
   if (o.scheduler.policy == SchedulingPolicy::kSlo) {
     o.scheduler.slo_step_target =

@@ -239,6 +239,12 @@ Status ApplySlo(Workload& w, const SloSpec& slo) {
   return Status::Ok();
 }
 
+Workload ForRepetition(const Workload& w, uint64_t repetition) {
+  Workload out = w;
+  out.seed = w.seed + repetition - 1;
+  return out;
+}
+
 Workload FixedLengthWorkload(int64_t requests, int64_t prompt_tokens, int64_t output_tokens,
                              const std::string& class_name) {
   Workload w;

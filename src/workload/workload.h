@@ -84,6 +84,11 @@ Result<Workload> ParseWorkload(const std::string& yaml_text, const std::string& 
 // Reads a workload file.
 Result<Workload> LoadWorkload(const std::string& path);
 
+// The workload of repetition `repetition` (1, 2, ...): the same workload with
+// its seed moved by repetition - 1, so that repetition 1 is the file's seed.
+// The simulator and the load generator both draw their requests from this.
+Workload ForRepetition(const Workload& w, uint64_t repetition);
+
 // One class of fixed lengths, closed-loop arrivals, no warm-up: for tests and
 // benchmarks of the measurement machinery itself.
 Workload FixedLengthWorkload(int64_t requests, int64_t prompt_tokens, int64_t output_tokens,
