@@ -186,40 +186,42 @@ Status Ledger::FinishRun(int64_t run, const std::string& status) {
   });
 }
 
-Result<std::vector<StoredRun>> Ledger::ListRuns() {
+Result<std::vector<StoredRun>> Ledger::SelectRuns(std::optional<int64_t> only) {
   std::vector<StoredRun> out;
-  GOODPUT_RETURN_IF_ERROR(Guard("list", [&] {
+  GOODPUT_RETURN_IF_ERROR(Guard("read runs", [&] {
     SQLite::Statement q(*db_,
                         "SELECT r.id, r.started_at, COALESCE(r.finished_at, ''), r.status, r.command, r.target, r.model, "
-                        "r.hardware, r.workload_name, r.slo, r.version, r.host, "
-                        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) FROM runs r ORDER BY r.id");
+                        "r.hardware, r.workload_name, r.workload, r.slo, r.version, r.host, "
+                        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) FROM runs r "
+                        "WHERE ?1 IS NULL OR r.id = ?1 ORDER BY r.id");
+    if (only) q.bind(1, *only);
     while (q.executeStep()) {
       StoredRun r;
       r.id = q.getColumn(0).getInt64();
       r.started_at = q.getColumn(1).getString();
       r.finished_at = q.getColumn(2).getString();
       r.status = q.getColumn(3).getString();
-      r.info.command = q.getColumn(4).getString();
-      r.info.target = q.getColumn(5).getString();
-      r.info.model = q.getColumn(6).getString();
-      r.info.hardware = q.getColumn(7).getString();
-      r.info.workload_name = q.getColumn(8).getString();
-      r.info.slo = q.getColumn(9).getString();
-      r.info.version = q.getColumn(10).getString();
-      r.info.host = q.getColumn(11).getString();
-      r.points = q.getColumn(12).getInt64();
+      int c = 4;
+      for (std::string* field : {&r.info.command, &r.info.target, &r.info.model, &r.info.hardware,
+                                 &r.info.workload_name, &r.info.workload_text, &r.info.slo, &r.info.version,
+                                 &r.info.host}) {
+        *field = q.getColumn(c++).getString();
+      }
+      r.points = q.getColumn(c).getInt64();
       out.push_back(std::move(r));
     }
   }));
   return out;
 }
 
+Result<std::vector<StoredRun>> Ledger::ListRuns() { return SelectRuns(std::nullopt); }
+
 Result<StoredRun> Ledger::GetRun(int64_t run) {
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredRun> runs, ListRuns());
-  for (auto& r : runs) {
-    if (r.id == run) return std::move(r);
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredRun> runs, SelectRuns(run));
+  if (runs.empty()) {
+    return Status::NotFound("no run " + std::to_string(run) + " in the ledger (goodput ledger list shows them)");
   }
-  return Status::NotFound("no run " + std::to_string(run) + " in the ledger (goodput ledger list shows them)");
+  return std::move(runs.front());
 }
 
 Result<std::vector<StoredPoint>> Ledger::GetPoints(int64_t run) {

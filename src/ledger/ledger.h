@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,7 @@ class Ledger {
 
  private:
   explicit Ledger(std::unique_ptr<SQLite::Database> db);
+  Result<std::vector<StoredRun>> SelectRuns(std::optional<int64_t> only);  // every run, or one
   std::unique_ptr<SQLite::Database> db_;
 };
 

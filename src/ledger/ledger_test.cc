@@ -27,6 +27,7 @@ TEST(Ledger, StoresRunsPointsRepetitionsAndRequests) {
   info.command = "goodput sweep ...";
   info.target = "embedded";
   info.workload_name = "chat-cpu";
+  info.workload_text = "name: chat-cpu\n";
   const int64_t run = *ledger->BeginRun(info);
   RequestRecord ok;
   ok.request_class = "interactive";
@@ -46,6 +47,7 @@ TEST(Ledger, StoresRunsPointsRepetitionsAndRequests) {
   EXPECT_EQ(stored->status, "complete");
   EXPECT_EQ(stored->points, 3);
   EXPECT_EQ(stored->info.workload_name, "chat-cpu");
+  EXPECT_EQ(stored->info.workload_text, "name: chat-cpu\n");
   EXPECT_FALSE(stored->finished_at.empty());
   auto points = *ledger->GetPoints(run);
   ASSERT_EQ(points.size(), 3u);
