@@ -1,5 +1,5 @@
 // How precisely goodput's load generator measures, against a local fake SSE
-// server (src/client/fake_sse_server.h) that records when it wrote every
+// server (tests/support/fake_sse_server.h) that records when it wrote every
 // token. Three figures, each measured in this run:
 //   1. timestamp error: how far the client's time for a token chunk lies
 //      outside [just before, just after] the server's write call (the true
@@ -15,13 +15,14 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "client/fake_sse_server.h"
+#include "support/fake_sse_server.h"
 #include "client/load_client.h"
 #include "core/clock.h"
 #include "core/stats.h"
 
 using namespace goodput;
 using namespace goodput::client;
+using goodput::testing::FakeSseServer;
 
 namespace {
 

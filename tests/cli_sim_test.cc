@@ -7,7 +7,7 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
-#include "run_command.h"
+#include "support/run_command.h"
 
 namespace goodput {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/measure.h"
-#include "client/fake_sse_server.h"
+#include "support/fake_sse_server.h"
 
 namespace goodput {
 namespace {
@@ -16,7 +16,7 @@ Workload Small(int64_t requests, const std::string& slo = "") {
 
 TEST(HttpTarget, MeasuresAFakeServerAndSummarisesHealth) {
   RealClock clock;
-  auto server = std::move(client::FakeSseServer::Start({0.02, 0.005}, clock).value());
+  auto server = std::move(testing::FakeSseServer::Start({0.02, 0.005}, clock).value());
   client::LoadOptions o;
   o.endpoint.port = server->port();
   o.model = "ok";

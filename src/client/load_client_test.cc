@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include "client/fake_sse_server.h"
+#include "support/fake_sse_server.h"
 
 namespace goodput::client {
 namespace {
+
+using testing::FakeSseServer;
 
 LoadOptions OptionsFor(const FakeSseServer& s, const std::string& model) {
   LoadOptions o;

@@ -19,7 +19,7 @@
 #include "core/clock.h"
 #include "core/status.h"
 
-namespace goodput::client {
+namespace goodput::testing {
 
 class FakeSseServer {
  public:
@@ -46,4 +46,4 @@ class FakeSseServer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace goodput::client
+}  // namespace goodput::testing

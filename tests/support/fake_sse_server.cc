@@ -1,4 +1,4 @@
-#include "client/fake_sse_server.h"
+#include "support/fake_sse_server.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -10,7 +10,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
-namespace goodput::client {
+namespace goodput::testing {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -144,4 +144,4 @@ std::vector<FakeSseServer::TokenWrite> FakeSseServer::TokenWrites(int64_t index)
   return it == impl_->writes.end() ? std::vector<TokenWrite>{} : it->second;
 }
 
-}  // namespace goodput::client
+}  // namespace goodput::testing
