@@ -58,7 +58,7 @@ TEST(CliBench, EmbeddedSweepAgainstGoodputServe) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("target: embedded `goodput serve --model goodput-tiny --kv-cache-memory 64MiB`"),
             std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("server: GPU KV cache size: 131,072 tokens"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("engine: GPU KV cache size: 131,072 tokens"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("max_num_seqs: planner"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("failed requests"), std::string::npos) << r.out;
 }

@@ -68,6 +68,16 @@ TEST(CliSim, SweepRanksSettings) {
   EXPECT_LT(r.out.find("max-num-seqs=64", ranking), r.out.find("max-num-seqs=4 ", ranking)) << r.out;
 }
 
+// One text of the definitions (core/definitions.h) in every measuring command's help.
+TEST(CliSim, HelpPrintsTheSharedDefinitions) {
+  for (const char* command : {"sim", "bench", "sweep", "capacity"}) {
+    auto r = RunGoodput(std::string(command) + " --help");
+    ASSERT_EQ(r.exit_code, 0) << command;
+    EXPECT_NE(r.out.find("TPOT = (last token - first token) / (output tokens - 1)"), std::string::npos) << command;
+    EXPECT_NE(r.out.find("ITL = the gap between token-carrying"), std::string::npos) << command;
+  }
+}
+
 struct BadCase {
   const char* args;
   const char* message;

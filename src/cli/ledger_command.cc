@@ -11,7 +11,7 @@
 #include "ledger/ledger.h"
 #include "ledger/quote.h"
 #include "report/html_report.h"
-#include "sim/sim_report.h"
+#include "measure/point_report.h"
 
 namespace goodput {
 namespace {

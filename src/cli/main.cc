@@ -5,7 +5,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/ledger_command.h"
-#include "cli/load_flags.h"
+#include "cli/measurement_flags.h"
 #include "cli/plan_command.h"
 #include "cli/serve_command.h"
 #include "cli/sim_command.h"

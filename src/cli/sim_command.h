@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "bench/target.h"
+#include "measure/target.h"
 
 namespace goodput {
 

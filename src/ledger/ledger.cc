@@ -3,7 +3,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <boost/json.hpp>
 
-#include "sim/sim_report.h"
+#include "measure/point_report.h"
 
 namespace goodput {
 namespace {
@@ -273,6 +273,17 @@ Result<int64_t> Ledger::CountRequests(int64_t run) {
     if (q.executeStep()) n = q.getColumn(0).getInt64();
   }));
   return n;
+}
+
+Status RecordPoint(Ledger& ledger, int64_t run, const std::string& setting, const Workload& w,
+                   const PointResult& point, const std::vector<MeasuredRun>& runs, bool save_requests) {
+  std::vector<PointResult> reps;
+  std::vector<std::vector<RequestRecord>> records;
+  for (const MeasuredRun& r : runs) {
+    reps.push_back(Summarise(w, point.load, {r}));
+    if (save_requests) records.push_back(r.records);
+  }
+  return ledger.AddPoint(run, setting, point, w.requests, reps, records);
 }
 
 }  // namespace goodput

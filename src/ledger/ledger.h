@@ -13,7 +13,8 @@
 
 #include "core/request_record.h"
 #include "core/status.h"
-#include "sim/load_sweep.h"
+#include "measure/point.h"
+#include "measure/run.h"
 
 namespace SQLite {
 class Database;
@@ -75,5 +76,10 @@ class Ledger {
   Result<std::vector<StoredRun>> SelectRuns(std::optional<int64_t> only);  // every run, or one
   std::unique_ptr<SQLite::Database> db_;
 };
+
+// Stores a measured point of `run` with each repetition's own summary (and,
+// when `save_requests`, every request): the measurement's on_point hook.
+Status RecordPoint(Ledger& ledger, int64_t run, const std::string& setting, const Workload& workload,
+                   const PointResult& point, const std::vector<MeasuredRun>& runs, bool save_requests);
 
 }  // namespace goodput

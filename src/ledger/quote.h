@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/load_sweep.h"
+#include "measure/point.h"
 
 namespace goodput {
 

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "core/definitions.h"
 #include "core/slo.h"
 #include "core/units.h"
 #include "report/svg_chart.h"
@@ -129,7 +130,7 @@ std::string HtmlReport(const StoredRun& run, const std::vector<StoredPoint>& poi
       "<!DOCTYPE html><html><head><meta charset='utf-8'><title>goodput run {0}</title><style>"
       "body{{font-family:sans-serif;margin:24px;color:#222}} table{{border-collapse:collapse;margin:12px 0}}"
       "td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} th{{background:#f4f4f4}}"
-      ".charts svg{{margin:8px;border:1px solid #eee}} dt{{font-weight:bold}}</style></head><body>"
+      ".charts svg{{margin:8px;border:1px solid #eee}} dt{{font-weight:bold}} .definitions{{color:#444}}</style></head><body>"
       "<h1>goodput run {0}</h1><dl><dt>command</dt><dd><code>{1}</code></dd><dt>target</dt><dd>{2}</dd>"
       "<dt>hardware</dt><dd>{3}</dd><dt>workload</dt><dd>{4}</dd><dt>SLO</dt><dd>{5}</dd><dt>status</dt><dd>{6}, "
       "started {7} UTC; goodput version {8}</dd></dl>",
@@ -140,9 +141,7 @@ std::string HtmlReport(const StoredRun& run, const std::vector<StoredPoint>& poi
   for (const LineChart& c : Charts(points, spec, closed ? "concurrency (clients)" : "request rate (req/s)")) {
     html += RenderSvg(c);
   }
-  return html + "</div><p>Definitions: TTFT = first token - arrival; TPOT = (last - first) / (tokens - 1); a class "
-                "holds its SLO when its attainment reaches its highest percentile; capacity = the last load before "
-                "some class stops holding it.</p></body></html>\n";
+  return html + "</div><pre class='definitions'>" + EscapeHtml(kMetricDefinitions) + "</pre></body></html>\n";
 }
 
 Status WriteHtmlReport(Ledger& ledger, int64_t run_id, const std::string& path) {

@@ -51,6 +51,7 @@ TEST(HtmlReport, OneFileWithTableAndFiveCharts) {
   EXPECT_NE(html.find("data-series='interactive' data-points='1,100 2,100 4,50'"), std::string::npos);
   EXPECT_NE(html.find("data-label='capacity 2'"), std::string::npos);               // last load that holds
   EXPECT_NE(html.find("data-label='interactive p99 SLO' data-value='100'"), std::string::npos);  // TPOT, in ms
+  EXPECT_NE(html.find("ITL = the gap between token-carrying"), std::string::npos);  // the shared definitions
   EXPECT_EQ(html.find("<script"), std::string::npos);  // opens offline: nothing to fetch or run
   EXPECT_EQ(html.find("src="), std::string::npos);  // no external asset
   EXPECT_EQ(html.find("href="), std::string::npos);

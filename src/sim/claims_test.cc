@@ -9,8 +9,9 @@
 
 #include "core/stats.h"
 #include "model/catalog.h"
-#include "sim/load_sweep.h"
+#include "measure/measurement.h"
 #include "sim/setup.h"
+#include "sim/sim_target.h"
 
 namespace goodput {
 namespace {
@@ -59,8 +60,8 @@ SimSetup Deploy(const Engine& e) {
 }
 
 PointResult Point(const Workload& w, const Engine& e, ArrivalSpec load, int repeats = 1) {
-  SimSetup s = Deploy(e);
-  auto p = RunPoint(w, load, s.options, *s.cost, repeats);
+  SimTarget target(Deploy(e), "sim");
+  auto p = MeasurePoint(target, w, load, repeats);
   EXPECT_TRUE(p.ok()) << p.status().message();
   return *p;
 }

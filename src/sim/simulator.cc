@@ -150,28 +150,6 @@ double SloStepTarget(const Workload& w, double headroom, int num_spec, double ac
   return tpot * headroom * per_step;
 }
 
-Window MeasurementWindow(const Workload& w, const std::vector<RequestRecord>& records) {
-  Window win{0, 0};
-  if (records.empty()) return win;
-  std::vector<double> arrivals;
-  for (const auto& r : records) arrivals.push_back(r.t_arrival);
-  std::sort(arrivals.begin(), arrivals.end());
-  const auto n = static_cast<int64_t>(arrivals.size());
-  const double first = arrivals.front(), last = arrivals.back();
-  win.start = w.warmup.seconds ? first + *w.warmup.seconds
-                               : arrivals[std::min<int64_t>(n - 1, static_cast<int64_t>(w.warmup.fraction * n))];
-  // Requests sent together at the start (a closed loop's first wave) are a
-  // transient, whatever the warm-up share says: measure from the first later one.
-  if (win.start <= first) {
-    auto later = std::upper_bound(arrivals.begin(), arrivals.end(), first);
-    if (later != arrivals.end()) win.start = *later;
-  }
-  const int64_t cut = static_cast<int64_t>(w.cooldown.fraction * n);
-  win.end = w.cooldown.seconds ? last - *w.cooldown.seconds : (cut > 0 ? arrivals[n - cut] : std::nextafter(last, 1e300));
-  if (win.end <= win.start) win.end = std::nextafter(win.start, 1e300);
-  return win;
-}
-
 Result<SimRun> Simulate(const Workload& workload, const ArrivalSpec& load, const SimOptions& options,
                         const CostModel& cost) {
   if (options.num_blocks <= 0 || options.kv_groups.empty()) {
@@ -186,7 +164,6 @@ Result<SimRun> Simulate(const Workload& workload, const ArrivalSpec& load, const
   SimRun out;
   Run run(w, load, o, cost);
   GOODPUT_RETURN_IF_ERROR(run.Go(out));
-  out.window = MeasurementWindow(w, out.records);
   return out;
 }
 

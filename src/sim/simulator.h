@@ -1,7 +1,8 @@
 // The simulator: the engine's own Scheduler and KvCacheManager driven by a
 // virtual clock and the cost model, fed by a workload. Discrete events:
 // arrivals, and step ends. It produces the same per-request records the load
-// generator does, for the same SLO/metrics code.
+// generator does, for the same SLO/metrics code (sim/sim_target.h makes it a
+// measurement Target).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,6 @@ struct SimOptions {
 
 struct SimRun {
   std::vector<RequestRecord> records;  // in issue order
-  Window window;                       // the measurement window (warm-up and cool-down excluded)
   int64_t steps = 0;
   int64_t preemptions = 0;
   int64_t rejected = 0;
@@ -50,9 +50,5 @@ Result<SimRun> Simulate(const Workload& workload, const ArrivalSpec& load, const
 // target x headroom x tokens per step (speculative decoding yields more than
 // one). Infinite when no class has a TPOT target.
 double SloStepTarget(const Workload& workload, double headroom, int num_spec, double acceptance);
-
-// Warm-up and cool-down applied to the records' arrivals; requests that all
-// arrive at the very start (a closed loop's first wave) are always warm-up.
-Window MeasurementWindow(const Workload& workload, const std::vector<RequestRecord>& records);
 
 }  // namespace goodput

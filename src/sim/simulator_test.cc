@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/data_dir.h"
+#include "measure/run.h"
 #include "model/catalog.h"
 #include "sim/setup.h"
 
@@ -23,7 +24,7 @@ TEST(Simulator, ChatOnLlama8BFinishesEveryRequest) {
     ASSERT_TRUE(r.ok);
     ASSERT_TRUE(r.t_first.has_value());
   }
-  SloReport rep = Evaluate(run->records, w->Slo(), run->window);
+  SloReport rep = Evaluate(run->records, w->Slo(), MeasurementWindow(*w, run->records));
   EXPECT_GT(rep.total, 1500);
   EXPECT_GT(rep.output_throughput, 0);
   std::printf("steps %lld, %.1f s simulated, %.0f tok/s, goodput %.2f req/s\n", (long long)run->steps,

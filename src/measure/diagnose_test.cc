@@ -1,4 +1,4 @@
-#include "bench/diagnose.h"
+#include "measure/diagnose.h"
 
 #include <gtest/gtest.h>
 
@@ -33,6 +33,16 @@ TEST(Diagnose, EachWarningFires) {
   EXPECT_EQ(notes[2].rfind("loads 8, 64: some requests' usage disagrees", 0), 0u) << notes[2];  // merged
   EXPECT_EQ(notes[3], "load 8 -> 64: throughput rises while goodput falls: past the knee");
   EXPECT_NE(notes[4].find("per-token time stays flat"), std::string::npos);  // 10 ms -> 10.5 ms over 64x clients
+}
+
+// An engine whose max_num_seqs caps the batch keeps TPOT flat while requests
+// queue: TTFT rises, and the engine is the bottleneck after all.
+TEST(Diagnose, FlatTpotWithQueueingIsNotOverhead) {
+  std::vector<PointResult> ladder = {Point(1, 100, 1, 0.010), Point(8, 400, 0.5, 0.0102), Point(64, 400, 0, 0.0105)};
+  ladder[0].ttft_p50 = 0.02;
+  ladder[1].ttft_p50 = 1.6;
+  ladder[2].ttft_p50 = 24;
+  for (const auto& n : Diagnose(ladder, 0.01)) EXPECT_EQ(n.find("per-token time stays flat"), std::string::npos) << n;
 }
 
 TEST(Diagnose, KvTokensAndMaxNumSeqsAdvice) {

@@ -1,4 +1,4 @@
-#include "bench/target.h"
+#include "client/server_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -24,21 +24,6 @@
 extern char** environ;
 
 namespace goodput {
-
-Result<SimRun> HttpTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
-  client::LoadOptions o = options_;
-  o.seed = static_cast<uint64_t>(repetition);
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<RequestRecord> records, client::RunLoad(o, workload, load, clock_));
-  SimRun run;
-  run.records = std::move(records);
-  run.window = MeasurementWindow(workload, run.records);
-  return run;
-}
-
-std::string HttpTarget::Describe() const {
-  return fmt::format("{} (model {}, {})", options_.endpoint.Url(), options_.model,
-                     options_.chat ? "chat completions" : "completions with token-id prompts");
-}
 
 namespace {
 
@@ -142,11 +127,19 @@ EmbeddedTarget::~EmbeddedTarget() {
   std::filesystem::remove(log_path_);
 }
 
-Result<SimRun> EmbeddedTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
+Result<MeasuredRun> EmbeddedTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
   return http_.Run(workload, load, repetition);
 }
 
 std::string EmbeddedTarget::Describe() const { return describe_; }
+
+std::string EmbeddedTarget::KvCapacityLines() const {
+  std::string out;
+  for (const std::string& line : Split(startup_log_, '\n')) {
+    if (line.rfind("GPU KV cache size", 0) == 0 || line.rfind("Maximum concurrency", 0) == 0) out += line + "\n";
+  }
+  return out;
+}
 
 namespace {
 
@@ -216,22 +209,10 @@ LaunchedTarget::~LaunchedTarget() {
   std::filesystem::remove(log_path_);
 }
 
-Result<SimRun> LaunchedTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
+Result<MeasuredRun> LaunchedTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
   return http_.Run(workload, load, repetition);
 }
 
 std::string LaunchedTarget::Describe() const { return http_.Describe() + ", launched with `" + command_ + "`"; }
-
-std::unique_ptr<SimTarget> SimTarget::FromSetup(SimSetup setup, std::string describe) {
-  return std::unique_ptr<SimTarget>(new SimTarget(std::move(setup), std::move(describe)));
-}
-
-Result<SimRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
-  SimOptions o = setup_.options;
-  o.seed = static_cast<uint64_t>(repetition);
-  return Simulate(workload, load, o, *setup_.cost);
-}
-
-std::string SimTarget::Describe() const { return describe_; }
 
 }  // namespace goodput

@@ -1,8 +1,8 @@
-#include "bench/target.h"
-
 #include <gtest/gtest.h>
 
-#include "bench/measure.h"
+#include "client/http_target.h"
+#include "client/server_process.h"
+#include "measure/measurement.h"
 #include "support/fake_sse_server.h"
 
 namespace goodput {
@@ -45,7 +45,7 @@ TEST(EmbeddedTarget, StartsMeasuresAndStopsGoodputServe) {
   {
     auto target = EmbeddedTarget::Start(GOODPUT_BINARY, "goodput-tiny", {"--kv-cache-memory", "64MiB"}, {});
     ASSERT_TRUE(target.ok()) << target.status().message();
-    EXPECT_NE((*target)->startup_log().find("Maximum concurrency"), std::string::npos);
+    EXPECT_NE((*target)->KvCapacityLines().find("Maximum concurrency"), std::string::npos);
     ArrivalSpec load;
     load.concurrency = 3;
     auto run = (*target)->Run(Small(9), load, 1);
@@ -74,20 +74,6 @@ TEST(EmbeddedTarget, ReportsWhyServeDidNotStart) {
   auto target = EmbeddedTarget::Start(GOODPUT_BINARY, "goodput-tiny", {"--kv-cache-dtype", "fp4"}, {});
   ASSERT_FALSE(target.ok());
   EXPECT_NE(target.status().message().find("fp4"), std::string::npos) << target.status().message();
-}
-
-TEST(SimTarget, RunsTheSimulator) {
-  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{}, SchedulerConfig{});
-  ASSERT_TRUE(setup.ok()) << setup.status().message();
-  auto target = SimTarget::FromSetup(std::move(*setup), "sim:h100 (llama-3.1-8b, engine defaults)");
-  ArrivalSpec load;
-  load.concurrency = 8;
-  auto point = MeasurePoint(*target, Small(200, "tpot p99 <= 100ms"), load, 2);
-  ASSERT_TRUE(point.ok());
-  EXPECT_TRUE(point->holds);
-  EXPECT_EQ(point->failed, 0);
-  EXPECT_EQ(point->send_lag_p99, 0);
-  EXPECT_NE(target->Describe().find("sim:h100"), std::string::npos);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "bench/diagnose.h"
+#include "measure/diagnose.h"
 
 #include <algorithm>
 #include <cctype>
@@ -59,7 +59,8 @@ std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double
   }
   if (points.size() >= 3 && points.front().tpot_p50 > 0 && points.back().load.kind == ArrivalKind::kClosedLoop &&
       points.back().load.concurrency >= 8 * points.front().load.concurrency &&
-      points.back().tpot_p50 < 1.1 * points.front().tpot_p50) {
+      points.back().tpot_p50 < 1.1 * points.front().tpot_p50 &&
+      points.back().ttft_p50 < 2 * std::max(points.front().ttft_p50, 1e-3)) {  // queueing would show in TTFT
     notes.AddGeneral("per-token time stays flat while concurrency rises 8x or more: the engine is not the bottleneck "
                      "(you may be measuring client or network overhead)");
   }

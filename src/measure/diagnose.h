@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/load_sweep.h"
+#include "measure/point.h"
 #include "workload/workload.h"
 
 namespace goodput {
@@ -16,8 +16,9 @@ namespace goodput {
 // The source's warnings, one line each, merged across loads that say the
 // same: failures, client send lag above `lag_threshold_s` (the point is not
 // trustworthy), usage disagreeing with counted chunks, throughput rising
-// while goodput falls (past the knee), per-token time flat while closed-loop
-// concurrency rises 8x or more (measuring overhead, not the engine).
+// while goodput falls (past the knee), per-token time and TTFT both flat
+// while closed-loop concurrency rises 8x or more (measuring overhead, not the
+// engine; a flat TPOT with TTFT rising is a sequence cap queueing requests).
 std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double lag_threshold_s);
 
 // N from a server's "GPU KV cache size: N tokens" start-up line.

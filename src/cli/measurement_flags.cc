@@ -1,0 +1,81 @@
+#include "cli/measurement_flags.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+namespace goodput {
+
+void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
+  c.add_option("--workload,-w", a.workload, "Workload file (YAML/JSON), e.g. data/workloads/chat.yaml");
+  c.add_option("--slo", a.slo, "SLO per class, e.g. 'interactive: ttft p99 <= 1s, tpot p99 <= 100ms'");
+  c.add_option("--concurrency,-c", a.concurrency,
+               use.ladder ? "Closed-loop clients per load, e.g. 1,8,32,128" : "Closed-loop clients");
+  c.add_option("--rate,-r", a.rate, use.ladder ? "Open-loop request rates (requests/s), e.g. 1,2,4" : "Open-loop requests/s");
+  c.add_option("--burstiness", a.burstiness, "With --rate: gamma shape (1 = Poisson, < 1 burstier)")->capture_default_str();
+  c.add_option("--repeat", a.repeat, "Runs per load (different seeds); figures are medians")->capture_default_str();
+  c.add_option("--requests", a.requests, "Requests per run (default: the workload's)");
+  c.add_option("--vary,--sweep", a.vary,
+               "Run once per value of one engine flag, e.g. max-num-seqs=8,16,32; settings ranked by goodput at capacity");
+  if (use.capacity) {
+    c.add_option("--max-load", a.max_load,
+                 "Capacity search: highest load to try (default 4096 clients or 1000 req/s; clients at most half the "
+                 "run's requests)");
+  }
+  c.add_flag("--json", a.json, "Print JSON instead of tables");
+}
+
+Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use, bool search_capacity) {
+  if (a.workload.empty()) return Status::InvalidArgument("--workload is required (see data/workloads/)");
+  if (a.repeat < 1) return Status::InvalidArgument("--repeat must be at least 1");
+  if (a.requests < 0) return Status::InvalidArgument("--requests must be positive");
+  MeasurementSpec spec;
+  GOODPUT_ASSIGN_OR_RETURN(spec.workload, LoadWorkload(a.workload));
+  if (!a.slo.empty()) {
+    auto slo = ParseSlo(a.slo);
+    if (!slo.ok()) return slo.status().WithContext("--slo");
+    GOODPUT_RETURN_IF_ERROR(ApplySlo(spec.workload, *slo).WithContext("--slo"));
+  }
+  if (a.requests > 0) spec.workload.requests = a.requests;
+  GOODPUT_ASSIGN_OR_RETURN(spec.loads, Ladder(a.concurrency, a.rate, a.burstiness, spec.workload));
+  if (!use.ladder && !use.capacity && spec.loads.size() != 1) {
+    return Status::InvalidArgument("goodput bench runs one load; use goodput sweep for several");
+  }
+  spec.search_capacity = search_capacity;
+  spec.max_load = a.max_load;
+  spec.repeat = a.repeat;
+  if (!a.vary.empty()) {
+    auto vary = ParseVary(a.vary);
+    if (!vary.ok()) return vary.status().WithContext("--vary");
+    spec.vary = std::move(*vary);
+  }
+  return spec;
+}
+
+void Progress(const std::string& what) {
+  static const bool tty = isatty(STDERR_FILENO);
+  if (tty) std::cerr << "\r\033[K" << what << std::flush;
+}
+
+namespace {
+std::string& StoredCommandLine() {
+  static std::string line;
+  return line;
+}
+}  // namespace
+
+void SetCommandLine(int argc, char** argv) {
+  std::string& line = StoredCommandLine();
+  line = "goodput";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool quote = arg.empty() || arg.find_first_of(" \t'\"$") != std::string::npos;
+    line += " " + (quote ? "'" + arg + "'" : arg);
+  }
+}
+
+const std::string& CommandLine() { return StoredCommandLine(); }
+
+}  // namespace goodput

@@ -1,0 +1,47 @@
+// What the measuring commands (`sim`, `bench`, `sweep`, `capacity`) share:
+// the workload, SLO, load, repetition and --vary flags and their parsing into
+// a MeasurementSpec; progress lines; the command line as typed.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/status.h"
+#include "measure/measurement.h"
+
+namespace goodput {
+
+struct MeasurementArgs {
+  std::string workload, slo, concurrency, rate, vary;
+  double burstiness = 1;
+  double max_load = 0;   // capacity search: 0 = 4096 clients or 1000 req/s
+  int repeat = 1;        // runs per load (the command sets its default before registering)
+  int64_t requests = 0;  // 0: the workload's
+  bool json = false;
+};
+
+// How the command uses the loads: one point (bench), a ladder (sweep, sim)
+// and/or a capacity search (capacity, sim capacity).
+struct LoadUse {
+  bool ladder = true;
+  bool capacity = false;
+};
+
+// Registers the flags with their help; `a.repeat` holds the command's default.
+void AddMeasurementFlags(CLI::App& app, MeasurementArgs& a, LoadUse use);
+
+// The workload (with --slo and --requests applied), the loads, repetitions
+// and the varied flag. Errors name the flag; a one-point command given
+// several loads is an error.
+Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use, bool search_capacity);
+
+// A progress line on stderr when it is a terminal (pipes and logs stay
+// clean); "" clears it.
+void Progress(const std::string& what);
+
+// The command line as typed (main records it; the ledger stores it).
+void SetCommandLine(int argc, char** argv);
+const std::string& CommandLine();
+
+}  // namespace goodput

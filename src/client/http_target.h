@@ -1,0 +1,25 @@
+// Any OpenAI-compatible server as a measurement Target: each run is the
+// load generator's (client/load_client.h) with the repetition's seed.
+#pragma once
+
+#include <string>
+
+#include "client/load_client.h"
+#include "core/clock.h"
+#include "measure/target.h"
+
+namespace goodput {
+
+class HttpTarget final : public Target {
+ public:
+  explicit HttpTarget(client::LoadOptions options) : options_(std::move(options)) {}
+  Result<MeasuredRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
+  // "http://127.0.0.1:8000/v1 (model m, completions with token-id prompts)".
+  std::string Describe() const override;
+
+ private:
+  client::LoadOptions options_;
+  RealClock clock_;
+};
+
+}  // namespace goodput

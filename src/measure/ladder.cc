@@ -1,0 +1,123 @@
+#include "measure/ladder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace goodput {
+
+Result<std::vector<double>> ParseLoadList(const std::string& text, const char* flag) {
+  std::vector<double> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') continue;
+    const std::string item = text.substr(start, i - start);
+    start = i + 1;
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(v > 0)) {
+      return Status::InvalidArgument(fmt::format("{}: '{}' is not a positive number", flag, item));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const std::string& rate, double burstiness,
+                                        const Workload& w) {
+  if (!concurrency.empty() && !rate.empty()) return Status::InvalidArgument("give --concurrency or --rate, not both");
+  std::vector<ArrivalSpec> out;
+  if (!concurrency.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<double> cs, ParseLoadList(concurrency, "--concurrency"));
+    for (double c : cs) out.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, static_cast<int>(c), 1, 1});
+  } else if (!rate.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<double> rs, ParseLoadList(rate, "--rate"));
+    if (!(burstiness > 0)) return Status::InvalidArgument("--burstiness must be positive");
+    const ArrivalKind kind = burstiness == 1 ? ArrivalKind::kPoisson : ArrivalKind::kGamma;
+    for (double r : rs) out.push_back(ArrivalSpec{kind, 1, r, burstiness});
+  } else {
+    out.push_back(w.arrival);
+  }
+  return out;
+}
+
+std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < ladder.size(); ++i) {
+    if (!ladder[i].holds) break;
+    best = i;
+  }
+  return best;
+}
+
+Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(double)>& run, double start, double max,
+                                      bool integer) {
+  CapacitySearch s;
+  auto probe = [&](double load) -> Result<bool> {
+    auto p = run(load);
+    if (!p.ok()) return p.status();
+    s.probes.push_back(*p);
+    if (p->holds) s.capacity = *p;
+    return p->holds;
+  };
+  double lo = 0, hi = 0;
+  for (double load = start;; load = std::min(max, load * 2)) {
+    GOODPUT_ASSIGN_OR_RETURN(bool ok, probe(load));
+    if (!ok) {
+      hi = load;
+      break;
+    }
+    lo = load;
+    if (load >= max) {
+      s.capped = true;
+      return s;
+    }
+  }
+  if (lo == 0) return s;  // even the first load fails
+  while (integer ? hi - lo > 1 : hi / lo > 1.05) {
+    const double mid = integer ? std::floor((lo + hi) / 2) : std::sqrt(lo * hi);
+    GOODPUT_ASSIGN_OR_RETURN(bool ok, probe(mid));
+    (ok ? lo : hi) = mid;
+  }
+  return s;
+}
+
+Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalSpec>& ladder) {
+  SweepResult out;
+  for (const auto& load : ladder) {
+    GOODPUT_ASSIGN_OR_RETURN(PointResult r, run(load));
+    out.points.push_back(std::move(r));
+  }
+  out.capacity = LadderCapacity(out.points);
+  out.capped = out.capacity && *out.capacity + 1 == out.points.size();
+  return out;
+}
+
+Result<SweepResult> RunCapacitySearch(const PointRunner& run, const ArrivalSpec& base, double max_load,
+                                      int64_t requests_per_run) {
+  const bool by_rate = base.kind != ArrivalKind::kClosedLoop;
+  const double start = by_rate ? base.rate : 1;
+  double max = max_load > 0 ? max_load : (by_rate ? 1000 : 4096);
+  if (!by_rate) max = std::max(1.0, std::min(max, std::floor(requests_per_run / 2.0)));
+  GOODPUT_ASSIGN_OR_RETURN(CapacitySearch search, SearchCapacity(
+                                                       [&](double load) {
+                                                         ArrivalSpec s = base;
+                                                         if (by_rate) s.rate = load;
+                                                         else s.concurrency = static_cast<int>(load);
+                                                         return run(s);
+                                                       },
+                                                       start, max, !by_rate));
+  SweepResult out;
+  out.points = search.probes;
+  auto key = [](const PointResult& r) { return r.load.kind == ArrivalKind::kClosedLoop ? r.load.concurrency : r.load.rate; };
+  std::sort(out.points.begin(), out.points.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
+  for (size_t i = 0; i < out.points.size() && search.capacity; ++i) {
+    if (key(out.points[i]) == key(*search.capacity)) out.capacity = i;
+  }
+  out.capped = search.capped;
+  return out;
+}
+
+}  // namespace goodput

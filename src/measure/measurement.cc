@@ -1,0 +1,90 @@
+#include "measure/measurement.h"
+
+#include <fmt/format.h>
+
+#include "core/text.h"
+
+namespace goodput {
+
+Result<PointResult> MeasurePoint(Target& target, const Workload& workload, const ArrivalSpec& load, int repeats,
+                                 const RepetitionProgress& progress, std::vector<MeasuredRun>* runs_out,
+                                 const std::function<bool()>& stop) {
+  if (repeats < 1) return Status::InvalidArgument("repeats must be at least 1");
+  std::vector<MeasuredRun> runs;
+  for (int i = 1; i <= repeats; ++i) {
+    if (stop && stop()) return Status::FailedPrecondition("interrupted");
+    if (progress) progress(i, repeats);
+    GOODPUT_ASSIGN_OR_RETURN(MeasuredRun run, target.Run(workload, load, i));
+    runs.push_back(std::move(run));
+  }
+  if (stop && stop()) return Status::FailedPrecondition("interrupted");  // the last run was cut short
+  PointResult point = Summarise(workload, load, runs);
+  if (runs_out) *runs_out = std::move(runs);
+  return point;
+}
+
+Result<Vary> ParseVary(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::InvalidArgument(fmt::format("'{}' must look like FLAG=V1,V2", text));
+  }
+  Vary v;
+  v.flag = text.substr(0, eq);
+  while (v.flag.rfind('-', 0) == 0) v.flag.erase(0, 1);
+  for (const std::string& value : Split(text.substr(eq + 1), ',')) {
+    if (value.empty()) return Status::InvalidArgument(fmt::format("empty value in '{}'", text));
+    v.values.push_back(value);
+  }
+  return v;
+}
+
+std::string Setting::Label() const { return flag.empty() ? "" : flag + "=" + value; }
+
+namespace {
+
+Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting& setting,
+                                     const TargetFactory& make_target, const MeasurementHooks& hooks) {
+  GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Target> target, make_target(setting));
+  SettingResult out;
+  out.setting = setting.Label();
+  out.target = target->Describe();
+  out.kv_capacity = target->KvCapacityLines();
+  const std::string prefix = out.setting.empty() ? "" : out.setting + ": ";
+  const Workload& w = spec.workload;
+  PointRunner run = [&](const ArrivalSpec& load) -> Result<PointResult> {
+    auto progress = [&](int i, int n) {
+      if (hooks.progress) {
+        hooks.progress(fmt::format("{}load {}: run {} of {} ({} requests)", prefix, LoadLabel(load), i, n, w.requests));
+      }
+    };
+    std::vector<MeasuredRun> runs;
+    GOODPUT_ASSIGN_OR_RETURN(PointResult point, MeasurePoint(*target, w, load, spec.repeat, progress, &runs, hooks.stop));
+    if (hooks.on_point) GOODPUT_RETURN_IF_ERROR(hooks.on_point(setting, point, runs));
+    return point;
+  };
+  GOODPUT_ASSIGN_OR_RETURN(out.sweep, spec.search_capacity
+                                          ? RunCapacitySearch(run, spec.loads.front(), spec.max_load, w.requests)
+                                          : RunLadder(run, spec.loads));
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const TargetFactory& make_target,
+                                           const MeasurementHooks& hooks) {
+  if (spec.loads.empty()) return Status::InvalidArgument("no load to measure");
+  if (spec.repeat < 1) return Status::InvalidArgument("--repeat must be at least 1");
+  std::vector<Setting> settings;
+  if (!spec.vary) settings.push_back(Setting{});
+  else {
+    for (const std::string& value : spec.vary->values) settings.push_back(Setting{spec.vary->flag, value});
+  }
+  std::vector<SettingResult> out;
+  for (const Setting& s : settings) {
+    GOODPUT_ASSIGN_OR_RETURN(SettingResult r, MeasureSetting(spec, s, make_target, hooks));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace goodput

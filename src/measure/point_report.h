@@ -1,0 +1,37 @@
+// What a measurement prints: the source's table (load | total throughput |
+// per-request speed | TTFT) with TPOT/TTFT percentiles, attainment per
+// class, goodput and the SLO verdict per row; the capacity line; notes on the
+// measurement's health; the ranking of varied settings; the same as JSON and
+// CSV for programs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "measure/measurement.h"
+
+namespace goodput {
+
+std::string FormatPointTable(const std::vector<PointResult>& points);
+boost::json::value PointToJson(const PointResult& p);
+
+// One line naming the capacity (or why there is none).
+std::string FormatCapacity(const std::vector<PointResult>& points, std::optional<size_t> capacity, bool capped);
+
+// Everything for people: per setting its target, the workload (`repeat`
+// runs per load), KV capacity lines, table,
+// capacity, max_num_seqs advice and notes (send lag above `lag_threshold_s`
+// is flagged); settings ranked by goodput at capacity when there are several.
+std::string FormatResults(const std::vector<SettingResult>& results, const Workload& workload, int repeat,
+                          double lag_threshold_s);
+
+// {"results": [{setting, target, points, capacity, capacity_capped}]}
+boost::json::value ResultsToJson(const std::vector<SettingResult>& results);
+
+// One CSV row per load point, with a header.
+std::string ResultsToCsv(const std::vector<SettingResult>& results);
+
+}  // namespace goodput

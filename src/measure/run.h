@@ -1,0 +1,33 @@
+// One run of a workload against a Target, as the measurement layer sees it:
+// the per-request records (DESIGN.md §1), the window they are judged over,
+// and whatever engine counters the target can see (the simulator sees its
+// steps and preemptions; an HTTP target sees none and leaves them 0).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/request_record.h"
+#include "core/slo.h"
+#include "workload/workload.h"
+
+namespace goodput {
+
+struct EngineCounters {
+  int64_t steps = 0;
+  int64_t preemptions = 0;
+  int64_t rejected = 0;  // requests the engine refused (longer than the max model length or the KV pool)
+};
+
+struct MeasuredRun {
+  std::vector<RequestRecord> records;  // in issue order
+  Window window;                       // the measurement window (warm-up and cool-down excluded)
+  EngineCounters engine;
+};
+
+// The window of `records`: the workload's warm-up and cool-down applied to
+// the requests' arrivals. Requests that all arrive at the very start (a
+// closed loop's first wave) are always warm-up.
+Window MeasurementWindow(const Workload& workload, const std::vector<RequestRecord>& records);
+
+}  // namespace goodput

@@ -1,0 +1,30 @@
+// What a measurement drives (DESIGN.md seam 6): an OpenAI-compatible
+// endpoint (client/http_target.h), goodput serve started for the run or a
+// server started from a command (client/server_process.h), or the simulator
+// (sim/sim_target.h). Ladders, capacity searches and --vary are written once
+// against this interface (measure/measurement.h).
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+#include "measure/run.h"
+#include "workload/workload.h"
+
+namespace goodput {
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  // Runs `workload` at `load` to the end of its request budget. `repetition`
+  // (1, 2, ...) varies the requests' seed. The run's records, window and
+  // whatever engine counters the target can see.
+  virtual Result<MeasuredRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) = 0;
+  // One line for people: "http://127.0.0.1:8000/v1 (model m)", "sim:h100 (...)".
+  virtual std::string Describe() const = 0;
+  // The engine's start-up lines about its KV cache ("GPU KV cache size: N
+  // tokens", "Maximum concurrency ...") when the target knows them; "" otherwise.
+  virtual std::string KvCapacityLines() const { return ""; }
+};
+
+}  // namespace goodput

@@ -1,0 +1,24 @@
+#include "sim/sim_target.h"
+
+#include "sim/simulator.h"
+
+namespace goodput {
+
+Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
+  SimOptions o = setup_.options;
+  o.seed = static_cast<uint64_t>(repetition);
+  GOODPUT_ASSIGN_OR_RETURN(SimRun sim, Simulate(workload, load, o, *setup_.cost));
+  MeasuredRun run;
+  run.window = MeasurementWindow(workload, sim.records);
+  run.records = std::move(sim.records);
+  run.engine.steps = sim.steps;
+  run.engine.preemptions = sim.preemptions;
+  run.engine.rejected = sim.rejected;
+  return run;
+}
+
+std::string SimTarget::KvCapacityLines() const {
+  return KvCapacityLogLines(setup_.plan.capacity, setup_.plan.options.max_model_len);
+}
+
+}  // namespace goodput
