@@ -15,7 +15,7 @@
 #include "cpu/tokenizer.h"
 #include "engine/engine_service.h"
 #include "model/catalog.h"
-#include "plan/kv_layout.h"
+#include "engine/kv_groups.h"
 #include "server/http_server.h"
 
 namespace goodput {
@@ -110,20 +110,6 @@ struct Serving {
   std::unique_ptr<EngineService> engine;
 };
 
-// The planner's view of the CPU pool's groups, so that start-up reports
-// capacity with the planner's (vLLM's) arithmetic.
-std::vector<CacheSpec> CacheSpecsOf(const cpu::CpuKvLayout& layout) {
-  std::vector<CacheSpec> specs;
-  for (const auto& g : layout.groups) {
-    CacheSpec spec;
-    spec.type = g.type == KvGroupSpec::Type::kSlidingWindow ? CacheSpecType::kSlidingWindow : CacheSpecType::kFullAttention;
-    spec.block_size = g.block_size;
-    spec.sliding_window = g.sliding_window;
-    specs.push_back(spec);
-  }
-  return specs;
-}
-
 // Measures this machine's step times for the slo policy's predictor.
 Status Calibrate(Serving& s, int64_t block_size, double step_target) {
   std::cerr << "goodput serve: measuring step times for the slo policy ...\n" << std::flush;
@@ -182,7 +168,7 @@ Status Build(const ServeArgs& a, Serving& s) {
   s.layout = cpu::MakeCpuKvLayout(s.model, a.block_size);
   s.num_blocks = cpu::CpuKvBlocksFor(s.model, s.layout, format, a.block_size, *pool);
   const KvCapacity capacity =
-      CapacityForBlocks(CacheSpecsOf(s.layout), s.num_blocks, sc.max_model_len, sc.max_num_batched_tokens);
+      CapacityForBlocks(s.layout.groups, s.num_blocks, sc.max_model_len, sc.max_num_batched_tokens);
   if (capacity.max_concurrency < 1) {
     return Status::InvalidArgument(fmt::format(
         "--kv-cache-memory {} holds {} blocks, less than one {}-token request needs; raise it or lower --max-model-len",

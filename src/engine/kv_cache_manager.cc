@@ -89,20 +89,6 @@ void KvCacheManager::Free(RequestId id) {
   tables_.erase(it);
 }
 
-int64_t KvCacheManager::PeakBlocks(int64_t tokens, int64_t max_chunk) const {
-  int64_t blocks = 0;
-  for (const auto& g : groups_) {
-    if (g.type == KvGroupSpec::Type::kState) {
-      blocks += 1;
-    } else if (g.type == KvGroupSpec::Type::kSlidingWindow) {
-      blocks += std::min(CeilDiv(tokens, g.block_size), CeilDiv(g.sliding_window - 1 + max_chunk, g.block_size) + 1);
-    } else {
-      blocks += CeilDiv(tokens, g.block_size);
-    }
-  }
-  return blocks;
-}
-
 const BlockTable* KvCacheManager::Table(RequestId id) const {
   auto it = tables_.find(id);
   return it == tables_.end() ? nullptr : &it->second;

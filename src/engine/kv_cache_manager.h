@@ -8,18 +8,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/kv_groups.h"
 #include "engine/request.h"
 
 namespace goodput {
 
 constexpr int32_t kNullBlock = -1;  // a sliding-window slot whose block was released
-
-struct KvGroupSpec {
-  enum class Type { kFull, kSlidingWindow, kState };
-  Type type = Type::kFull;
-  int64_t block_size = 16;
-  int64_t sliding_window = 0;
-};
 
 // Block ids per group; opaque to the scheduler.
 struct BlockTable {
@@ -39,11 +33,10 @@ class KvCacheManager {
   // Returns every block of `id` to the pool. Unknown ids are ignored.
   void Free(RequestId id);
 
-  // The most blocks a request of `tokens` tokens holds at once when computed
-  // in chunks of at most `max_chunk` tokens (sliding groups keep only their
-  // window and the chunk). A request needing more than num_blocks() can
-  // never run.
-  int64_t PeakBlocks(int64_t tokens, int64_t max_chunk) const;
+  // The most blocks a request of `tokens` tokens holds at once in this pool
+  // (goodput::PeakBlocks over its groups). A request needing more than
+  // num_blocks() can never run.
+  int64_t PeakBlocks(int64_t tokens, int64_t max_chunk) const { return goodput::PeakBlocks(groups_, tokens, max_chunk); }
 
   const BlockTable* Table(RequestId id) const;
   int64_t num_blocks() const { return num_blocks_; }

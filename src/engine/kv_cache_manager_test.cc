@@ -1,5 +1,7 @@
 #include "engine/kv_cache_manager.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace goodput {
@@ -72,6 +74,39 @@ TEST(KvCacheManager, PeakBlocksCountsTheWindowOnly) {
   KvCacheManager kv({{Type::kFull, 16, 0}, {Type::kSlidingWindow, 16, 128}, {Type::kState, 16, 0}}, 1000);
   // Full: ceil(1000/16) = 63; sliding: min(63, ceil((127 + 64) / 16) + 1 = 13); state: 1.
   EXPECT_EQ(kv.PeakBlocks(1000, 64), 63 + 13 + 1);
+}
+
+// PeakBlocks bounds what the manager really holds, and is reached when chunk
+// and block boundaries fall worst: 128-token window, blocks of 16, chunks of
+// 64 after a 14-token first chunk (at 142 computed tokens: blocks 0-12 minus
+// none released = 13). Aligned chunks hold one block less.
+int64_t MostSlidingBlocksHeld(int64_t first_chunk) {
+  KvCacheManager kv({{Type::kSlidingWindow, 16, 128}}, 1000);
+  int64_t most = 0;
+  for (int64_t done = 0, chunk = first_chunk; done < 1000; done += chunk, chunk = 64) {
+    EXPECT_NE(kv.AllocateSlots(1, done, std::min<int64_t>(chunk, 1000 - done)), nullptr);
+    most = std::max(most, kv.num_blocks() - kv.free_blocks());
+  }
+  return most;
+}
+
+TEST(KvCacheManager, PeakBlocksIsTheMostAChunkedRequestHolds) {
+  const KvGroupSpec sliding{Type::kSlidingWindow, 16, 128};
+  EXPECT_EQ(sliding.PeakBlocks(1000, 64), 13);  // ceil((127 + 64) / 16) + 1
+  EXPECT_EQ(MostSlidingBlocksHeld(14), 13);
+  EXPECT_EQ(MostSlidingBlocksHeld(64), 12);
+}
+
+// vLLM's capacity count (max_memory_usage_bytes) reserves a sliding group's
+// window + chunk + 1 block even for a short request; the peak does not.
+TEST(KvGroupSpec, ReservedBlocksAsVllmCountsThem) {
+  const KvGroupSpec sliding{Type::kSlidingWindow, 16, 512};
+  EXPECT_EQ(sliding.PeakBlocks(100, 2048), 7);                        // ceil(100 / 16)
+  EXPECT_EQ(sliding.ReservedBlocks(100, 2048), 7 + 1);                // ceil(min(2559, 100) / 16) + 1
+  EXPECT_EQ(sliding.ReservedBlocks(4096, 2048), 160 + 1);             // ceil(2559 / 16) + 1
+  EXPECT_EQ(sliding.PeakBlocks(4096, 2048), 161);
+  const KvGroupSpec full{Type::kFull, 16, 0}, state{Type::kState, 16, 0};
+  EXPECT_EQ(ReservedBlocks({full, sliding, state}, 4096, 2048), 256 + 161 + 1);
 }
 
 }  // namespace

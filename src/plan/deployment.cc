@@ -14,14 +14,13 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
   d.expert_weight_bytes = static_cast<int64_t>(std::llround(static_cast<double>(p.params.routed_experts) *
                                                             p.precision.linear_bytes / p.options.tensor_parallel));
   for (const CacheSpec& s : p.layout.layer_specs) {
-    switch (s.type) {
-      case CacheSpecType::kFullAttention:
-      case CacheSpecType::kMla: d.full_bytes_per_token += s.bytes_per_token; break;
-      case CacheSpecType::kSlidingWindow:
+    switch (s.group.type) {
+      case KvGroupSpec::Type::kFull: d.full_bytes_per_token += s.bytes_per_token; break;
+      case KvGroupSpec::Type::kSlidingWindow:
         d.sliding_bytes_per_token += s.bytes_per_token;
-        d.sliding_window = s.sliding_window;
+        d.sliding_window = s.group.sliding_window;
         break;
-      case CacheSpecType::kState: d.state_bytes += s.state_bytes; break;
+      case KvGroupSpec::Type::kState: d.state_bytes += s.state_bytes; break;
     }
   }
   return d;

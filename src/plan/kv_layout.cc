@@ -44,17 +44,16 @@ int64_t StateBytes(const ModelSpec& m, LayerKind kind, const KvLayoutOptions& o)
 CacheSpec LayerCacheSpec(const ModelSpec& m, const LayerSpec& l, const KvLayoutOptions& o, int64_t block) {
   CacheSpec s;
   s.kind = l.kind;
-  s.block_size = block;
+  s.group.block_size = block;
   if (IsStateKind(l.kind)) {
-    s.type = CacheSpecType::kState;
+    s.group.type = KvGroupSpec::Type::kState;
     s.state_bytes = StateBytes(m, l.kind, o);
     return s;
   }
   s.bytes_per_token = AttentionBytesPerToken(m, l.kind, o);
-  if (l.kind == LayerKind::kMla) s.type = CacheSpecType::kMla;
   if (l.kind == LayerKind::kSlidingAttention && !o.disable_hybrid_kv_cache_manager) {
-    s.type = CacheSpecType::kSlidingWindow;
-    s.sliding_window = l.sliding_window;
+    s.group.type = KvGroupSpec::Type::kSlidingWindow;
+    s.group.sliding_window = l.sliding_window;
   }
   return s;
 }
@@ -65,7 +64,7 @@ void FitStatePages(KvLayout& out, const KvLayoutOptions& o) {
   const CacheSpec* attn = nullptr;
   const CacheSpec* state = nullptr;
   for (const auto& s : out.layer_specs) {
-    if (s.type == CacheSpecType::kState) state = state ? state : &s;
+    if (s.is_state()) state = state ? state : &s;
     else attn = attn ? attn : &s;
   }
   if (!state) return;
@@ -73,7 +72,7 @@ void FitStatePages(KvLayout& out, const KvLayoutOptions& o) {
   if (!attn) return;
   const int64_t align = o.kernel_block_alignment;
   const int64_t needed = align * CeilDiv(state->state_bytes, align * attn->bytes_per_token);
-  int64_t block = attn->block_size;
+  int64_t block = attn->group.block_size;
   if (o.block_size == 0 || block < needed) {
     block = needed;
     out.block_size_raised = true;
@@ -88,8 +87,8 @@ void FitStatePages(KvLayout& out, const KvLayoutOptions& o) {
         out.state_padding_pct));
   }
   for (auto& s : out.layer_specs) {
-    s.block_size = block;
-    if (s.type == CacheSpecType::kState && attn_page > s.state_bytes) s.padded_page_bytes = attn_page;
+    s.group.block_size = block;
+    if (s.is_state() && attn_page > s.state_bytes) s.padded_page_bytes = attn_page;
   }
 }
 
@@ -100,11 +99,11 @@ Status UnifyPageSizes(KvLayout& out) {
   for (auto& s : out.layer_specs) {
     const int64_t page = s.PageBytes();
     if (page == max_page) continue;
-    if (s.type == CacheSpecType::kState || max_page % page != 0) {
+    if (s.is_state() || max_page % page != 0) {
       return Status::FailedPrecondition(
           "layer page sizes cannot be unified by adjusting the block size (vLLM raises NotImplementedError)");
     }
-    s.block_size *= max_page / page;
+    s.group.block_size *= max_page / page;
   }
   out.page_bytes = max_page;
   return Status::Ok();
@@ -147,28 +146,21 @@ void GroupLayers(KvLayout& out) {
 
 }  // namespace
 
-const char* CacheSpecTypeName(CacheSpecType t) {
-  switch (t) {
-    case CacheSpecType::kFullAttention: return "full attention";
-    case CacheSpecType::kSlidingWindow: return "sliding window";
-    case CacheSpecType::kMla: return "MLA";
-    case CacheSpecType::kState: return "mamba state";
+const char* CacheSpec::TypeName() const {
+  switch (group.type) {
+    case KvGroupSpec::Type::kFull: return kind == LayerKind::kMla ? "MLA" : "full attention";
+    case KvGroupSpec::Type::kSlidingWindow: return "sliding window";
+    case KvGroupSpec::Type::kState: return "mamba state";
   }
   return "?";
 }
 
-int64_t CacheSpec::MaxBlocks(int64_t tokens, int64_t max_num_batched_tokens) const {
-  switch (type) {
-    case CacheSpecType::kState: return 1;
-    case CacheSpecType::kSlidingWindow:
-      return CeilDiv(std::min(sliding_window - 1 + max_num_batched_tokens, tokens), block_size) + 1;
-    default: return CeilDiv(tokens, block_size);
-  }
-}
-
 bool CacheSpec::SameCache(const CacheSpec& o) const {
-  return type == o.type && (type != CacheSpecType::kState || kind == o.kind) && block_size == o.block_size && bytes_per_token == o.bytes_per_token &&
-         state_bytes == o.state_bytes && padded_page_bytes == o.padded_page_bytes && sliding_window == o.sliding_window;
+  const KvGroupSpec& g = group;
+  return g.type == o.group.type && (g.type != KvGroupSpec::Type::kState || kind == o.kind) &&
+         (kind == LayerKind::kMla) == (o.kind == LayerKind::kMla) && g.block_size == o.group.block_size &&
+         bytes_per_token == o.bytes_per_token && state_bytes == o.state_bytes &&
+         padded_page_bytes == o.padded_page_bytes && g.sliding_window == o.group.sliding_window;
 }
 
 int64_t KvLayout::NumBlocks(int64_t available_bytes) const {
@@ -176,21 +168,10 @@ int64_t KvLayout::NumBlocks(int64_t available_bytes) const {
   return available_bytes / page_bytes / group_size;
 }
 
-int64_t KvLayout::BlocksPerRequest(int64_t tokens, int64_t max_num_batched_tokens) const {
-  int64_t blocks = 0;
-  for (const auto& g : groups) blocks += g.spec.MaxBlocks(tokens, max_num_batched_tokens);
-  return blocks;
-}
-
-int64_t KvLayout::LiveBlocks(int64_t tokens, int64_t max_num_batched_tokens) const {
-  int64_t blocks = 0;
-  for (const auto& g : groups) {
-    const int64_t full = CeilDiv(tokens, g.spec.block_size);
-    blocks += g.spec.type == CacheSpecType::kSlidingWindow
-                  ? std::min(full, g.spec.MaxBlocks(tokens, max_num_batched_tokens))
-                  : g.spec.MaxBlocks(tokens, max_num_batched_tokens);
-  }
-  return blocks;
+std::vector<KvGroupSpec> KvLayout::EngineGroups() const {
+  std::vector<KvGroupSpec> out;
+  for (const CacheGroup& g : groups) out.push_back(g.spec.group);
+  return out;
 }
 
 Result<KvLayout> BuildKvLayout(const ModelSpec& m, const KvLayoutOptions& o) {
@@ -211,41 +192,15 @@ Result<KvLayout> BuildKvLayout(const ModelSpec& m, const KvLayoutOptions& o) {
   GroupLayers(out);
   out.attention_block_size = block;
   for (const auto& s : out.layer_specs) {
-    if (s.type != CacheSpecType::kState) out.attention_block_size = s.block_size;
+    if (!s.is_state()) out.attention_block_size = s.group.block_size;
   }
   return out;
 }
 
 KvCapacity ComputeCapacity(const KvLayout& layout, int64_t available_bytes, int64_t max_model_len,
                            int64_t max_num_batched_tokens) {
-  std::vector<CacheSpec> specs;
-  for (const auto& g : layout.groups) specs.push_back(g.spec);
-  return CapacityForBlocks(specs, layout.NumBlocks(available_bytes), max_model_len, max_num_batched_tokens);
-}
-
-KvCapacity CapacityForBlocks(const std::vector<CacheSpec>& group_specs, int64_t num_blocks, int64_t max_model_len,
-                             int64_t max_num_batched_tokens) {
-  KvCapacity c;
-  c.num_blocks = num_blocks;
-  int64_t per_request = 0;
-  for (const auto& spec : group_specs) per_request += spec.MaxBlocks(max_model_len, max_num_batched_tokens);
-  c.max_concurrency = per_request > 0 ? static_cast<double>(c.num_blocks) / static_cast<double>(per_request) : 0;
-  // The state groups' block size is max_model_len in vLLM, so the minimum is
-  // the attention block size whenever attention layers exist.
-  int64_t min_block = max_model_len;
-  for (const auto& spec : group_specs) {
-    if (spec.type != CacheSpecType::kState) min_block = std::min(min_block, spec.block_size);
-  }
-  const auto n_groups = static_cast<int64_t>(group_specs.size());
-  c.tokens_per_group = n_groups > 0 ? c.num_blocks / n_groups * min_block : 0;
-  c.tokens_concurrency = static_cast<int64_t>(c.max_concurrency * static_cast<double>(max_model_len));
-  return c;
-}
-
-std::string KvCapacityLogLines(const KvCapacity& c, int64_t max_model_len) {
-  return fmt::format("GPU KV cache size: {} tokens\n", FormatCount(c.tokens_concurrency)) +
-         fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x\n", FormatCount(max_model_len),
-                     c.max_concurrency);
+  return CapacityForBlocks(layout.EngineGroups(), layout.NumBlocks(available_bytes), max_model_len,
+                           max_num_batched_tokens);
 }
 
 }  // namespace goodput

@@ -11,31 +11,27 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/kv_groups.h"
 #include "model/dtype.h"
 #include "model/model_spec.h"
 
 namespace goodput {
 
-enum class CacheSpecType { kFullAttention, kSlidingWindow, kMla, kState };
-const char* CacheSpecTypeName(CacheSpecType t);
-
-// One layer's cache (vLLM's KVCacheSpec).
+// One layer's cache (vLLM's KVCacheSpec): the engine's group spec (kind of
+// group, block size, window) with the bytes it takes attached.
 struct CacheSpec {
-  CacheSpecType type = CacheSpecType::kFullAttention;
-  LayerKind kind = LayerKind::kFullAttention;
-  int64_t block_size = 16;          // tokens per block (state layers: the shared block size)
+  KvGroupSpec group;                // state layers: block_size is the shared (attention) block size
+  LayerKind kind = LayerKind::kFullAttention;  // which layer kind (MLA, Mamba-1/2, DeltaNet, ...)
   int64_t bytes_per_token = 0;      // attention kinds: K+V (or MLA latent) bytes per token per layer
   int64_t state_bytes = 0;          // state kinds: conv + ssm bytes per sequence per layer
   int64_t padded_page_bytes = 0;    // state kinds: page padded to the attention page; 0 = unpadded
-  int64_t sliding_window = 0;
 
-  int64_t RealPageBytes() const { return type == CacheSpecType::kState ? state_bytes : block_size * bytes_per_token; }
+  bool is_state() const { return group.type == KvGroupSpec::Type::kState; }
+  int64_t RealPageBytes() const { return is_state() ? state_bytes : group.block_size * bytes_per_token; }
   int64_t PageBytes() const { return padded_page_bytes > 0 ? padded_page_bytes : RealPageBytes(); }
-  // Blocks one request of `tokens` tokens holds at most, as vLLM's
-  // max_memory_usage_bytes counts them (sliding layers: the window plus one
-  // step's tokens plus one block of misalignment; state layers: one block).
-  int64_t MaxBlocks(int64_t tokens, int64_t max_num_batched_tokens) const;
   bool SameCache(const CacheSpec& o) const;
+  // "full attention", "sliding window", "MLA" or "mamba state".
+  const char* TypeName() const;
 };
 
 struct CacheGroup {
@@ -71,30 +67,13 @@ struct KvLayout {
 
   // vLLM: available // page_size // group_size.
   int64_t NumBlocks(int64_t available_bytes) const;
-  // Blocks one request of `tokens` tokens holds across all groups, as vLLM
-  // counts it for "Maximum concurrency".
-  int64_t BlocksPerRequest(int64_t tokens, int64_t max_num_batched_tokens) const;
-  // Blocks a request of `tokens` actually holds at its peak (sliding layers
-  // only hold what is in the window).
-  int64_t LiveBlocks(int64_t tokens, int64_t max_num_batched_tokens) const;
+  // The groups as the engine's KV manager sees them (one spec per group).
+  std::vector<KvGroupSpec> EngineGroups() const;
 };
 
 Result<KvLayout> BuildKvLayout(const ModelSpec& model, const KvLayoutOptions& options);
 
-// The two start-up lines, both definitions of the first.
-struct KvCapacity {
-  int64_t num_blocks = 0;
-  double max_concurrency = 0;      // num_blocks / blocks per max-length request
-  int64_t tokens_per_group = 0;    // older vLLM: num_blocks // len(groups) * block_size
-  int64_t tokens_concurrency = 0;  // newer vLLM: int(max_concurrency * max_model_len)
-};
+// vLLM's start-up capacity (engine/kv_groups.h) for a pool of `available_bytes`.
 KvCapacity ComputeCapacity(const KvLayout& layout, int64_t available_bytes, int64_t max_model_len,
                            int64_t max_num_batched_tokens);
-// The same for a pool of `num_blocks` already sized, with one spec per KV
-// cache group (the CPU engine sizes its own pool and reports through this).
-KvCapacity CapacityForBlocks(const std::vector<CacheSpec>& group_specs, int64_t num_blocks, int64_t max_model_len,
-                             int64_t max_num_batched_tokens);
-// vLLM's two start-up lines for `c`, each ending in a newline.
-std::string KvCapacityLogLines(const KvCapacity& c, int64_t max_model_len);
-
 }  // namespace goodput

@@ -130,9 +130,9 @@ TEST(KvLayout, Gemma3SlidingGroupsWithPadding) {
   EXPECT_EQ(l.padding_layers, 8);
   EXPECT_EQ(l.log_lines[0], "Add 8 padding layers, may waste at most 15.38% KV cache memory");
   // One 131,072-token request: 8,192 full blocks + 6 x (ceil((1024 - 1 + 8192) / 16) + 1) sliding blocks.
-  EXPECT_EQ(l.BlocksPerRequest(131072, 8192), 8192 + 6 * (576 + 1));
+  EXPECT_EQ(ReservedBlocks(l.EngineGroups(), 131072, 8192), 8192 + 6 * (576 + 1));
   // The sliding layers only hold the window: a 100-token request holds 7 blocks in each group.
-  EXPECT_EQ(l.LiveBlocks(100, 8192), 7 * 7);
+  EXPECT_EQ(PeakBlocks(l.EngineGroups(), 100, 8192), 7 * 7);
 }
 
 TEST(KvLayout, GptOssTwoEqualGroups) {
@@ -178,7 +178,7 @@ TEST(KvLayout, DisablingTheHybridManagerKeepsSlidingLayersWhole) {
   auto l = BuildKvLayout(m, o);
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(l->groups.size(), 1u);
-  EXPECT_EQ(l->BlocksPerRequest(131072, 8192), 8192);
+  EXPECT_EQ(ReservedBlocks(l->EngineGroups(), 131072, 8192), 8192);
 }
 
 }  // namespace
@@ -193,10 +193,8 @@ namespace {
 // ceil(min(511 + 2048, 4096) / 16) + 1 = 161; 1000 / 417 = 2.398x;
 // int(2.398 x 4096) = 9,822 tokens; earlier vLLM: 1000 / 2 x 16 = 8,000.
 TEST(KvCapacity, ForAPoolSizedElsewhere) {
-  CacheSpec full;
-  CacheSpec sliding;
-  sliding.type = CacheSpecType::kSlidingWindow;
-  sliding.sliding_window = 512;
+  KvGroupSpec full;
+  KvGroupSpec sliding{KvGroupSpec::Type::kSlidingWindow, 16, 512};
   const KvCapacity c = CapacityForBlocks({full, sliding}, 1000, 4096, 2048);
   EXPECT_NEAR(c.max_concurrency, 1000.0 / 417.0, 1e-12);
   EXPECT_EQ(c.tokens_concurrency, 9822);

@@ -63,8 +63,7 @@ std::string KindsSection(const Plan& p) {
 std::string GroupsText(const KvLayout& l) {
   std::vector<std::pair<std::string, int>> counts;
   for (const auto& g : l.groups) {
-    const std::string name = g.spec.type == CacheSpecType::kState ? LayerKindName(g.spec.kind)
-                                                                  : CacheSpecTypeName(g.spec.type);
+    const std::string name = g.spec.is_state() ? LayerKindName(g.spec.kind) : g.spec.TypeName();
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == name; });
     if (it == counts.end()) counts.emplace_back(name, 1);
     else ++it->second;
@@ -130,10 +129,10 @@ json::object MemoryJson(const Plan& p) {
 json::object VllmJson(const Plan& p) {
   json::array groups;
   for (const auto& g : p.layout.groups) {
-    groups.push_back(json::object{{"type", CacheSpecTypeName(g.spec.type)},
+    groups.push_back(json::object{{"type", g.spec.TypeName()},
                                   {"kind", LayerKindName(g.spec.kind)},
                                   {"layers", json::value_from(g.layers)},
-                                  {"block_size", g.spec.block_size}});
+                                  {"block_size", g.spec.group.block_size}});
   }
   return json::object{{"attention_block_size", p.layout.attention_block_size},
                       {"block_size_raised", p.layout.block_size_raised},

@@ -67,12 +67,13 @@ std::vector<KindShare> KindShares(const ModelSpec& m, const KvLayout& layout, in
       it = out.end() - 1;
     }
     ++it->layers;
-    if (s.type == CacheSpecType::kState) {
+    if (s.is_state()) {
       it->bytes_per_sequence = s.state_bytes;
       it->bytes_max_len += s.state_bytes;
     } else {
       it->bytes_per_token = s.bytes_per_token;
-      const int64_t held = s.type == CacheSpecType::kSlidingWindow ? std::min(max_len, s.sliding_window) : max_len;
+      const int64_t held =
+          s.group.type == KvGroupSpec::Type::kSlidingWindow ? std::min(max_len, s.group.sliding_window) : max_len;
       it->bytes_max_len += s.bytes_per_token * held;
     }
   }
@@ -91,7 +92,8 @@ LengthPlan PlanLengths(const LengthDistribution& dist, const Plan& p) {
   lp.mean_length = capped.Mean();
   lp.quantile_length = capped.Quantile(o.confidence);
   const int64_t t = o.max_num_batched_tokens;
-  auto blocks = [&](int64_t l) { return static_cast<double>(p.layout.LiveBlocks(l, t)); };
+  const std::vector<KvGroupSpec> groups = p.layout.EngineGroups();
+  auto blocks = [&](int64_t l) { return static_cast<double>(PeakBlocks(groups, l, t)); };
   lp.mean_blocks = capped.Expect(blocks);
   const double second = capped.Expect([&](int64_t l) { return blocks(l) * blocks(l); });
   lp.sd_blocks = std::sqrt(std::max(0.0, second - lp.mean_blocks * lp.mean_blocks));
@@ -109,11 +111,12 @@ LengthPlan PlanLengths(const LengthDistribution& dist, const Plan& p) {
 
 // The longest max_model_len whose one request still fits the pool.
 int64_t EstimateMaxModelLen(const KvLayout& layout, int64_t num_blocks, int64_t upper, int64_t t) {
-  if (layout.BlocksPerRequest(1, t) > num_blocks) return 0;
+  const std::vector<KvGroupSpec> groups = layout.EngineGroups();
+  if (ReservedBlocks(groups, 1, t) > num_blocks) return 0;
   int64_t lo = 1, hi = upper;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (layout.BlocksPerRequest(mid, t) <= num_blocks) lo = mid;
+    if (ReservedBlocks(groups, mid, t) <= num_blocks) lo = mid;
     else hi = mid - 1;
   }
   return lo;
@@ -191,7 +194,7 @@ void AddWarnings(Plan& p) {
                                      100 * p.lengths->over_max_len_share, FormatCount(o.max_model_len)));
   }
   int64_t state_groups = 0;
-  for (const auto& g : p.layout.groups) state_groups += g.spec.type == CacheSpecType::kState;
+  for (const auto& g : p.layout.groups) state_groups += g.spec.is_state();
   if (state_groups > 0 && p.capacity.num_blocks / state_groups < o.max_num_seqs) {
     p.warnings.push_back(fmt::format(
         "each running sequence holds {} state blocks, so the pool fits the state of at most {} sequences, fewer than "
@@ -279,7 +282,7 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   ComputeMemory(p);
   p.kinds = KindShares(with_draft, p.layout, o.max_model_len);
   p.capacity = ComputeCapacity(p.layout, std::max<int64_t>(0, p.kv_pool), o.max_model_len, o.max_num_batched_tokens);
-  p.blocks_per_max_request = p.layout.BlocksPerRequest(o.max_model_len, o.max_num_batched_tokens);
+  p.blocks_per_max_request = ReservedBlocks(p.layout.EngineGroups(), o.max_model_len, o.max_num_batched_tokens);
   CheckStartup(p);
   if (o.lengths && p.startup_error.empty()) p.lengths = PlanLengths(*o.lengths, p);
   AddWarnings(p);

@@ -5,25 +5,6 @@
 
 namespace goodput {
 
-std::vector<KvGroupSpec> KvGroupsFromLayout(const KvLayout& layout) {
-  std::vector<KvGroupSpec> out;
-  for (const CacheGroup& g : layout.groups) {
-    KvGroupSpec s;
-    s.block_size = g.spec.block_size;
-    switch (g.spec.type) {
-      case CacheSpecType::kFullAttention:
-      case CacheSpecType::kMla: s.type = KvGroupSpec::Type::kFull; break;
-      case CacheSpecType::kSlidingWindow:
-        s.type = KvGroupSpec::Type::kSlidingWindow;
-        s.sliding_window = g.spec.sliding_window;
-        break;
-      case CacheSpecType::kState: s.type = KvGroupSpec::Type::kState; break;
-    }
-    out.push_back(s);
-  }
-  return out;
-}
-
 Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
                                  const SchedulerConfig& scheduler) {
   SimSetup s;
@@ -35,7 +16,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   s.options.scheduler.max_num_batched_tokens = s.plan.options.max_num_batched_tokens;
   s.options.scheduler.max_num_seqs = s.plan.options.max_num_seqs;
   s.options.scheduler.max_model_len = s.plan.options.max_model_len;
-  s.options.kv_groups = KvGroupsFromLayout(s.plan.layout);
+  s.options.kv_groups = s.plan.layout.EngineGroups();
   s.options.num_blocks = s.plan.capacity.num_blocks;
   return s;
 }

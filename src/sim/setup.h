@@ -15,9 +15,6 @@
 
 namespace goodput {
 
-// The engine's KV groups for a planned layout.
-std::vector<KvGroupSpec> KvGroupsFromLayout(const KvLayout& layout);
-
 struct SimSetup {
   Plan plan;
   std::unique_ptr<CostModel> cost;
