@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
   c.output = *LengthDistribution::FromSpec("lognormal:250,0.6");
   w.classes.push_back(c);
   PlanOptions po;
-  po.max_model_len = 32768;
-  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", po, SchedulerConfig{});
+  po.engine.scheduler.max_model_len = 32768;
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", po);
   if (!setup.ok()) {
     std::fprintf(stderr, "%s\n", setup.status().message().c_str());
     return 1;

@@ -127,6 +127,18 @@ TEST(CliPlan, ConfigurationThatWouldNotStart) {
   EXPECT_NE(r.out.find("vLLM would not start: No available memory"), std::string::npos) << r.out;
 }
 
+// The engine's flags are defined once (cli/engine_flags): plan, sim and serve
+// print the same help line for each.
+TEST(CliPlan, EngineFlagsAreOneDefinition) {
+  const std::string line = "Sequence cap (default: vLLM's for the device: 1024 on GPUs with >= 70 GiB except A100";
+  for (const char* command : {"plan", "sim", "serve"}) {
+    auto r = RunGoodput(std::string(command) + " --help");
+    ASSERT_EQ(r.exit_code, 0) << command;
+    EXPECT_NE(r.out.find(line), std::string::npos) << command;
+    EXPECT_NE(r.out.find("--kv-cache-memory"), std::string::npos) << command;
+  }
+}
+
 TEST(CliPlan, HelpExplainsInputsAndDefinitions) {
   auto r = RunGoodput("plan --help");
   EXPECT_EQ(r.exit_code, 0);

@@ -15,7 +15,7 @@ Status ParseSize(const std::string& text, const char* flag, std::optional<int64_
 
 }  // namespace
 
-void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a) {
+void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
   c.add_option("--model,-m", a.model, "Catalog model name or path to a config.json (or its directory)");
   c.add_option("--gpu", a.gpu, "GPU from the hardware catalog (see goodput plan --list-gpus)");
   c.add_option("--gpu-memory", a.gpu_memory, "Total GPU memory instead of --gpu, e.g. 79.18GiB");
@@ -23,18 +23,10 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a) {
   c.add_option("--weights", a.weights,
                "Weight precision: auto (the checkpoint's), bf16, fp16, fp32, fp8, fp8-block, int8, int4 (g128), "
                "mxfp4, nvfp4")->capture_default_str();
-  c.add_option("--kv-cache-dtype", a.kv_cache_dtype, "KV cache type: auto (model dtype), bf16, fp16, fp8, fp8_e5m2")
-      ->capture_default_str();
   c.add_option("--mamba-ssm-cache-dtype", a.mamba_ssm_cache_dtype,
                "Recurrent state type: auto (the config's mamba_ssm_dtype, else the model dtype), fp32, bf16")
       ->capture_default_str();
   c.add_option("--gpu-memory-utilization", a.utilization, "Share of total memory vLLM may use")->capture_default_str();
-  c.add_option("--kv-cache-memory", a.kv_cache_memory, "KV pool size, as vLLM's --kv-cache-memory (skips utilization)");
-  c.add_option("--max-model-len", a.max_model_len, "Max tokens per request (default: max_position_embeddings)");
-  c.add_option("--max-num-batched-tokens", a.max_num_batched_tokens,
-               "Token budget per step (default: vLLM's, 8192 on >= 70 GiB GPUs, else 2048)");
-  c.add_option("--max-num-seqs", a.max_num_seqs, "Sequence cap (default: vLLM's, 1024 on >= 70 GiB GPUs, else 256)");
-  c.add_option("--block-size", a.block_size, "Tokens per KV block (default: 16; 64 for MLA; raised for hybrids)");
   c.add_option("--kernel-block-alignment", a.kernel_block_alignment,
                "Hybrid models: the attention block size is raised in steps of this")->capture_default_str();
   c.add_option("--num-draft-layers", a.num_draft_layers, "EAGLE-style draft layers sharing the KV pool")
@@ -45,6 +37,7 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a) {
   c.add_option("--non-torch-memory", a.non_torch_memory, "Measured non-torch memory");
   c.add_option("--cuda-graph-memory", a.cuda_graph_memory, "Measured CUDA graph memory ('Graph capturing ... took X GiB')");
   c.add_option("--safety-buffer", a.safety_buffer, "Headroom wanted beyond CUDA graphs")->capture_default_str();
+  AddEngineFlags(c, a.engine, engine_flags);
 }
 
 Result<HardwareSpec> ResolveHardware(const DeploymentArgs& a) {
@@ -68,18 +61,9 @@ Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a) {
   o.total_is_nominal = hw.total_is_nominal();
   o.tensor_parallel = a.tensor_parallel;
   o.weights = a.weights;
-  o.kv_cache_dtype = a.kv_cache_dtype;
   o.mamba_ssm_cache_dtype = a.mamba_ssm_cache_dtype;
   o.gpu_memory_utilization = a.utilization;
-  GOODPUT_RETURN_IF_ERROR(ParseSize(a.kv_cache_memory, "--kv-cache-memory", &o.kv_cache_memory));
-  if (!a.max_model_len.empty()) {
-    auto len = ParseTokenCount(a.max_model_len);
-    if (!len.ok()) return len.status().WithContext("--max-model-len");
-    o.max_model_len = *len;
-  }
-  o.max_num_batched_tokens = a.max_num_batched_tokens;
-  o.max_num_seqs = a.max_num_seqs;
-  o.block_size = a.block_size;
+  GOODPUT_ASSIGN_OR_RETURN(o.engine, ToEngineConfig(a.engine));
   o.kernel_block_alignment = a.kernel_block_alignment;
   o.num_draft_layers = a.num_draft_layers;
   o.disable_hybrid_kv_cache_manager = a.disable_hybrid;

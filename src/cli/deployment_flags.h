@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/engine_flags.h"
 #include "core/status.h"
 #include "hw/hardware.h"
 #include "plan/planner.h"
@@ -18,17 +19,19 @@ namespace goodput {
 
 // Sizes and lengths stay strings so our parsers can say what is wrong.
 struct DeploymentArgs {
-  std::string model, gpu, gpu_memory, weights = "auto", kv_cache_dtype = "auto", mamba_ssm_cache_dtype = "auto";
-  std::string kv_cache_memory, max_model_len, weights_memory, activation_memory, non_torch_memory,
-      cuda_graph_memory, safety_buffer = "1GiB";
+  std::string model, gpu, gpu_memory, weights = "auto", mamba_ssm_cache_dtype = "auto";
+  std::string weights_memory, activation_memory, non_torch_memory, cuda_graph_memory, safety_buffer = "1GiB";
   int tensor_parallel = 1;
   double utilization = 0.9;
-  int64_t max_num_batched_tokens = 0, max_num_seqs = 0, block_size = 0, kernel_block_alignment = 16;
+  int64_t kernel_block_alignment = 16;
   int num_draft_layers = 0;
   bool disable_hybrid = false;
+  EngineArgs engine;
 };
 
-void AddDeploymentFlags(CLI::App& app, DeploymentArgs& a);
+// The deployment's flags and the engine flags `engine_flags` selects
+// (EngineFlagSet).
+void AddDeploymentFlags(CLI::App& app, DeploymentArgs& a, unsigned engine_flags);
 
 // The GPU the flags name (a catalog entry, or a custom one from --gpu-memory).
 Result<HardwareSpec> ResolveHardware(const DeploymentArgs& a);

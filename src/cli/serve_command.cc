@@ -1,5 +1,7 @@
 #include "cli/serve_command.h"
 
+#include "cli/engine_flags.h"
+
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -22,10 +24,9 @@ namespace goodput {
 namespace {
 
 struct ServeArgs {
-  std::string model, load_format = "auto", tokenizer, kv_cache_dtype = "fp32", kv_cache_memory = "1GiB",
-                     max_model_len, policy = "fcfs", slo_tpot, host = "127.0.0.1", api_key, served_name;
+  EngineArgs engine;
+  std::string model, load_format = "auto", tokenizer, slo_tpot, host = "127.0.0.1", api_key, served_name;
   std::vector<std::string> offline_classes = {"offline"};
-  int64_t block_size = 16, max_num_seqs = 64, max_num_batched_tokens = 2048, long_prefill = 0, max_offline = 0;
   uint64_t seed = 0;
   double slo_headroom = 0.9;
   int port = 8000;
@@ -40,20 +41,12 @@ void AddServeFlags(CLI::App& c, ServeArgs& a) {
       ->capture_default_str();
   c.add_option("--seed", a.seed, "Seed of the dummy weights")->capture_default_str();
   c.add_option("--tokenizer", a.tokenizer, "tokenizer.json (default: the model directory's, else the byte tokenizer)");
-  c.add_option("--kv-cache-dtype", a.kv_cache_dtype, "fp32 | bf16 | fp8 | int8")->capture_default_str();
-  c.add_option("--kv-cache-memory", a.kv_cache_memory, "Memory for the KV cache pool, e.g. 1GiB")->capture_default_str();
-  c.add_option("--block-size", a.block_size, "Tokens per KV block")->capture_default_str();
-  c.add_option("--max-num-seqs", a.max_num_seqs, "Sequence cap")->capture_default_str();
-  c.add_option("--max-num-batched-tokens", a.max_num_batched_tokens, "Token budget per step")->capture_default_str();
-  c.add_option("--max-model-len", a.max_model_len, "Max tokens per request (default: the model's)");
-  c.add_option("--scheduling-policy", a.policy, "fcfs | priority | slo")->capture_default_str();
+  AddEngineFlags(c, a.engine, kEngineSizeFlags | kEngineSchedulingFlags);
   c.add_option("--slo-tpot", a.slo_tpot,
                "slo policy: the interactive TPOT target (e.g. 100ms); offline work enters a step only while the "
                "step's predicted time stays within it");
   c.add_option("--slo-headroom", a.slo_headroom, "slo policy: share of the TPOT target a step may take")
       ->capture_default_str();
-  c.add_option("--long-prefill-token-threshold", a.long_prefill, "Max prefill chunk per request (0: the budget)");
-  c.add_option("--max-offline-seqs", a.max_offline, "Cap on running offline requests (0: none)");
   c.add_option("--offline-classes", a.offline_classes, "Request classes scheduled as offline")->capture_default_str();
   c.add_option("--host", a.host, "Address to listen on")->capture_default_str();
   c.add_option("--port", a.port, "Port (0: any free port, printed at start)")->capture_default_str();
@@ -137,20 +130,10 @@ Status Build(const ServeArgs& a, Serving& s) {
     return Status::InvalidArgument(fmt::format("the tokenizer has {} tokens but the model only {}",
                                                s.tokenizer->vocab_size(), s.model.vocab_size));
   }
-  GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::ParseKvFormat(a.kv_cache_dtype));
-  auto pool = ParseBytes(a.kv_cache_memory);
-  if (!pool.ok()) return pool.status().WithContext("--kv-cache-memory");
-  if (a.block_size < 1 || a.max_num_seqs < 1 || a.max_num_batched_tokens < 1) {
-    return Status::InvalidArgument("--block-size, --max-num-seqs and --max-num-batched-tokens must be positive");
-  }
-  SchedulerConfig sc;
-  sc.max_model_len = s.model.max_position_embeddings;
-  if (!a.max_model_len.empty()) {
-    auto len = ParseTokenCount(a.max_model_len);
-    if (!len.ok()) return len.status().WithContext("--max-model-len");
-    sc.max_model_len = *len;
-  }
-  GOODPUT_ASSIGN_OR_RETURN(sc.policy, ParseSchedulingPolicy(a.policy));
+  GOODPUT_ASSIGN_OR_RETURN(EngineConfig config, ToEngineConfig(a.engine));
+  ResolveEngineDefaults(config, EngineDevice::kCpu, s.model.max_position_embeddings);
+  GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::KvFormatFor(config.cache.kv_cache_dtype, s.model.dtype));
+  SchedulerConfig& sc = config.scheduler;
   if (sc.policy == SchedulingPolicy::kSlo) {
     if (a.slo_tpot.empty()) return Status::InvalidArgument("--scheduling-policy slo needs --slo-tpot (e.g. 100ms)");
     auto tpot = ParseDuration(a.slo_tpot);
@@ -160,24 +143,21 @@ Status Build(const ServeArgs& a, Serving& s) {
     }
     sc.slo_step_target = *tpot * a.slo_headroom;
   }
-  sc.max_num_seqs = a.max_num_seqs;
-  sc.max_num_batched_tokens = a.max_num_batched_tokens;
-  sc.long_prefill_token_threshold = a.long_prefill;
-  sc.max_offline_seqs = a.max_offline;
   sc.eos_token_id = s.model.eos_token_ids.empty() ? s.tokenizer->eos_id() : s.model.eos_token_ids.front();
-  s.layout = cpu::MakeCpuKvLayout(s.model, a.block_size);
-  s.num_blocks = cpu::CpuKvBlocksFor(s.model, s.layout, format, a.block_size, *pool);
+  const int64_t block_size = config.cache.block_size;
+  s.layout = cpu::MakeCpuKvLayout(s.model, block_size);
+  s.num_blocks = cpu::CpuKvBlocksFor(s.model, s.layout, format, block_size, *config.cache.kv_cache_memory);
   const KvCapacity capacity =
       CapacityForBlocks(s.layout.groups, s.num_blocks, sc.max_model_len, sc.max_num_batched_tokens);
   if (capacity.max_concurrency < 1) {
     return Status::InvalidArgument(fmt::format(
         "--kv-cache-memory {} holds {} blocks, less than one {}-token request needs; raise it or lower --max-model-len",
-        a.kv_cache_memory, s.num_blocks, sc.max_model_len));
+        FormatGiB(*config.cache.kv_cache_memory), s.num_blocks, sc.max_model_len));
   }
   GOODPUT_ASSIGN_OR_RETURN(cpu::ModelWeights weights, MakeWeights(a, s.model, dir));
   GOODPUT_ASSIGN_OR_RETURN(s.runner, cpu::CpuModelRunner::Create(s.model, std::move(weights), s.layout, format,
-                                                                   s.num_blocks, a.block_size));
-  if (sc.policy == SchedulingPolicy::kSlo) GOODPUT_RETURN_IF_ERROR(Calibrate(s, a.block_size, sc.slo_step_target));
+                                                                   s.num_blocks, block_size));
+  if (sc.policy == SchedulingPolicy::kSlo) GOODPUT_RETURN_IF_ERROR(Calibrate(s, block_size, sc.slo_step_target));
   s.kv = std::make_unique<KvCacheManager>(s.layout.groups, s.num_blocks);
   s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());
   s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.runner.get(), &s.clock);

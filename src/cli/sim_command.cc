@@ -26,9 +26,6 @@ namespace {
 struct SimArgs {
   DeploymentArgs d;
   MeasurementArgs m;
-  std::string policy = "fcfs";
-  int64_t long_prefill_token_threshold = 0, max_offline_seqs = 0;
-  int num_speculative_tokens = 0;
   double acceptance_rate = 0.7;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead;
   bool capacity = false;  // set by the `capacity` subcommand
@@ -41,13 +38,9 @@ bandwidth efficiency)); factors come from the GPU's catalog entry unless overrid
 )";
 
 void AddSimFlags(CLI::App& c, SimArgs& a) {
-  AddDeploymentFlags(c, a.d);
+  AddDeploymentFlags(c, a.d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
   a.m.repeat = 3;
   AddMeasurementFlags(c, a.m, kSimLoads);
-  c.add_option("--scheduling-policy", a.policy, "fcfs | priority | slo")->capture_default_str();
-  c.add_option("--long-prefill-token-threshold", a.long_prefill_token_threshold, "Max prefill chunk per request (0: budget)");
-  c.add_option("--max-offline-seqs", a.max_offline_seqs, "Cap on running offline requests (0: none)");
-  c.add_option("--num-speculative-tokens", a.num_speculative_tokens, "Draft tokens per step (speculative decoding)");
   c.add_option("--acceptance-rate", a.acceptance_rate, "Chance each draft is accepted")->capture_default_str();
   c.add_option("--compute-efficiency", a.compute_efficiency, "Override the GPU entry's matmul efficiency");
   c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
@@ -68,19 +61,6 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   return Status::Ok();
 }
 
-Result<SchedulerConfig> SchedulerFlags(const SimArgs& a) {
-  SchedulerConfig c;
-  GOODPUT_ASSIGN_OR_RETURN(c.policy, ParseSchedulingPolicy(a.policy));
-  if (a.long_prefill_token_threshold < 0 || a.max_offline_seqs < 0 || a.num_speculative_tokens < 0) {
-    return Status::InvalidArgument("thresholds, caps and draft lengths must be >= 0");
-  }
-  if (!(a.acceptance_rate >= 0 && a.acceptance_rate <= 1)) return Status::InvalidArgument("--acceptance-rate must be in [0, 1]");
-  c.long_prefill_token_threshold = a.long_prefill_token_threshold;
-  c.max_offline_seqs = a.max_offline_seqs;
-  c.num_speculative_tokens = a.num_speculative_tokens;
-  return c;
-}
-
 // The simulator target the flags describe: deployment, KV pool and cost
 // model. `flags` (as given, for --target sim:GPU) end its description.
 Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::string& flags) {
@@ -88,15 +68,16 @@ Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::stri
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
   if (hw.memory_bandwidth <= 0) return Status::InvalidArgument("the simulator needs a --gpu from the catalog");
   GOODPUT_ASSIGN_OR_RETURN(PlanOptions po, ToPlanOptions(a.d));
-  GOODPUT_ASSIGN_OR_RETURN(SchedulerConfig sc, SchedulerFlags(a));
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupSimulation(model, po, hw, sc));
+  if (!(a.acceptance_rate >= 0 && a.acceptance_rate <= 1)) return Status::InvalidArgument("--acceptance-rate must be in [0, 1]");
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupSimulation(model, po, hw));
   setup.options.acceptance_rate = a.acceptance_rate;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
   const Plan& plan = setup.plan;
   const std::string describe = fmt::format(
       "sim:{} ({} x{}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{})", a.d.gpu,
       plan.model.name, plan.options.tensor_parallel, plan.precision.name, DTypeName(plan.kv_dtype),
-      plan.capacity.num_blocks, plan.layout.attention_block_size, plan.options.max_num_seqs, a.policy,
+      plan.capacity.num_blocks, plan.layout.attention_block_size, plan.options.engine.scheduler.max_num_seqs,
+      SchedulingPolicyName(plan.options.engine.scheduler.policy),
       flags.empty() ? "" : "; ", flags);
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), describe));
 }

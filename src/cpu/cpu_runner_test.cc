@@ -35,6 +35,7 @@ std::map<RequestId, Generation> Generate(const ModelSpec& m, const ModelWeights&
   KvCacheManager kv(layout.groups, blocks);
   SchedulerConfig sc;
   sc.max_num_batched_tokens = budget;
+  sc.max_num_seqs = 256;
   sc.max_model_len = m.max_position_embeddings;
   Scheduler sched(sc, &kv, nullptr);
   auto runner = CpuModelRunner::Create(m, w, layout, format, blocks, 16);

@@ -10,12 +10,13 @@
 
 namespace goodput::cpu {
 
-Result<KvFormat> ParseKvFormat(const std::string& name) {
-  if (name == "fp32" || name == "float32" || name == "auto") return KvFormat::kFp32;
+Result<KvFormat> KvFormatFor(const std::string& name, DType model_dtype) {
+  if (name == "auto") return model_dtype == DType::kFloat32 ? KvFormat::kFp32 : KvFormat::kBf16;
+  if (name == "fp32" || name == "float32") return KvFormat::kFp32;
   if (name == "bf16" || name == "bfloat16") return KvFormat::kBf16;
   if (name == "fp8" || name == "fp8_e4m3") return KvFormat::kFp8;
   if (name == "int8") return KvFormat::kInt8;
-  return Status::InvalidArgument(fmt::format("unknown KV cache dtype '{}' (fp32, bf16, fp8, int8)", name));
+  return Status::InvalidArgument(fmt::format("unknown KV cache dtype '{}' (auto, fp32, bf16, fp8, int8)", name));
 }
 
 const char* KvFormatName(KvFormat f) {

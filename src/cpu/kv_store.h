@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "core/status.h"
+#include "model/dtype.h"
 
 namespace goodput::cpu {
 
 enum class KvFormat { kFp32, kBf16, kFp8, kInt8 };
-Result<KvFormat> ParseKvFormat(const std::string& name);  // fp32 | bf16 | fp8 (e4m3) | int8
+// --kv-cache-dtype: fp32 | bf16 | fp8 (e4m3) | int8, or auto: the model's
+// dtype (fp32 for fp32 models, else bf16: the CPU pool has no fp16 format).
+Result<KvFormat> KvFormatFor(const std::string& name, DType model_dtype);
 const char* KvFormatName(KvFormat f);
 int KvElementBytes(KvFormat f);
 bool KvHasScales(KvFormat f);

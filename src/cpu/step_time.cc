@@ -110,6 +110,7 @@ Result<CpuStepCalibration> CalibrateCpuSteps(ModelRunner& runner, const std::vec
   KvCacheManager kv(groups, num_blocks);
   SchedulerConfig sc;
   sc.max_num_batched_tokens = kCalibrationPrefill;
+  sc.max_num_seqs = kCalibrationBatch;
   sc.max_model_len = kCalibrationPrefill + 16;
   Scheduler s(sc, &kv, nullptr);
   RequestId next_id = 1;

@@ -59,7 +59,7 @@ Request Req(RequestId id, int64_t prompt, int64_t out) {
 
 struct Fixture {
   KvCacheManager kv{{{KvGroupSpec::Type::kFull, 16, 0}}, 200};
-  Scheduler sched{SchedulerConfig{}, &kv, nullptr};
+  Scheduler sched{SchedulerConfig{8192, 256, 4096}, &kv, nullptr};
   SlowRunner runner;
   RealClock clock;
   EngineService service{&sched, &kv, &runner, &clock};

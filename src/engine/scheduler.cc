@@ -8,25 +8,10 @@
 
 namespace goodput {
 
-const char* SchedulingPolicyName(SchedulingPolicy p) {
-  switch (p) {
-    case SchedulingPolicy::kFcfs: return "fcfs";
-    case SchedulingPolicy::kPriority: return "priority";
-    case SchedulingPolicy::kSlo: return "slo";
-  }
-  return "?";
-}
-
-Result<SchedulingPolicy> ParseSchedulingPolicy(const std::string& name) {
-  if (name == "fcfs") return SchedulingPolicy::kFcfs;
-  if (name == "priority") return SchedulingPolicy::kPriority;
-  if (name == "slo") return SchedulingPolicy::kSlo;
-  return Status::InvalidArgument(fmt::format("unknown scheduling policy '{}' (fcfs, priority, slo)", name));
-}
-
 Scheduler::Scheduler(SchedulerConfig config, KvCacheManager* kv, StepTimePredictor* predictor)
     : config_(config), kv_(kv), predictor_(predictor) {
   assert(config_.policy != SchedulingPolicy::kSlo || predictor_ != nullptr);
+  assert(config_.max_num_batched_tokens > 0 && config_.max_num_seqs > 0 && config_.max_model_len > 0);
 }
 
 bool Scheduler::WaitingBefore(const Request& a, const Request& b) const {

@@ -27,15 +27,12 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/engine_config.h"
 #include "engine/kv_cache_manager.h"
 #include "engine/request.h"
 #include "engine/step.h"
 
 namespace goodput {
-
-enum class SchedulingPolicy { kFcfs, kPriority, kSlo };
-const char* SchedulingPolicyName(SchedulingPolicy p);
-Result<SchedulingPolicy> ParseSchedulingPolicy(const std::string& name);
 
 // Predicts a step's duration as requests are added to it (the cost model).
 class StepTimePredictor {
@@ -49,18 +46,6 @@ class StepTimePredictor {
   virtual double SecondsWith(int64_t num_computed, int64_t num_new, bool samples) const = 0;
 };
 
-struct SchedulerConfig {
-  int64_t max_num_batched_tokens = 8192;
-  int64_t max_num_seqs = 256;
-  int64_t max_model_len = 131072;
-  int64_t long_prefill_token_threshold = 0;  // 0: a prefill chunk may take the whole budget
-  SchedulingPolicy policy = SchedulingPolicy::kFcfs;
-  int64_t max_offline_seqs = 0;              // 0: no cap
-  int num_speculative_tokens = 0;            // draft length k
-  double slo_step_target = 0;                // slo policy: longest allowed step (seconds)
-  int32_t eos_token_id = -1;                 // -1: none (simulation)
-};
-
 // What happened to one request in a step.
 struct RequestEvent {
   RequestId id = 0;
@@ -72,7 +57,8 @@ struct RequestEvent {
 
 class Scheduler {
  public:
-  // `predictor` is needed by the slo policy only (may be null otherwise).
+  // `config` has its sizes resolved (ResolveEngineDefaults). `predictor` is
+  // needed by the slo policy only (may be null otherwise).
   Scheduler(SchedulerConfig config, KvCacheManager* kv, StepTimePredictor* predictor);
 
   // Queues a request. A request that can never run (longer than the max

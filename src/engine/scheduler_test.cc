@@ -30,6 +30,16 @@ StepResult SampleAll(const StepPlan& plan, int32_t accepted_drafts = 0) {
   return r;
 }
 
+// Resolved sizes (as ResolveEngineDefaults leaves them) large enough not to
+// bind unless a test says otherwise.
+SchedulerConfig Config() {
+  SchedulerConfig c;
+  c.max_num_batched_tokens = 8192;
+  c.max_num_seqs = 256;
+  c.max_model_len = 131072;
+  return c;
+}
+
 struct Harness {
   explicit Harness(SchedulerConfig c, int64_t blocks = 1000, int64_t block_size = 4)
       : kv({{Type::kFull, block_size, 0}}, blocks), sched(c, &kv, nullptr) {}
@@ -54,7 +64,7 @@ struct Harness {
 using Plan = std::vector<std::pair<RequestId, int32_t>>;
 
 TEST(Scheduler, ChunkedPrefillUnderTheTokenBudget) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.max_num_batched_tokens = 10;
   Harness h(c);
   ASSERT_FALSE(h.sched.Add(Req(1, 25, 3)).has_value());
@@ -69,7 +79,7 @@ TEST(Scheduler, ChunkedPrefillUnderTheTokenBudget) {
 }
 
 TEST(Scheduler, DecodesGoFirstThenNewPrefillsTakeWhatIsLeft) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.max_num_batched_tokens = 8;
   Harness h(c);
   h.sched.Add(Req(1, 4, 10));
@@ -79,7 +89,7 @@ TEST(Scheduler, DecodesGoFirstThenNewPrefillsTakeWhatIsLeft) {
 }
 
 TEST(Scheduler, LongPrefillThresholdSharesTheStep) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.max_num_batched_tokens = 100;
   c.long_prefill_token_threshold = 4;
   Harness h(c);
@@ -90,7 +100,7 @@ TEST(Scheduler, LongPrefillThresholdSharesTheStep) {
 }
 
 TEST(Scheduler, SequenceCapMakesRequestsWait) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.max_num_seqs = 2;
   Harness h(c);
   for (int i = 1; i <= 3; ++i) h.sched.Add(Req(i, 4, 2, i));
@@ -101,7 +111,7 @@ TEST(Scheduler, SequenceCapMakesRequestsWait) {
 }
 
 TEST(Scheduler, FcfsIgnoresClassesPriorityOrdersThem) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.max_num_seqs = 1;
   Harness fcfs(c);
   fcfs.sched.Add(Req(1, 4, 1, 0.0, /*offline=*/true));
@@ -118,7 +128,7 @@ TEST(Scheduler, FcfsIgnoresClassesPriorityOrdersThem) {
 }
 
 TEST(Scheduler, InteractiveTakesTheSeatOfTheNewestOffline) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.policy = SchedulingPolicy::kPriority;
   c.max_num_seqs = 2;
   Harness h(c);
@@ -136,7 +146,7 @@ TEST(Scheduler, InteractiveTakesTheSeatOfTheNewestOffline) {
 // when they grow, the scheduler must preempt: the offline one first, then the
 // lowest priority, then the newest.
 TEST(Scheduler, PreemptionOrder) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.policy = SchedulingPolicy::kPriority;
   Harness h(c, /*blocks=*/6);
   h.sched.Add(Req(1, 8, 12, 0.0, false, 1));
@@ -154,7 +164,7 @@ TEST(Scheduler, PreemptionOrder) {
 }
 
 TEST(Scheduler, PreemptedRequestRestartsWithItsOutputs) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   Harness h(c, /*blocks=*/6);
   h.sched.Add(Req(1, 8, 10, 0.0));
   h.sched.Add(Req(2, 4, 10, 0.1));
@@ -174,7 +184,7 @@ TEST(Scheduler, PreemptedRequestRestartsWithItsOutputs) {
 }
 
 TEST(Scheduler, OfflineCap) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.policy = SchedulingPolicy::kPriority;
   c.max_offline_seqs = 1;
   Harness h(c);
@@ -188,7 +198,7 @@ TEST(Scheduler, OfflineCap) {
 // k = 3 drafts: a decode step computes 1 + 3 tokens; with 2 accepted it
 // produces 3 tokens and keeps the KV of the last token and 2 drafts.
 TEST(Scheduler, SpeculativeDecodingCountsDraftsInBudgetAndKv) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.num_speculative_tokens = 3;
   Harness h(c);
   h.sched.Add(Req(1, 8, 100));
@@ -205,7 +215,7 @@ TEST(Scheduler, SpeculativeDecodingCountsDraftsInBudgetAndKv) {
 }
 
 TEST(Scheduler, RejectsWhatCanNeverRun) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.max_model_len = 100;
   Harness h(c, /*blocks=*/10, /*block_size=*/4);
   auto too_long = h.sched.Add(Req(1, 100, 5));
@@ -217,7 +227,7 @@ TEST(Scheduler, RejectsWhatCanNeverRun) {
 }
 
 TEST(Scheduler, AbortFreesEveryBlock) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   Harness h(c, 100);
   for (int i = 1; i <= 5; ++i) h.sched.Add(Req(i, 20, 50, i));
   h.Step();
@@ -232,7 +242,7 @@ TEST(Scheduler, AbortFreesEveryBlock) {
 }
 
 TEST(Scheduler, NoBlockLeakedUnderPressure) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.max_num_batched_tokens = 32;
   Harness h(c, /*blocks=*/40);
   for (int i = 1; i <= 30; ++i) h.sched.Add(Req(i, 10 + i % 7 * 5, 5 + i % 11, i * 0.01));
@@ -257,7 +267,7 @@ class PerToken : public StepTimePredictor {
 };
 
 TEST(Scheduler, SloPolicyKeepsOfflineWithinTheStepTarget) {
-  SchedulerConfig c;
+  SchedulerConfig c = Config();
   c.policy = SchedulingPolicy::kSlo;
   c.slo_step_target = 0.010;
   PerToken predictor;

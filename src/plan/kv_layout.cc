@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/units.h"
+#include "engine/engine_config.h"
 
 namespace goodput {
 namespace {
@@ -179,7 +180,7 @@ Result<KvLayout> BuildKvLayout(const ModelSpec& m, const KvLayoutOptions& o) {
   if (o.max_model_len < 1) return Status::InvalidArgument("max model length must be at least 1");
   if (o.block_size < 0 || o.kernel_block_alignment < 1) return Status::InvalidArgument("block size must be positive");
   const bool has_mla = m.CountLayers(LayerKind::kMla) > 0;
-  const int64_t block = o.block_size > 0 ? o.block_size : (has_mla ? 64 : 16);
+  const int64_t block = o.block_size > 0 ? o.block_size : (has_mla ? kDefaultMlaBlockSize : kDefaultBlockSize);
   KvLayout out;
   for (size_t i = 0; i < m.layers.size(); ++i) {
     if (m.layers[i].kind == LayerKind::kMlpOnly) continue;

@@ -21,7 +21,7 @@ std::string Header(const Plan& p) {
   const PlanOptions& o = p.options;
   return fmt::format("goodput plan: {} on {} ({} GPU{}), weights {}, KV cache {}, max model length {}\n\n",
                      p.model.name, o.gpu, o.tensor_parallel, o.tensor_parallel > 1 ? "s, tensor parallel" : "",
-                     p.precision.name, DTypeName(p.kv_dtype), FormatCount(o.max_model_len));
+                     p.precision.name, DTypeName(p.kv_dtype), FormatCount(o.engine.scheduler.max_model_len));
 }
 
 std::string MemorySection(const Plan& p) {
@@ -31,14 +31,14 @@ std::string MemorySection(const Plan& p) {
     s += fmt::format("  {:<36}{:>9}{}\n", label, Gib(bytes), note.empty() ? "" : "   " + note);
   };
   row(o.total_is_nominal ? "total (nominal)" : "total", p.total, "");
-  if (!o.kv_cache_memory) row(fmt::format("requested (x {:.2f})", o.gpu_memory_utilization), p.requested, "");
+  if (!o.engine.cache.kv_cache_memory) row(fmt::format("requested (x {:.2f})", o.gpu_memory_utilization), p.requested, "");
   row(fmt::format("weights ({}, {:.2f}B params)", p.precision.name, p.params.total() / 1e9), p.weights.bytes,
       Tag(p.weights));
   row("activation peak (profiling run)", p.activation.bytes, Tag(p.activation));
   row("non-torch (NCCL, CUDA context)", p.non_torch.bytes, Tag(p.non_torch));
-  row(o.kv_cache_memory ? "KV pool (--kv-cache-memory)" : "KV pool (requested - the above)", p.kv_pool, "");
+  row(o.engine.cache.kv_cache_memory ? "KV pool (--kv-cache-memory)" : "KV pool (requested - the above)", p.kv_pool, "");
   row("CUDA graphs (taken from headroom)", p.cuda_graphs.bytes, Tag(p.cuda_graphs));
-  row(o.kv_cache_memory ? "headroom (total - all of the above)" : "headroom (total - requested)", p.headroom, "");
+  row(o.engine.cache.kv_cache_memory ? "headroom (total - all of the above)" : "headroom (total - requested)", p.headroom, "");
   return s + "\n";
 }
 
@@ -48,7 +48,7 @@ std::string SizeText(int64_t bytes) {
 }
 
 std::string KindsSection(const Plan& p) {
-  std::string s = fmt::format("What one {}-token sequence keeps, by layer kind\n", FormatCount(p.options.max_model_len));
+  std::string s = fmt::format("What one {}-token sequence keeps, by layer kind\n", FormatCount(p.options.engine.scheduler.max_model_len));
   s += fmt::format("  {:<16}{:>7}{:>20}{:>19}{:>14}{:>9}\n", "kind", "layers", "bytes/token/layer", "bytes/seq/layer",
                    "one sequence", "share");
   for (const auto& k : p.kinds) {
@@ -91,7 +91,7 @@ std::string VllmSection(const Plan& p) {
                                        FormatCount(c.tokens_concurrency)));
   row("", fmt::format("{} tokens   (earlier vLLM: blocks / groups x block size)", FormatCount(c.tokens_per_group)));
   for (const auto& line : l.log_lines) s += "  log: " + line + "\n";
-  for (const auto& line : Split(KvCapacityLogLines(c, p.options.max_model_len), '\n')) {
+  for (const auto& line : Split(KvCapacityLogLines(c, p.options.engine.scheduler.max_model_len), '\n')) {
     if (!line.empty()) s += "  log: " + line + "\n";
   }
   return s + "\n";
@@ -111,9 +111,9 @@ std::string LengthsSection(const Plan& p) {
       fmt::format("{}   (total demand stays within the pool with {}% probability)", lp.conservative, pct));
   row("recommended max_num_seqs", FormatCount(lp.recommended_max_num_seqs));
   row("binding limit", lp.kv_binds ? fmt::format("KV cache: max_num_seqs {} would overfill the pool and preempt",
-                                                 p.options.max_num_seqs)
+                                                 p.options.engine.scheduler.max_num_seqs)
                                    : fmt::format("max_num_seqs {}: the pool has room for more sequences",
-                                                 p.options.max_num_seqs));
+                                                 p.options.engine.scheduler.max_num_seqs));
   return s + "\n";
 }
 
@@ -196,11 +196,11 @@ json::value PlanToJson(const Plan& p) {
                     {"kv_cache_dtype", DTypeName(p.kv_dtype)},
                     {"mamba_ssm_cache_dtype", DTypeName(p.ssm_dtype)},
                     {"gpu_memory_utilization", o.gpu_memory_utilization},
-                    {"max_model_len", o.max_model_len},
-                    {"max_num_batched_tokens", o.max_num_batched_tokens},
-                    {"max_num_seqs", o.max_num_seqs},
+                    {"max_model_len", o.engine.scheduler.max_model_len},
+                    {"max_num_batched_tokens", o.engine.scheduler.max_num_batched_tokens},
+                    {"max_num_seqs", o.engine.scheduler.max_num_seqs},
                     {"confidence", o.confidence}};
-  if (o.kv_cache_memory) opts["kv_cache_memory"] = *o.kv_cache_memory;
+  if (o.engine.cache.kv_cache_memory) opts["kv_cache_memory"] = *o.engine.cache.kv_cache_memory;
   json::object params{{"total", p.params.total()}, {"active", p.params.active}, {"vision", p.params.vision}};
   return json::object{{"model", p.model.name},
                       {"model_type", p.model.model_type},

@@ -13,10 +13,6 @@ namespace {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
-bool IsBigGpu(int64_t total_memory, const std::string& gpu) {
-  return total_memory >= 70 * kGiB && gpu.find("a100") == std::string::npos;
-}
-
 Status Validate(const ModelSpec& m, const PlanOptions& o) {
   if (o.total_memory <= 0) return Status::InvalidArgument("GPU memory must be positive (give --gpu or --gpu-memory)");
   if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1)) {
@@ -31,9 +27,7 @@ Status Validate(const ModelSpec& m, const PlanOptions& o) {
     return Status::InvalidArgument(fmt::format("{} linear-attention value heads are not divisible by --tensor-parallel-size {}",
                                                m.linear.num_value_heads, o.tensor_parallel));
   }
-  if (o.max_model_len < 0 || o.max_num_batched_tokens < 0 || o.max_num_seqs < 0 || o.block_size < 0) {
-    return Status::InvalidArgument("lengths, token budgets, sequence caps and block sizes must be positive");
-  }
+  GOODPUT_RETURN_IF_ERROR(ValidateEngineConfig(o.engine));
   if (!(o.confidence > 0.5 && o.confidence < 1)) return Status::InvalidArgument("--confidence must be in (0.5, 1)");
   if (o.num_draft_layers < 0) return Status::InvalidArgument("--num-draft-layers must be >= 0");
   return Status::Ok();
@@ -87,11 +81,11 @@ LengthPlan PlanLengths(const LengthDistribution& dist, const Plan& p) {
   const PlanOptions& o = p.options;
   LengthPlan lp;
   lp.description = dist.description();
-  lp.over_max_len_share = dist.Expect([&](int64_t l) { return l > o.max_model_len ? 1.0 : 0.0; });
-  const LengthDistribution capped = dist.CappedAt(o.max_model_len);
+  lp.over_max_len_share = dist.Expect([&](int64_t l) { return l > o.engine.scheduler.max_model_len ? 1.0 : 0.0; });
+  const LengthDistribution capped = dist.CappedAt(o.engine.scheduler.max_model_len);
   lp.mean_length = capped.Mean();
   lp.quantile_length = capped.Quantile(o.confidence);
-  const int64_t t = o.max_num_batched_tokens;
+  const int64_t t = o.engine.scheduler.max_num_batched_tokens;
   const std::vector<KvGroupSpec> groups = p.layout.EngineGroups();
   auto blocks = [&](int64_t l) { return static_cast<double>(PeakBlocks(groups, l, t)); };
   lp.mean_blocks = capped.Expect(blocks);
@@ -105,7 +99,7 @@ LengthPlan PlanLengths(const LengthDistribution& dist, const Plan& p) {
   const double x = mu > 0 ? (-z * sd + std::sqrt(z * z * sd * sd + 4 * mu * n_blocks)) / (2 * mu) : 0;
   lp.conservative = static_cast<int64_t>(std::floor(x * x + 1e-9));
   lp.recommended_max_num_seqs = std::max<int64_t>(1, lp.conservative);
-  lp.kv_binds = lp.conservative < o.max_num_seqs;
+  lp.kv_binds = lp.conservative < o.engine.scheduler.max_num_seqs;
   return lp;
 }
 
@@ -127,8 +121,8 @@ void ComputeMemory(Plan& p) {
   p.total = o.total_memory;
   p.requested = static_cast<int64_t>(std::floor(static_cast<double>(o.total_memory) * o.gpu_memory_utilization));
   const int64_t non_kv = p.weights.bytes + p.activation.bytes + p.non_torch.bytes;
-  if (o.kv_cache_memory) {
-    p.kv_pool = *o.kv_cache_memory;
+  if (o.engine.cache.kv_cache_memory) {
+    p.kv_pool = *o.engine.cache.kv_cache_memory;
     p.headroom = p.total - non_kv - p.kv_pool;
   } else {
     p.kv_pool = p.requested - non_kv;
@@ -147,12 +141,12 @@ void CheckStartup(Plan& p) {
   }
   if (p.blocks_per_max_request > p.capacity.num_blocks) {
     p.estimated_max_model_len =
-        EstimateMaxModelLen(p.layout, p.capacity.num_blocks, o.max_model_len, o.max_num_batched_tokens);
+        EstimateMaxModelLen(p.layout, p.capacity.num_blocks, o.engine.scheduler.max_model_len, o.engine.scheduler.max_num_batched_tokens);
     p.startup_error = fmt::format(
         "To serve at least one request with the model's max seq len ({}), {} of KV cache is needed, which is larger "
         "than the available KV cache memory ({}). Based on the available memory, the estimated maximum model length "
         "is {}.",
-        o.max_model_len, FormatGiB(p.blocks_per_max_request * p.layout.page_bytes * p.layout.group_size),
+        o.engine.scheduler.max_model_len, FormatGiB(p.blocks_per_max_request * p.layout.page_bytes * p.layout.group_size),
         FormatGiB(p.kv_pool), p.estimated_max_model_len);
   }
   if (p.headroom < 0) {
@@ -176,42 +170,34 @@ void AddWarnings(Plan& p) {
         "--kv-cache-memory.",
         FormatGiB(p.headroom), FormatGiB(p.cuda_graphs.bytes), FormatGiB(o.safety_buffer)));
   }
-  if (o.kv_cache_memory) {
+  if (o.engine.cache.kv_cache_memory) {
     p.warnings.push_back(
         "--kv-cache-memory pins the pool: a value measured under one --kv-cache-dtype does not carry over to another, "
         "because the block size (hybrid models), activation and CUDA-graph memory change with it. Re-measure after "
         "changing the KV format.");
   }
-  if (o.max_model_len > p.model.max_position_embeddings) {
+  if (o.engine.scheduler.max_model_len > p.model.max_position_embeddings) {
     p.warnings.push_back(fmt::format("max model length {} exceeds the model's max_position_embeddings {}: vLLM needs "
                                      "rope scaling (e.g. YaRN) or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, and quality beyond "
                                      "the trained length is unmeasured.",
-                                     FormatCount(o.max_model_len), FormatCount(p.model.max_position_embeddings)));
+                                     FormatCount(o.engine.scheduler.max_model_len), FormatCount(p.model.max_position_embeddings)));
   }
   if (p.lengths && p.lengths->over_max_len_share > 0) {
     p.warnings.push_back(fmt::format("{:.1f}% of the length distribution exceeds the max model length {}; vLLM rejects "
                                      "those requests (counted here at the max length).",
-                                     100 * p.lengths->over_max_len_share, FormatCount(o.max_model_len)));
+                                     100 * p.lengths->over_max_len_share, FormatCount(o.engine.scheduler.max_model_len)));
   }
   int64_t state_groups = 0;
   for (const auto& g : p.layout.groups) state_groups += g.spec.is_state();
-  if (state_groups > 0 && p.capacity.num_blocks / state_groups < o.max_num_seqs) {
+  if (state_groups > 0 && p.capacity.num_blocks / state_groups < o.engine.scheduler.max_num_seqs) {
     p.warnings.push_back(fmt::format(
         "each running sequence holds {} state blocks, so the pool fits the state of at most {} sequences, fewer than "
         "max_num_seqs {}: lower --max-num-seqs",
-        state_groups, p.capacity.num_blocks / state_groups, o.max_num_seqs));
+        state_groups, p.capacity.num_blocks / state_groups, o.engine.scheduler.max_num_seqs));
   }
 }
 
 }  // namespace
-
-int64_t DefaultMaxNumBatchedTokens(int64_t total_memory, const std::string& gpu) {
-  return IsBigGpu(total_memory, gpu) ? 8192 : 2048;
-}
-
-int64_t DefaultMaxNumSeqs(int64_t total_memory, const std::string& gpu) {
-  return IsBigGpu(total_memory, gpu) ? 1024 : 256;
-}
 
 // Forward peak: the widest intermediate of one layer for every batched token
 // plus the residual stream; sampler peak: fp32 logits over the vocabulary and
@@ -246,10 +232,8 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   p.model = model;
   p.options = options;
   PlanOptions& o = p.options;
-  if (o.max_model_len == 0) o.max_model_len = model.max_position_embeddings;
-  if (o.max_num_batched_tokens == 0) o.max_num_batched_tokens = DefaultMaxNumBatchedTokens(o.total_memory, o.gpu);
-  if (o.max_num_seqs == 0) o.max_num_seqs = DefaultMaxNumSeqs(o.total_memory, o.gpu);
-  GOODPUT_ASSIGN_OR_RETURN(p.kv_dtype, ResolveKvDtype(o.kv_cache_dtype, model));
+  ResolveEngineDefaults(o.engine, GpuDevice(o.total_memory, o.gpu), model.max_position_embeddings);
+  GOODPUT_ASSIGN_OR_RETURN(p.kv_dtype, ResolveKvDtype(o.engine.cache.kv_cache_dtype, model));
   if (o.mamba_ssm_cache_dtype == "auto") {
     p.ssm_dtype = model.ssm_state_dtype.value_or(model.dtype);
   } else {
@@ -262,11 +246,11 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   ko.kv_dtype = p.kv_dtype;
   ko.conv_state_dtype = model.dtype;
   ko.ssm_state_dtype = p.ssm_dtype;
-  ko.block_size = o.block_size;
+  ko.block_size = o.engine.cache.block_size;
   ko.kernel_block_alignment = o.kernel_block_alignment;
   ko.tensor_parallel = o.tensor_parallel;
-  ko.max_model_len = o.max_model_len;
-  ko.max_num_batched_tokens = o.max_num_batched_tokens;
+  ko.max_model_len = o.engine.scheduler.max_model_len;
+  ko.max_num_batched_tokens = o.engine.scheduler.max_num_batched_tokens;
   ko.disable_hybrid_kv_cache_manager = o.disable_hybrid_kv_cache_manager;
   GOODPUT_ASSIGN_OR_RETURN(p.layout, BuildKvLayout(with_draft, ko));
   p.params = CountParams(model);
@@ -276,13 +260,13 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   };
   p.weights = item(o.weights_memory, WeightBytes(p.params, p.precision, model, o.tensor_parallel));
   p.activation = item(o.activation_memory,
-                      EstimateActivationPeak(model, o.tensor_parallel, o.max_num_batched_tokens, o.max_num_seqs));
+                      EstimateActivationPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens, o.engine.scheduler.max_num_seqs));
   p.non_torch = item(o.non_torch_memory, EstimateNonTorch(o.tensor_parallel));
   p.cuda_graphs = item(o.cuda_graph_memory, EstimateCudaGraphs());
   ComputeMemory(p);
-  p.kinds = KindShares(with_draft, p.layout, o.max_model_len);
-  p.capacity = ComputeCapacity(p.layout, std::max<int64_t>(0, p.kv_pool), o.max_model_len, o.max_num_batched_tokens);
-  p.blocks_per_max_request = ReservedBlocks(p.layout.EngineGroups(), o.max_model_len, o.max_num_batched_tokens);
+  p.kinds = KindShares(with_draft, p.layout, o.engine.scheduler.max_model_len);
+  p.capacity = ComputeCapacity(p.layout, std::max<int64_t>(0, p.kv_pool), o.engine.scheduler.max_model_len, o.engine.scheduler.max_num_batched_tokens);
+  p.blocks_per_max_request = ReservedBlocks(p.layout.EngineGroups(), o.engine.scheduler.max_model_len, o.engine.scheduler.max_num_batched_tokens);
   CheckStartup(p);
   if (o.lengths && p.startup_error.empty()) p.lengths = PlanLengths(*o.lengths, p);
   AddWarnings(p);

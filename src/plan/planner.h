@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/engine_config.h"
 #include "model/model_spec.h"
 #include "model/params.h"
 #include "plan/kv_layout.h"
@@ -27,15 +28,13 @@ struct PlanOptions {
   int64_t total_memory = 0;                  // bytes vLLM sees as total
   bool total_is_nominal = false;             // the catalog had only the nominal capacity
   int tensor_parallel = 1;
+  // Scheduler and cache settings (sizes at 0 resolve to vLLM's defaults for
+  // the GPU); kv_cache_dtype: auto (model dtype), bf16, fp16, fp8, fp8_e5m2,
+  // fp32; kv_cache_memory: the pool size, skipping profiling.
+  EngineConfig engine;
   std::string weights = "auto";              // see ResolveWeightPrecision
-  std::string kv_cache_dtype = "auto";       // auto (model dtype), bf16, fp16, fp8, fp8_e5m2, fp32
   std::string mamba_ssm_cache_dtype = "auto";  // auto: the config's mamba_ssm_dtype, else the model dtype
   double gpu_memory_utilization = 0.9;
-  std::optional<int64_t> kv_cache_memory;    // vLLM's --kv-cache-memory: the pool size, skipping profiling
-  int64_t max_model_len = 0;                 // 0: the model's max_position_embeddings
-  int64_t max_num_batched_tokens = 0;        // 0: vLLM's API-server default for the GPU
-  int64_t max_num_seqs = 0;                  // 0: vLLM's API-server default for the GPU
-  int64_t block_size = 0;                    // 0: vLLM's default
   int64_t kernel_block_alignment = 16;
   int num_draft_layers = 0;                  // EAGLE-style draft layers sharing the KV pool
   bool disable_hybrid_kv_cache_manager = false;
@@ -100,11 +99,6 @@ struct Plan {
 // Resolves defaults and computes the plan. Errors are bad inputs; a
 // configuration that would not start is a plan with startup_error set.
 Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options);
-
-// vLLM's API-server defaults: on GPUs with >= 70 GiB (A100 excluded) 8192
-// batched tokens and 1024 sequences, else 2048 and 256.
-int64_t DefaultMaxNumBatchedTokens(int64_t total_memory, const std::string& gpu);
-int64_t DefaultMaxNumSeqs(int64_t total_memory, const std::string& gpu);
 
 // Estimates (used unless measured values are given).
 int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs);

@@ -43,8 +43,8 @@ TEST(Planner, Llama8BOnH100MatchesTheVllmLog) {
   EXPECT_NEAR(static_cast<double>(p->capacity.num_blocks), 26304, 10);
   EXPECT_NEAR(static_cast<double>(p->capacity.tokens_per_group), 420864, 10 * 16);
   EXPECT_TRUE(p->startup_error.empty());
-  EXPECT_EQ(p->options.max_num_batched_tokens, 8192);
-  EXPECT_EQ(p->options.max_num_seqs, 1024);
+  EXPECT_EQ(p->options.engine.scheduler.max_num_batched_tokens, 8192);
+  EXPECT_EQ(p->options.engine.scheduler.max_num_seqs, 1024);
   ASSERT_EQ(p->kinds.size(), 1u);
   EXPECT_EQ(p->kinds[0].bytes_per_token * p->kinds[0].layers, 131072);
   EXPECT_DOUBLE_EQ(p->kinds[0].share, 1.0);
@@ -65,9 +65,9 @@ TEST(Planner, EstimatesAreCloseToTheMeasuredRun) {
 TEST(Planner, Fp8KvDoublesLongRequestsThatFit) {
   PlanOptions o = OnGpu("b200");
   o.weights = "int4";
-  o.max_model_len = 1 << 20;
+  o.engine.scheduler.max_model_len = 1 << 20;
   auto bf16 = MakePlan(Model("qwen3.5-27b"), o);
-  o.kv_cache_dtype = "fp8";
+  o.engine.cache.kv_cache_dtype = "fp8";
   auto fp8 = MakePlan(Model("qwen3.5-27b"), o);
   ASSERT_TRUE(bf16.ok() && fp8.ok());
   EXPECT_EQ(bf16->layout.attention_block_size, 784);
@@ -164,7 +164,7 @@ TEST(Planner, BadOptionsAreErrors) {
   o.gpu_memory_utilization = 1.5;
   EXPECT_FALSE(MakePlan(Model("llama-3.1-8b"), o).ok());
   o = OnGpu("h100-sxm");
-  o.kv_cache_dtype = "fp7";
+  o.engine.cache.kv_cache_dtype = "fp7";
   EXPECT_FALSE(MakePlan(Model("llama-3.1-8b"), o).ok());
   o = OnGpu("h100-sxm");
   o.weights = "int3";

@@ -49,11 +49,12 @@ struct Engine {
 
 SimSetup Deploy(const Engine& e) {
   PlanOptions po;
-  po.max_model_len = e.max_model_len;
-  po.max_num_seqs = e.max_num_seqs;
-  po.max_num_batched_tokens = e.max_batched;
-  po.kv_cache_dtype = e.kv;
-  auto s = SetupCatalogSimulation(e.model, e.gpu, po, e.scheduler);
+  po.engine.scheduler = e.scheduler;
+  po.engine.scheduler.max_model_len = e.max_model_len;
+  po.engine.scheduler.max_num_seqs = e.max_num_seqs;
+  po.engine.scheduler.max_num_batched_tokens = e.max_batched;
+  po.engine.cache.kv_cache_dtype = e.kv;
+  auto s = SetupCatalogSimulation(e.model, e.gpu, po);
   EXPECT_TRUE(s.ok()) << s.status().message();
   s->options.acceptance_rate = e.acceptance;
   return std::move(*s);

@@ -5,30 +5,25 @@
 
 namespace goodput {
 
-Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
-                                 const SchedulerConfig& scheduler) {
+Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw) {
   SimSetup s;
   GOODPUT_ASSIGN_OR_RETURN(s.plan, MakePlan(model, plan_options));
   if (!s.plan.startup_error.empty()) return Status::FailedPrecondition(s.plan.startup_error);
   GOODPUT_ASSIGN_OR_RETURN(CostFactors factors, FactorsFor(hw, s.plan.precision.name));
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
-  s.options.scheduler = scheduler;
-  s.options.scheduler.max_num_batched_tokens = s.plan.options.max_num_batched_tokens;
-  s.options.scheduler.max_num_seqs = s.plan.options.max_num_seqs;
-  s.options.scheduler.max_model_len = s.plan.options.max_model_len;
+  s.options.scheduler = s.plan.options.engine.scheduler;  // sizes resolved by the plan
   s.options.kv_groups = s.plan.layout.EngineGroups();
   s.options.num_blocks = s.plan.capacity.num_blocks;
   return s;
 }
 
-Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options,
-                                        const SchedulerConfig& scheduler) {
+Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec spec, LoadModel(model));
   GOODPUT_ASSIGN_OR_RETURN(HardwareSpec hw, FindGpu(gpu));
   options.gpu = hw.name;
   options.total_memory = hw.TotalMemoryBytes();
   options.total_is_nominal = hw.total_is_nominal();
-  return SetupSimulation(spec, options, hw, scheduler);
+  return SetupSimulation(spec, options, hw);
 }
 
 }  // namespace goodput

@@ -21,15 +21,13 @@ struct SimSetup {
   SimOptions options;
 };
 
-// Plans the deployment and fills the simulator's options. `scheduler` carries
-// the engine settings; its max_num_batched_tokens, max_num_seqs and
-// max_model_len come from the plan (which resolves vLLM's defaults). A
-// deployment vLLM would refuse to start is an error naming why.
-Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
-                                 const SchedulerConfig& scheduler);
+// Plans the deployment and fills the simulator's options: the engine
+// settings are plan_options.engine, with sizes resolved by the plan (vLLM's
+// defaults for the GPU). A deployment vLLM would refuse to start is an error
+// naming why.
+Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw);
 
 // The same for catalog names: `options` need not name the GPU or its memory.
-Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options,
-                                        const SchedulerConfig& scheduler);
+Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options);
 
 }  // namespace goodput

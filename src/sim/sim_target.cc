@@ -18,7 +18,7 @@ Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& 
 }
 
 std::string SimTarget::KvCapacityLines() const {
-  return KvCapacityLogLines(setup_.plan.capacity, setup_.plan.options.max_model_len);
+  return KvCapacityLogLines(setup_.plan.capacity, setup_.plan.options.engine.scheduler.max_model_len);
 }
 
 }  // namespace goodput

@@ -14,7 +14,7 @@ Workload Small(int64_t requests, const std::string& slo) {
 }
 
 TEST(SimTarget, RunsTheSimulator) {
-  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{}, SchedulerConfig{});
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{});
   ASSERT_TRUE(setup.ok()) << setup.status().message();
   SimTarget target(std::move(*setup), "sim:h100 (llama-3.1-8b, engine defaults)");
   ArrivalSpec load;

@@ -14,8 +14,8 @@ TEST(Simulator, ChatOnLlama8BFinishesEveryRequest) {
   auto w = LoadWorkload(DataDir() + "/workloads/chat.yaml");
   ASSERT_TRUE(w.ok());
   PlanOptions po;
-  po.max_model_len = 32768;
-  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", po, SchedulerConfig{});
+  po.engine.scheduler.max_model_len = 32768;
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", po);
   ASSERT_TRUE(setup.ok()) << setup.status().message();
   auto run = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 32, 1, 1}, setup->options, *setup->cost);
   ASSERT_TRUE(run.ok()) << run.status().message();

@@ -1,0 +1,60 @@
+#include "cli/engine_flags.h"
+
+#include "core/units.h"
+
+namespace goodput {
+
+void AddEngineFlags(CLI::App& c, EngineArgs& a, unsigned which) {
+  if (which & kEngineSizeFlags) {
+    c.add_option("--max-num-seqs", a.max_num_seqs,
+                 "Sequence cap (default: vLLM's for the device: 1024 on GPUs with >= 70 GiB except A100, 256 on "
+                 "other GPUs, 128 on the CPU)");
+    c.add_option("--max-num-batched-tokens", a.max_num_batched_tokens,
+                 "Token budget per step (default: vLLM's: 8192 on GPUs with >= 70 GiB except A100, else 2048)");
+    c.add_option("--max-model-len", a.max_model_len, "Max tokens per request, e.g. 32k (default: the model's)");
+    c.add_option("--block-size", a.block_size, "Tokens per KV block (default: 16; 64 for MLA; raised for hybrids)");
+    c.add_option("--kv-cache-dtype", a.kv_cache_dtype,
+                 "KV cache type: auto (the model's dtype), fp32, bf16, fp16, fp8 (e4m3), fp8_e5m2; int8 on the CPU "
+                 "engine")
+        ->capture_default_str();
+    c.add_option("--kv-cache-memory", a.kv_cache_memory,
+                 "KV pool size, as vLLM's --kv-cache-memory, e.g. 1GiB (default: GPUs from "
+                 "--gpu-memory-utilization, the CPU engine 1GiB)");
+  }
+  if (which & kEngineSchedulingFlags) {
+    c.add_option("--scheduling-policy", a.policy, "fcfs | priority | slo")->capture_default_str();
+    c.add_option("--long-prefill-token-threshold", a.long_prefill_token_threshold,
+                 "Max prefill chunk per request (0: the step's budget)");
+    c.add_option("--max-offline-seqs", a.max_offline_seqs, "Cap on running offline requests (0: none)");
+  }
+  if (which & kEngineSpeculativeFlags) {
+    c.add_option("--num-speculative-tokens", a.num_speculative_tokens, "Draft tokens per step (speculative decoding)");
+  }
+}
+
+Result<EngineConfig> ToEngineConfig(const EngineArgs& a) {
+  EngineConfig c;
+  SchedulerConfig& s = c.scheduler;
+  s.max_num_seqs = a.max_num_seqs;
+  s.max_num_batched_tokens = a.max_num_batched_tokens;
+  if (!a.max_model_len.empty()) {
+    auto len = ParseTokenCount(a.max_model_len);
+    if (!len.ok()) return len.status().WithContext("--max-model-len");
+    s.max_model_len = *len;
+  }
+  GOODPUT_ASSIGN_OR_RETURN(s.policy, ParseSchedulingPolicy(a.policy));
+  s.long_prefill_token_threshold = a.long_prefill_token_threshold;
+  s.max_offline_seqs = a.max_offline_seqs;
+  s.num_speculative_tokens = a.num_speculative_tokens;
+  c.cache.block_size = a.block_size;
+  c.cache.kv_cache_dtype = a.kv_cache_dtype;
+  if (!a.kv_cache_memory.empty()) {
+    auto pool = ParseBytes(a.kv_cache_memory);
+    if (!pool.ok()) return pool.status().WithContext("--kv-cache-memory");
+    c.cache.kv_cache_memory = *pool;
+  }
+  GOODPUT_RETURN_IF_ERROR(ValidateEngineConfig(c));
+  return c;
+}
+
+}  // namespace goodput

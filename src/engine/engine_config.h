@@ -1,0 +1,70 @@
+// The engine's settings, named as vLLM names them: the scheduler's and the KV
+// cache's. Every command that runs or plans an engine (plan, sim, serve)
+// embeds this one EngineConfig, and its flags are registered once
+// (cli/engine_flags.h). Each field has one default, vLLM's: a size left at 0
+// takes vLLM's value for the device the engine runs on, filled by
+// ResolveEngineDefaults and nowhere else.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+
+namespace goodput {
+
+enum class SchedulingPolicy { kFcfs, kPriority, kSlo };
+const char* SchedulingPolicyName(SchedulingPolicy p);
+Result<SchedulingPolicy> ParseSchedulingPolicy(const std::string& name);  // fcfs | priority | slo
+
+struct SchedulerConfig {
+  int64_t max_num_batched_tokens = 0;        // 0: vLLM's default for the device
+  int64_t max_num_seqs = 0;                  // 0: vLLM's default for the device
+  int64_t max_model_len = 0;                 // 0: the model's max_position_embeddings
+  int64_t long_prefill_token_threshold = 0;  // 0: a prefill chunk may take the whole budget
+  SchedulingPolicy policy = SchedulingPolicy::kFcfs;
+  int64_t max_offline_seqs = 0;              // 0: no cap
+  int num_speculative_tokens = 0;            // draft length k
+  double slo_step_target = 0;                // slo policy: longest allowed step (seconds); set by the runner's owner
+  int32_t eos_token_id = -1;                 // -1: none (simulation)
+};
+
+struct CacheConfig {
+  int64_t block_size = 0;                  // 0: vLLM's, 16 (64 with MLA; the planner raises it for hybrids)
+  std::string kv_cache_dtype = "auto";     // auto: the model's dtype
+  std::optional<int64_t> kv_cache_memory;  // the pool (vLLM's --kv-cache-memory); unset: see ResolveEngineDefaults
+};
+
+struct EngineConfig {
+  SchedulerConfig scheduler;
+  CacheConfig cache;
+};
+
+// The rows of vLLM's default table (vllm/engine/arg_utils.py,
+// get_batch_defaults, API-server context).
+enum class EngineDevice {
+  kCpu,       // 128 sequences, 2,048 batched tokens (x world size)
+  kGpu,       // 256 sequences, 2,048 batched tokens
+  kLargeGpu,  // >= 70 GiB and not an A100: 1,024 sequences, 8,192 batched tokens
+};
+// The row for a GPU of `total_memory` bytes named `name`.
+EngineDevice GpuDevice(int64_t total_memory, const std::string& name);
+
+constexpr int64_t kDefaultBlockSize = 16;
+constexpr int64_t kDefaultMlaBlockSize = 64;
+// The CPU engine's pool when --kv-cache-memory is not given. vLLM's CPU
+// backend takes 4 GiB (VLLM_CPU_KVCACHE_SPACE); goodput's presets need far
+// less, and several servers share one test machine.
+constexpr int64_t kDefaultCpuKvCacheMemory = int64_t{1} << 30;
+
+// Fills every unset size: batched tokens and sequences from `device`'s row,
+// max_model_len from `model_max_len`, and on the CPU the KV pool and block
+// size (on a GPU the planner sizes the pool from memory and resolves the
+// block size with the model's layout).
+void ResolveEngineDefaults(EngineConfig& config, EngineDevice device, int64_t model_max_len);
+
+// Errors name the flag: negative sizes, caps or thresholds.
+Status ValidateEngineConfig(const EngineConfig& config);
+
+}  // namespace goodput
