@@ -65,7 +65,7 @@ std::string SanitizeUtf8(const std::string& s) {
   return out;
 }
 
-TextStream::TextStream(const cpu::Tokenizer& tokenizer, std::vector<std::string> stop)
+TextStream::TextStream(const Tokenizer& tokenizer, std::vector<std::string> stop)
     : tokenizer_(tokenizer), stop_(std::move(stop)) {
   stop_.erase(std::remove(stop_.begin(), stop_.end(), std::string()), stop_.end());
 }
@@ -81,7 +81,7 @@ std::string TextStream::Append(const std::vector<int32_t>& ids) {
       text.resize(at);
     }
   }
-  size_t ready = stopped_ ? text.size() : cpu::CompleteUtf8Prefix(text);
+  size_t ready = stopped_ ? text.size() : CompleteUtf8Prefix(text);
   if (!stopped_) {  // hold back a tail that could still become a stop string
     for (const auto& s : stop_) {
       for (size_t k = std::min(s.size() - 1, ready); k > 0; --k) {
@@ -103,7 +103,7 @@ std::string TextStream::Finish() {
   const std::string text = tokenizer_.Decode(ids_);
   std::string out = text.substr(std::min(emitted_, text.size()));
   emitted_ = text.size();
-  const size_t complete = cpu::CompleteUtf8Prefix(out);
+  const size_t complete = CompleteUtf8Prefix(out);
   if (complete < out.size()) out = out.substr(0, complete) + "\xef\xbf\xbd";
   return SanitizeUtf8(out);
 }

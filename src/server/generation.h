@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "cpu/tokenizer.h"
+#include "model/tokenizer.h"
 #include "server/openai_request.h"
 
 namespace goodput::server {
@@ -16,7 +16,7 @@ namespace goodput::server {
 struct ServedModel {
   std::string name;
   int64_t max_model_len = 0;
-  const cpu::Tokenizer* tokenizer = nullptr;
+  const Tokenizer* tokenizer = nullptr;
   std::vector<std::string> offline_classes = {"offline"};
 };
 
@@ -34,7 +34,7 @@ std::string SanitizeUtf8(const std::string& s);
 
 class TextStream {
  public:
-  TextStream(const cpu::Tokenizer& tokenizer, std::vector<std::string> stop);
+  TextStream(const Tokenizer& tokenizer, std::vector<std::string> stop);
 
   // Adds generated tokens; returns the text that can be shown now. Once a
   // stop string appears, everything from it on is dropped and stopped() is true.
@@ -45,7 +45,7 @@ class TextStream {
   bool stopped() const { return stopped_; }
 
  private:
-  const cpu::Tokenizer& tokenizer_;
+  const Tokenizer& tokenizer_;
   std::vector<std::string> stop_;
   std::vector<int32_t> ids_;
   size_t emitted_ = 0;  // bytes of the decoded text already returned

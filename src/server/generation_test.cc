@@ -5,10 +5,10 @@
 namespace goodput::server {
 namespace {
 
-std::vector<int32_t> Ids(const std::string& s) { return cpu::ByteTokenizer().Encode(s); }
+std::vector<int32_t> Ids(const std::string& s) { return ByteTokenizer().Encode(s); }
 
 TEST(TextStream, StopStringCutsTheText) {
-  cpu::ByteTokenizer tok;
+  ByteTokenizer tok;
   TextStream t(tok, {"END"});
   std::string out = t.Append(Ids("hello E"));
   EXPECT_EQ(out, "hello ");  // "E" could start the stop string: held back
@@ -19,7 +19,7 @@ TEST(TextStream, StopStringCutsTheText) {
 }
 
 TEST(TextStream, HeldBackTextThatIsNotAStopComesOut) {
-  cpu::ByteTokenizer tok;
+  ByteTokenizer tok;
   TextStream t(tok, {"END"});
   std::string out = t.Append(Ids("EN"));
   out += t.Append(Ids("X"));
@@ -28,7 +28,7 @@ TEST(TextStream, HeldBackTextThatIsNotAStopComesOut) {
 }
 
 TEST(TextStream, IncompleteUtf8WaitsForItsLastByte) {
-  cpu::ByteTokenizer tok;
+  ByteTokenizer tok;
   TextStream t(tok, {});
   EXPECT_EQ(t.Append(Ids("a\xc3")), "a");
   EXPECT_EQ(t.Append(Ids("\xa9")), "\xc3\xa9");
@@ -44,7 +44,7 @@ TEST(Utf8, InvalidBytesBecomeReplacementCharacters) {
 }
 
 TEST(PromptIds, TextGetsBosAndTooLongIsRefused) {
-  cpu::ByteTokenizer tok;
+  ByteTokenizer tok;
   ServedModel m{"m", 8, &tok, {"offline"}};
   GenerationRequest r;
   r.prompt_text = "abc";

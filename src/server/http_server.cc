@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/clock.h"
+#include "server/session.h"
 
 namespace goodput::server {
 namespace net = boost::asio;
@@ -135,79 +136,56 @@ awaitable<bool> Server::Impl::Handle(beast::tcp_stream& stream, Request& req) {
   const bool completions = target == "/v1/completions", chat = target == "/v1/chat/completions";
   if ((completions || chat) && req.method() == http::verb::post) co_return co_await Generate(stream, req, chat);
   if (completions || chat || target == "/v1/models") {
-    {
-
-      Response res = Error(req, ApiError{405, fmt::format("{} does not allow {}", target, std::string(req.method_string())),
-                                                "invalid_request_error", "", ""});
-
-      co_return co_await send(std::move(res));
-
-    }
-  }
-  {
-
-    Response res = Error(req, ApiError{404, fmt::format("no route {}", target), "invalid_request_error", "", ""});
-
+    Response res = Error(req, ApiError{405, fmt::format("{} does not allow {}", target, std::string(req.method_string())),
+                                       "invalid_request_error", "", ""});
     co_return co_await send(std::move(res));
-
   }
+  Response res = Error(req, ApiError{404, fmt::format("no route {}", target), "invalid_request_error", "", ""});
+  co_return co_await send(std::move(res));
 }
 
 namespace {
 
-std::string ChunkJson(const std::string& id, bool chat, double created, const std::string& model, const std::string& text,
-                      const char* finish, bool first) {
-  json::object choice{{"index", 0}, {"finish_reason", finish ? json::value(finish) : json::value(nullptr)}};
-  if (chat) {
-    json::object delta;
-    if (first) delta["role"] = "assistant";
-    if (!text.empty() || !finish) delta["content"] = text;
-    choice["delta"] = delta;
-  } else {
-    choice["text"] = text;
-    choice["logprobs"] = nullptr;
+// A streamed response's body as HTTP/1.1 chunks; the header goes out with the
+// first write. A write that fails (the client left, or stopped reading for
+// the write timeout) marks the client gone, and later writes do nothing.
+class SseWriter {
+ public:
+  SseWriter(beast::tcp_stream& stream, unsigned version, int timeout_s)
+      : stream_(stream), head_(http::status::ok, version), serializer_(head_), timeout_s_(timeout_s) {}
+
+  awaitable<void> Write(const std::string& data) {
+    if (gone_) co_return;
+    stream_.expires_after(std::chrono::seconds(timeout_s_));
+    boost::system::error_code ec;
+    if (!header_sent_) {
+      head_.set(http::field::server, "goodput");
+      head_.set(http::field::content_type, "text/event-stream");
+      head_.set(http::field::cache_control, "no-cache");
+      head_.chunked(true);
+      std::tie(ec, std::ignore) = co_await http::async_write_header(stream_, serializer_, kNoThrow);
+      header_sent_ = true;
+    }
+    if (!ec) std::tie(ec, std::ignore) = co_await net::async_write(stream_, http::make_chunk(net::buffer(data)), kNoThrow);
+    gone_ = static_cast<bool>(ec);
   }
-  return json::serialize(json::object{{"id", id},
-                                      {"object", chat ? "chat.completion.chunk" : "text_completion"},
-                                      {"created", static_cast<int64_t>(created)},
-                                      {"model", model},
-                                      {"choices", json::array{choice}}});
-}
 
-json::object Usage(int64_t prompt, int64_t completion) {
-  return json::object{{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
-}
-
-std::string SseEvent(const std::string& data) { return "data: " + data + "\n\n"; }
-
-std::string UsageChunkJson(const std::string& id, bool chat, double created, const std::string& model,
-                           const json::object& usage) {
-  return json::serialize(json::object{{"id", id},
-                                      {"object", chat ? "chat.completion.chunk" : "text_completion"},
-                                      {"created", static_cast<int64_t>(created)},
-                                      {"model", model},
-                                      {"choices", json::array{}},
-                                      {"usage", usage}});
-}
-
-std::string ResponseJson(const std::string& id, bool chat, double created, const std::string& model,
-                         const std::string& text, const char* finish, const json::object& usage) {
-  json::object choice{{"index", 0}, {"finish_reason", finish}};
-  if (chat) {
-    choice["message"] = json::object{{"role", "assistant"}, {"content", text}};
-  } else {
-    choice["text"] = text;
-    choice["logprobs"] = nullptr;
+  awaitable<void> End() {
+    if (gone_) co_return;
+    stream_.expires_after(std::chrono::seconds(timeout_s_));
+    auto [ec, n] = co_await net::async_write(stream_, http::make_chunk_last(), kNoThrow);
+    gone_ = static_cast<bool>(ec);
   }
-  return json::serialize(json::object{{"id", id}, {"object", chat ? "chat.completion" : "text_completion"},
-                                      {"created", static_cast<int64_t>(created)}, {"model", model},
-                                      {"choices", json::array{choice}}, {"usage", usage}});
-}
 
-const char* FinishName(FinishReason r, bool stopped) {
-  if (stopped || r == FinishReason::kStop) return "stop";
-  return r == FinishReason::kAborted ? "abort" : "length";
-}
+  bool gone() const { return gone_; }
+
+ private:
+  beast::tcp_stream& stream_;
+  http::response<http::empty_body> head_;
+  http::response_serializer<http::empty_body> serializer_;
+  int timeout_s_;
+  bool header_sent_ = false, gone_ = false;
+};
 
 }  // namespace
 
@@ -217,131 +195,46 @@ awaitable<bool> Server::Impl::Generate(beast::tcp_stream& stream, Request& req, 
     auto [ec, n] = co_await http::async_write(stream, res, kNoThrow);
     co_return !ec && res.keep_alive();
   };
-  auto parsed = ParseGenerationRequest(req.body(), chat, std::string(req["x-goodput-class"]));
-  if (auto* e = std::get_if<ApiError>(&parsed)) {
+  const GenerationSession::Arrival arrival{req.body(), chat, std::string(req["x-goodput-class"]), next_id++, seeds(),
+                                           engine.Now(), UnixSeconds()};
+  auto opened = GenerationSession::Open(model, arrival);
+  if (auto* e = std::get_if<ApiError>(&opened)) {
     Response res = Error(req, *e);
     co_return co_await send(std::move(res));
   }
-  GenerationRequest& g = std::get<GenerationRequest>(parsed);
-  if (g.model != model.name) {
-    ApiError e{404, fmt::format("The model `{}` does not exist.", g.model), "NotFoundError", "model", "model_not_found"};
-    Response res = Error(req, e);
+  GenerationSession& session = std::get<GenerationSession>(opened);
+  const RequestId id = session.id();
+  auto channel = std::make_shared<Channel>(stream.get_executor(), static_cast<size_t>(session.max_tokens() + 8));
+  if (!engine.Submit(session.TakeEngineRequest(),
+                     [channel](const RequestOutput& o) { channel->try_send(boost::system::error_code{}, o); })) {
+    Response res = Error(req, ApiError{503, "the server is shutting down", "server_error", "", ""});
     co_return co_await send(std::move(res));
   }
-  auto prompt = PromptIds(g, model);
-  if (auto* e = std::get_if<ApiError>(&prompt)) {
-    Response res = Error(req, *e);
-    co_return co_await send(std::move(res));
-  }
-  goodput::Request r;
-  r.id = next_id++;
-  r.token_ids = std::get<std::vector<int32_t>>(std::move(prompt));
-  r.num_prompt_tokens = static_cast<int64_t>(r.token_ids.size());
-  r.sampling = g.sampling;
-  r.sampling.max_tokens = std::min(r.sampling.max_tokens, model.max_model_len - r.num_prompt_tokens);
-  r.sampling.seed = g.seed ? *g.seed : seeds();
-  r.priority = g.priority;
-  r.offline = std::find(model.offline_classes.begin(), model.offline_classes.end(), g.request_class) !=
-              model.offline_classes.end();
-  r.arrival_time = engine.Now();
-  const RequestId id = r.id;
-  const int64_t prompt_tokens = r.num_prompt_tokens;
-  auto channel = std::make_shared<Channel>(stream.get_executor(), static_cast<size_t>(r.sampling.max_tokens + 8));
-  if (!engine.Submit(std::move(r), [channel](const RequestOutput& o) { channel->try_send(boost::system::error_code{}, o); })) {
-    {
-
-      Response res = Error(req, ApiError{503, "the server is shutting down", "server_error", "", ""});
-
-      co_return co_await send(std::move(res));
-
-    }
-  }
-  const std::string rid = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", id);
-  const double created = UnixSeconds(), t0 = engine.Now();
-  TextStream text(*model.tokenizer, g.stop);
-  std::string all_text;
-  int64_t n_out = 0;
-  double t_first = -1, t_last = -1;
-  FinishReason reason = FinishReason::kNone;
-  bool client_gone = false, header_sent = false, first_chunk = true;
-  http::response<http::empty_body> head{http::status::ok, req.version()};
-  http::response_serializer<http::empty_body> serializer{head};
-  auto write = [&](const std::string& data) -> awaitable<void> {
-    if (client_gone) co_return;
-    stream.expires_after(std::chrono::seconds(options.write_timeout_s));
-    boost::system::error_code ec;
-    if (!header_sent) {
-      head.set(http::field::server, "goodput");
-      head.set(http::field::content_type, "text/event-stream");
-      head.set(http::field::cache_control, "no-cache");
-      head.chunked(true);
-      std::tie(ec, std::ignore) = co_await http::async_write_header(stream, serializer, kNoThrow);
-      header_sent = true;
-    }
-    if (!ec) std::tie(ec, std::ignore) = co_await net::async_write(stream, http::make_chunk(net::buffer(data)), kNoThrow);
-    if (ec) {  // the client left: free its KV blocks now
-      client_gone = true;
-      engine.Abort(id);
-    }
-  };
+  SseWriter out(stream, req.version(), options.write_timeout_s);
   while (true) {
     auto [ec, o] = co_await channel->async_receive(kNoThrow);
     if (ec) break;
-    if (o.num_new_tokens > 0) {
-      n_out += o.num_new_tokens;
-      if (t_first < 0) t_first = o.time;
-      t_last = o.time;
+    const GenerationSession::Update u = session.OnOutput(o);
+    if (u.abort) engine.Abort(id);
+    if (!u.events.empty() && !out.gone()) {
+      co_await out.Write(u.events);
+      if (out.gone()) engine.Abort(id);  // the client left: free its KV blocks now
     }
-    std::string delta = text.Append(o.new_token_ids);
-    if (text.stopped() && !o.finished) engine.Abort(id);
-    if (o.finished) {
-      reason = o.reason;
-      delta += text.Finish();
-    }
-    all_text += delta;
-    // (Events are built into named strings first: GCC 12 mishandles string
-    // literals inside co_await expressions.)
-    if (g.stream && reason != FinishReason::kRejected) {
-      if (!delta.empty()) {
-        const std::string event = SseEvent(ChunkJson(rid, chat, created, model.name, delta, nullptr, first_chunk));
-        co_await write(event);
-        first_chunk = false;
-      }
-      if (o.finished) {
-        const std::string event =
-            SseEvent(ChunkJson(rid, chat, created, model.name, "", FinishName(reason, text.stopped()), first_chunk));
-        co_await write(event);
-      }
-    }
-    if (o.finished) break;
+    if (u.finished) break;
   }
-  if (t_first >= 0) metrics.ObserveRequest(t_first - t0, n_out >= 2 ? (t_last - t_first) / (n_out - 1) : -1, t_last - t0);
-  if (reason == FinishReason::kRejected) {
-    {
-
-      Response res = Error(req, ApiError{400, "the request needs more KV cache than this server has", "invalid_request_error", "", ""});
-
-      co_return co_await send(std::move(res));
-
-    }
+  if (auto l = session.latencies()) metrics.ObserveRequest(l->ttft, l->tpot, l->e2e);
+  auto rest = session.Finish();
+  if (auto* e = std::get_if<ApiError>(&rest)) {
+    Response res = Error(req, *e);
+    co_return co_await send(std::move(res));
   }
-  const json::object usage = Usage(prompt_tokens, n_out);
-  if (g.stream) {
-    if (g.include_usage) {
-      const std::string event = SseEvent(UsageChunkJson(rid, chat, created, model.name, usage));
-      co_await write(event);
-    }
-    const std::string done = SseEvent("[DONE]");
-    co_await write(done);
-    if (client_gone) co_return false;
-    stream.expires_after(std::chrono::seconds(options.write_timeout_s));
-    auto [ec, n] = co_await net::async_write(stream, http::make_chunk_last(), kNoThrow);
-    co_return !ec && req.keep_alive();
+  if (!session.stream()) {
+    Response res = Simple(req, http::status::ok, std::get<std::string>(std::move(rest)), "application/json");
+    co_return co_await send(std::move(res));
   }
-  Response res = Simple(req, http::status::ok,
-                        ResponseJson(rid, chat, created, model.name, all_text, FinishName(reason, text.stopped()), usage),
-                        "application/json");
-  co_return co_await send(std::move(res));
+  co_await out.Write(std::get<std::string>(rest));
+  co_await out.End();
+  co_return !out.gone() && req.keep_alive();
 }
 
 Server::Server(net::io_context& ioc, EngineService& engine, ServedModel model, ServerOptions options)

@@ -1,9 +1,9 @@
-#include "cpu/tokenizer.h"
+#include "model/tokenizer.h"
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
-namespace goodput::cpu {
+namespace goodput {
 namespace {
 
 TEST(ByteTokenizer, RoundTripsBytes) {
@@ -81,4 +81,4 @@ TEST(Utf8, HoldsBackAnIncompleteCharacter) {
 }
 
 }  // namespace
-}  // namespace goodput::cpu
+}  // namespace goodput

@@ -1,4 +1,4 @@
-// Tokenizers for the CPU engine: the built-in byte tokenizer (ids 3..258 are
+// Tokenizers for served models: the built-in byte tokenizer (ids 3..258 are
 // the bytes 0..255; 0 pad, 1 BOS, 2 EOS) and Hugging Face byte-level BPE
 // read from tokenizer.json (GPT-2 / Llama 3 style: bytes mapped to printable
 // characters, merges applied by rank within pre-tokenized words).
@@ -13,7 +13,7 @@
 
 #include "core/status.h"
 
-namespace goodput::cpu {
+namespace goodput {
 
 class Tokenizer {
  public:
@@ -65,4 +65,4 @@ const std::vector<std::string>& ByteLevelAlphabet();
 // Largest prefix of `bytes` that ends on a UTF-8 character boundary.
 size_t CompleteUtf8Prefix(const std::string& bytes);
 
-}  // namespace goodput::cpu
+}  // namespace goodput

@@ -1,4 +1,4 @@
-#include "cpu/tokenizer.h"
+#include "model/tokenizer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
-namespace goodput::cpu {
+namespace goodput {
 namespace {
 
 // GPT-2's byte <-> printable-character table (bytes_to_unicode), as UTF-8.
@@ -259,4 +259,4 @@ std::string BpeTokenizer::Decode(const std::vector<int32_t>& ids) const {
   return out;
 }
 
-}  // namespace goodput::cpu
+}  // namespace goodput

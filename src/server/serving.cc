@@ -1,0 +1,173 @@
+#include "server/serving.h"
+
+#include <filesystem>
+#include <ostream>
+
+#include <boost/asio.hpp>
+#include <fmt/format.h>
+
+#include "core/clock.h"
+#include "core/data_dir.h"
+#include "core/units.h"
+#include "cpu/cpu_runner.h"
+#include "cpu/step_time.h"
+#include "engine/engine_service.h"
+#include "engine/kv_groups.h"
+#include "model/catalog.h"
+#include "model/tokenizer.h"
+
+namespace goodput::server {
+
+struct Serving::Parts {
+  ServeConfig config;
+  ModelSpec model;
+  std::unique_ptr<Tokenizer> tokenizer;
+  cpu::CpuKvLayout layout;
+  int64_t num_blocks = 0;
+  std::unique_ptr<KvCacheManager> kv;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<cpu::CpuModelRunner> runner;
+  std::unique_ptr<cpu::CpuStepTimePredictor> predictor;  // slo policy only
+  RealClock clock;
+  std::unique_ptr<EngineService> engine;
+};
+
+namespace {
+
+std::string ModelDir(const std::string& name_or_path) {
+  namespace fs = std::filesystem;
+  for (const auto& n : CatalogModelNames()) {
+    if (n == name_or_path) return (fs::path(DataDir()) / "models" / n).string();
+  }
+  if (fs::is_directory(name_or_path)) return name_or_path;
+  return fs::path(name_or_path).parent_path().string();
+}
+
+Result<std::unique_ptr<Tokenizer>> MakeTokenizer(const ServeConfig& c, const std::string& dir) {
+  std::string path = c.tokenizer;
+  if (path.empty() && !dir.empty() && std::filesystem::exists(dir + "/tokenizer.json")) path = dir + "/tokenizer.json";
+  if (path.empty()) return std::unique_ptr<Tokenizer>(std::make_unique<ByteTokenizer>());
+  GOODPUT_ASSIGN_OR_RETURN(auto bpe, BpeTokenizer::Load(path));
+  return std::unique_ptr<Tokenizer>(std::move(bpe));
+}
+
+Result<cpu::ModelWeights> MakeWeights(const ServeConfig& c, const ModelSpec& m, const std::string& dir) {
+  bool has_files = false;
+  std::error_code ec;
+  if (!dir.empty()) {
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) has_files |= e.path().extension() == ".safetensors";
+  }
+  const std::string format = c.load_format == "auto" ? (has_files ? "safetensors" : "dummy") : c.load_format;
+  if (format == "dummy") return cpu::DummyWeights(m, c.seed);
+  if (format == "safetensors") return cpu::LoadSafetensorsWeights(m, dir);
+  return Status::InvalidArgument(fmt::format("--load-format '{}': use auto, dummy or safetensors", c.load_format));
+}
+
+// The slo policy's longest step: the TPOT target x headroom.
+Status SetSloStepTarget(const ServeConfig& c, SchedulerConfig& sc) {
+  if (sc.policy != SchedulingPolicy::kSlo) return Status::Ok();
+  if (!c.slo_tpot) return Status::InvalidArgument("--scheduling-policy slo needs --slo-tpot (e.g. 100ms)");
+  if (*c.slo_tpot <= 0 || c.slo_headroom <= 0 || c.slo_headroom > 1) {
+    return Status::InvalidArgument("--slo-tpot must be positive and --slo-headroom in (0, 1]");
+  }
+  sc.slo_step_target = *c.slo_tpot * c.slo_headroom;
+  return Status::Ok();
+}
+
+// Measures this machine's step times for the slo policy's predictor.
+Status FitStepTimes(Serving::Parts& s, int64_t block_size, double step_target, std::ostream& log) {
+  log << "goodput serve: measuring step times for the slo policy ...\n" << std::flush;
+  GOODPUT_ASSIGN_OR_RETURN(cpu::CpuStepCalibration cal,
+                           cpu::CalibrateCpuSteps(*s.runner, s.layout.groups, s.num_blocks, block_size, s.clock));
+  const cpu::CpuStepCoefficients& c = cal.fit;
+  log << fmt::format(
+      "goodput serve: step time = {:.2f} ms + {:.3f} ms per token + {:.2f} ns per attended KV token "
+      "(measured: decode 1 = {:.1f} ms, decode {} = {:.1f} ms, prefill {} = {:.1f} ms); step target {:.1f} ms\n",
+      c.fixed_s * 1e3, c.per_token_s * 1e3, c.per_attended_s * 1e9, cal.decode1.seconds * 1e3, cpu::kCalibrationBatch,
+      cal.decode_batch.seconds * 1e3, cpu::kCalibrationPrefill, cal.prefill.seconds * 1e3, step_target * 1e3);
+  if (c.fixed_s >= step_target) log << "goodput serve: warning: a one-token step already takes longer than the step target\n";
+  s.predictor = std::make_unique<cpu::CpuStepTimePredictor>(c);
+  return Status::Ok();
+}
+
+// The model, its tokenizer and the engine settings resolved for the CPU.
+Status LoadModelAndSettings(Serving::Parts& s) {
+  const ServeConfig& c = s.config;
+  GOODPUT_ASSIGN_OR_RETURN(s.model, LoadModel(c.model));
+  GOODPUT_RETURN_IF_ERROR(cpu::CheckCpuSupported(s.model));
+  GOODPUT_ASSIGN_OR_RETURN(s.tokenizer, MakeTokenizer(c, ModelDir(c.model)));
+  if (s.tokenizer->vocab_size() > s.model.vocab_size) {
+    return Status::InvalidArgument(fmt::format("the tokenizer has {} tokens but the model only {}",
+                                               s.tokenizer->vocab_size(), s.model.vocab_size));
+  }
+  GOODPUT_RETURN_IF_ERROR(ValidateEngineConfig(s.config.engine));
+  ResolveEngineDefaults(s.config.engine, EngineDevice::kCpu, s.model.max_position_embeddings);
+  SchedulerConfig& sc = s.config.engine.scheduler;
+  GOODPUT_RETURN_IF_ERROR(SetSloStepTarget(c, sc));
+  sc.eos_token_id = s.model.eos_token_ids.empty() ? s.tokenizer->eos_id() : s.model.eos_token_ids.front();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Serving>> Serving::Build(const ServeConfig& config, std::ostream& log) {
+  auto parts = std::make_unique<Parts>();
+  Parts& s = *parts;
+  s.config = config;
+  GOODPUT_RETURN_IF_ERROR(LoadModelAndSettings(s));
+  const SchedulerConfig& sc = s.config.engine.scheduler;
+  const CacheConfig& cache = s.config.engine.cache;
+  GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::KvFormatFor(cache.kv_cache_dtype, s.model.dtype));
+  s.layout = cpu::MakeCpuKvLayout(s.model, cache.block_size);
+  s.num_blocks = cpu::CpuKvBlocksFor(s.model, s.layout, format, cache.block_size, *cache.kv_cache_memory);
+  const KvCapacity capacity =
+      CapacityForBlocks(s.layout.groups, s.num_blocks, sc.max_model_len, sc.max_num_batched_tokens);
+  if (capacity.max_concurrency < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "--kv-cache-memory {} holds {} blocks, less than one {}-token request needs; raise it or lower --max-model-len",
+        FormatGiB(*cache.kv_cache_memory), s.num_blocks, sc.max_model_len));
+  }
+  GOODPUT_ASSIGN_OR_RETURN(cpu::ModelWeights weights, MakeWeights(s.config, s.model, ModelDir(s.config.model)));
+  GOODPUT_ASSIGN_OR_RETURN(s.runner, cpu::CpuModelRunner::Create(s.model, std::move(weights), s.layout, format,
+                                                                   s.num_blocks, cache.block_size));
+  if (sc.policy == SchedulingPolicy::kSlo) {
+    GOODPUT_RETURN_IF_ERROR(FitStepTimes(s, cache.block_size, sc.slo_step_target, log));
+  }
+  s.kv = std::make_unique<KvCacheManager>(s.layout.groups, s.num_blocks);
+  s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());
+  s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.runner.get(), &s.clock);
+  log << KvCapacityLogLines(capacity, sc.max_model_len);
+  return std::unique_ptr<Serving>(new Serving(std::move(parts)));
+}
+
+Serving::Serving(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+Serving::~Serving() {
+  if (parts_ && parts_->engine) parts_->engine->Stop(false);
+}
+
+Status Serving::Run(std::ostream& log) {
+  Parts& s = *parts_;
+  boost::asio::io_context ioc;
+  const ServedModel served{s.config.served_name.empty() ? s.model.name : s.config.served_name,
+                           s.config.engine.scheduler.max_model_len, s.tokenizer.get(), s.config.offline_classes};
+  Server http(ioc, *s.engine, served, s.config.http);
+  GOODPUT_RETURN_IF_ERROR(http.Listen());
+  s.engine->Start();
+  log << fmt::format("goodput serve: {} on http://{}:{}\n", served.name, s.config.http.host, http.port()) << std::flush;
+  boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+  boost::asio::steady_timer grace(ioc);
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    log << "goodput serve: stopping\n";
+    http.StopAccepting();
+    s.engine->Stop(/*finish_inflight=*/false);  // in-flight requests get their final (aborted) chunks
+    grace.expires_after(std::chrono::milliseconds(500));
+    grace.async_wait([&](const boost::system::error_code&) { ioc.stop(); });
+  });
+  ioc.run();
+  s.engine->Stop(false);
+  return Status::Ok();
+}
+
+}  // namespace goodput::server

@@ -1,0 +1,150 @@
+#include "server/session.h"
+
+#include <algorithm>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+namespace goodput::server {
+namespace json = boost::json;
+
+namespace {
+
+std::string SseEvent(const std::string& data) { return "data: " + data + "\n\n"; }
+
+json::object Usage(int64_t prompt, int64_t completion) {
+  return json::object{{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
+}
+
+const char* FinishName(FinishReason r, bool stopped) {
+  if (stopped || r == FinishReason::kStop) return "stop";
+  return r == FinishReason::kAborted ? "abort" : "length";
+}
+
+const char* ObjectName(bool chat, bool chunk) {
+  if (chat) return chunk ? "chat.completion.chunk" : "chat.completion";
+  return "text_completion";
+}
+
+}  // namespace
+
+std::variant<GenerationSession, ApiError> GenerationSession::Open(const ServedModel& model, const Arrival& a) {
+  auto parsed = ParseGenerationRequest(a.body, a.chat, a.class_header);
+  if (auto* e = std::get_if<ApiError>(&parsed)) return *e;
+  GenerationRequest& g = std::get<GenerationRequest>(parsed);
+  if (g.model != model.name) {
+    return ApiError{404, fmt::format("The model `{}` does not exist.", g.model), "NotFoundError", "model",
+                    "model_not_found"};
+  }
+  auto prompt = PromptIds(g, model);
+  if (auto* e = std::get_if<ApiError>(&prompt)) return *e;
+  return GenerationSession(model, std::move(g), a, std::get<std::vector<int32_t>>(std::move(prompt)));
+}
+
+GenerationSession::GenerationSession(const ServedModel& model, GenerationRequest g, const Arrival& a,
+                                     std::vector<int32_t> prompt)
+    : model_(&model),
+      g_(std::move(g)),
+      id_(a.id),
+      response_id_(fmt::format("{}-{}", a.chat ? "chatcmpl" : "cmpl", a.id)),
+      created_(a.created),
+      t0_(a.now),
+      seed_(g_.seed ? *g_.seed : a.seed),
+      prompt_(std::move(prompt)),
+      text_(*model.tokenizer, g_.stop) {
+  prompt_tokens_ = static_cast<int64_t>(prompt_.size());
+  max_tokens_ = std::min(g_.sampling.max_tokens, model.max_model_len - static_cast<int64_t>(prompt_.size()));
+}
+
+Request GenerationSession::TakeEngineRequest() {
+  Request r;
+  r.id = id_;
+  r.token_ids = std::move(prompt_);
+  r.num_prompt_tokens = static_cast<int64_t>(r.token_ids.size());
+  r.sampling = g_.sampling;
+  r.sampling.max_tokens = max_tokens_;
+  r.sampling.seed = seed_;
+  r.priority = g_.priority;
+  const auto& offline = model_->offline_classes;
+  r.offline = std::find(offline.begin(), offline.end(), g_.request_class) != offline.end();
+  r.arrival_time = t0_;
+  return r;
+}
+
+std::string GenerationSession::ChunkEvent(const std::string& text, const char* finish) {
+  json::object choice{{"index", 0}, {"finish_reason", finish ? json::value(finish) : json::value(nullptr)}};
+  if (g_.chat) {
+    json::object delta;
+    if (first_chunk_) delta["role"] = "assistant";
+    if (!text.empty() || !finish) delta["content"] = text;
+    choice["delta"] = delta;
+  } else {
+    choice["text"] = text;
+    choice["logprobs"] = nullptr;
+  }
+  first_chunk_ = false;
+  return SseEvent(json::serialize(json::object{{"id", response_id_},
+                                               {"object", ObjectName(g_.chat, true)},
+                                               {"created", static_cast<int64_t>(created_)},
+                                               {"model", model_->name},
+                                               {"choices", json::array{choice}}}));
+}
+
+GenerationSession::Update GenerationSession::OnOutput(const RequestOutput& o) {
+  Update u;
+  if (o.num_new_tokens > 0) {
+    n_out_ += o.num_new_tokens;
+    if (t_first_ < 0) t_first_ = o.time;
+    t_last_ = o.time;
+  }
+  std::string delta = text_.Append(o.new_token_ids);
+  u.abort = text_.stopped() && !o.finished;
+  if (o.finished) {
+    reason_ = o.reason;
+    delta += text_.Finish();
+    u.finished = true;
+  }
+  all_text_ += delta;
+  if (!g_.stream || reason_ == FinishReason::kRejected) return u;
+  if (!delta.empty()) u.events += ChunkEvent(delta, nullptr);
+  if (o.finished) u.events += ChunkEvent("", FinishName(reason_, text_.stopped()));
+  return u;
+}
+
+std::variant<std::string, ApiError> GenerationSession::Finish() const {
+  if (reason_ == FinishReason::kRejected) {
+    return ApiError{400, "the request needs more KV cache than this server has", "invalid_request_error", "", ""};
+  }
+  const json::object usage = Usage(prompt_tokens_, n_out_);
+  const auto created = static_cast<int64_t>(created_);
+  if (g_.stream) {
+    std::string out;
+    if (g_.include_usage) {
+      out += SseEvent(json::serialize(json::object{{"id", response_id_},
+                                                   {"object", ObjectName(g_.chat, true)},
+                                                   {"created", created},
+                                                   {"model", model_->name},
+                                                   {"choices", json::array{}},
+                                                   {"usage", usage}}));
+    }
+    return out + SseEvent("[DONE]");
+  }
+  json::object choice{{"index", 0}, {"finish_reason", FinishName(reason_, text_.stopped())}};
+  if (g_.chat) {
+    choice["message"] = json::object{{"role", "assistant"}, {"content", all_text_}};
+  } else {
+    choice["text"] = all_text_;
+    choice["logprobs"] = nullptr;
+  }
+  return json::serialize(json::object{{"id", response_id_}, {"object", ObjectName(g_.chat, false)},
+                                      {"created", created}, {"model", model_->name},
+                                      {"choices", json::array{choice}}, {"usage", usage}});
+}
+
+std::optional<GenerationSession::Latencies> GenerationSession::latencies() const {
+  if (t_first_ < 0) return std::nullopt;
+  return Latencies{t_first_ - t0_, n_out_ >= 2 ? (t_last_ - t_first_) / static_cast<double>(n_out_ - 1) : -1,
+                   t_last_ - t0_};
+}
+
+}  // namespace goodput::server
