@@ -1,6 +1,7 @@
 #include "client/load_client.h"
 
 #include <sys/prctl.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cstring>
@@ -33,6 +34,10 @@ std::chrono::steady_clock::duration Seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(0.0, s)));
 }
 
+// The reason a reused keep-alive connection gives when the server closed it
+// before answering: the request was never read, so it is sent once more.
+constexpr const char* kClosedBeforeAnswer = "closed by the server before answering";
+
 // One keep-alive connection, plain or TLS (held by pointer: the TLS stream
 // refers to the TCP stream beside it).
 struct Connection {
@@ -41,6 +46,15 @@ struct Connection {
   std::optional<net::ssl::stream<beast::tcp_stream&>> tls;
 };
 using Conn = std::unique_ptr<Connection>;
+
+// Whether an idle keep-alive connection can carry another request: the
+// server has not closed it (a peek sees end-of-stream) or sent anything
+// unasked (a stray byte would be read as the next response).
+bool StillOpen(Connection& c) {
+  char byte;
+  const ssize_t n = recv(c.tcp.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
 
 class Run {
  public:
@@ -109,6 +123,7 @@ class Run {
   awaitable<void> Send(const WorkItem& item, Conn& conn) {
     RequestRecord rec;
     rec.request_class = w_.classes[item.class_index].name;
+    rec.first_wave = item.first_wave;
     rec.t_arrival = item.t_arrival;
     rec.n_in = item.prompt_tokens;
     const double deadline = clock_.Now() + o_.timeout_s;
@@ -140,12 +155,14 @@ class Run {
     b.max_tokens = std::max<int64_t>(1, item.output_tokens);
     b.fixed_length = o_.fixed_length;
     b.seed = static_cast<uint64_t>(item.index) + workload_.seed * 1000003;
+    b.priority = w_.classes[item.class_index].priority;
     http::request<http::string_body> req{http::verb::post,
                                          o_.endpoint.api_prefix + (o_.chat ? "/chat/completions" : "/completions"), 11};
     req.set(http::field::host, o_.endpoint.host);
     req.set(http::field::content_type, "application/json");
     req.set(http::field::accept, "text/event-stream");
     req.set("x-goodput-request", std::to_string(item.index));  // for server-side logs (and our fake server)
+    req.set("x-goodput-class", w_.classes[item.class_index].name);
     if (!o_.endpoint.api_key.empty()) req.set(http::field::authorization, "Bearer " + o_.endpoint.api_key);
     req.keep_alive(true);
     req.body() = MakeRequestBody(b);
@@ -185,47 +202,69 @@ class Run {
     co_return ec;
   }
 
-  // The HTTP exchange; returns "" on success, else the reason it failed.
+  // The HTTP exchange; returns "" on success, else the reason it failed. A
+  // pooled connection the server has closed is replaced before sending; one
+  // the server closes before answering (the race with its idle timeout) is
+  // replaced and the request sent once more.
   awaitable<std::string> Exchange(const WorkItem& item, Conn& conn, RequestRecord& rec, double deadline) {
     auto req = MakeRequest(item);
+    if (conn && !StillOpen(*conn)) conn.reset();
     const bool reused = conn != nullptr;
+    std::string error = co_await Attempt(req, item, conn, rec, deadline);
+    if (reused && (error == kClosedBeforeAnswer || error.rfind("send: ", 0) == 0)) {
+      conn.reset();
+      error = co_await Attempt(req, item, conn, rec, deadline);
+    }
+    co_return error;
+  }
+
+  awaitable<std::string> Attempt(http::request<http::string_body>& req, const WorkItem& item, Conn& conn,
+                                 RequestRecord& rec, double deadline) {
     if (!conn) {
       std::string err = co_await Connect(conn, deadline);
       if (!err.empty()) co_return err;
     }
     rec.t_sent = Now();
     conn->tcp.expires_after(Seconds(deadline - clock_.Now()));
-    boost::system::error_code wec = co_await Write(*conn, req);
-    if (wec && reused) {  // the server closed an idle keep-alive connection: one fresh try
-      std::string err = co_await Connect(conn, deadline);
-      if (!err.empty()) co_return err;
-      rec.t_sent = Now();
-      wec = co_await Write(*conn, req);
-    }
+    const boost::system::error_code wec = co_await Write(*conn, req);
     if (wec) co_return "send: " + wec.message();
     bool reusable = false;
     std::string error;
+    const Expected expected{std::max<int64_t>(1, item.output_tokens), o_.fixed_length};
     if (conn->tls) {
-      error = co_await ReadTlsResponse(*conn, rec, deadline, reusable);
+      error = co_await ReadTlsResponse(*conn, rec, deadline, expected, reusable);
     } else {
-      error = co_await ReadResponse(conn->tcp.socket(), rec, deadline, reusable);
+      error = co_await ReadResponse(conn->tcp.socket(), rec, deadline, expected, reusable);
     }
     if (!reusable) conn.reset();
     co_return error;
   }
 
+  // What the request asked for: how the output length is known without usage.
+  struct Expected {
+    int64_t output_tokens = 0;
+    bool fixed_length = true;
+  };
+
   // What the response has said so far.
   struct Reading {
-    explicit Reading(RequestRecord& r) : rec(r) {}
+    Reading(RequestRecord& r, Expected e) : rec(r), expected(e) {}
     RequestRecord& rec;
+    Expected expected;
     unsigned status = 0;
     bool sse = false;
-    std::string text;  // the start of an error or non-SSE body
+    bool any_byte = false;  // something of the response arrived
+    std::string text;       // the start of an error or non-SSE body
     SseParser sse_parser;
     std::vector<SseEvent> events;
     bool done = false;
-    int64_t counted = 0;
+    bool saw_usage = false;
+    int64_t counted = 0;    // tokens in the chunks so far
   };
+
+  static std::string CutMessage(const Reading& r) {
+    return "closed mid-stream after " + std::to_string(r.counted) + " tokens";
+  }
 
   // Body bytes that arrived at `t`; "" or why the response is unusable.
   static std::string Consume(Reading& r, std::string_view bytes, double t) {
@@ -235,19 +274,29 @@ class Run {
     }
     r.events.clear();
     r.sse_parser.Feed(bytes, r.events);
+    if (r.sse_parser.too_long()) {
+      return fmt::format("SSE line too long (over {} bytes) after {} tokens", SseParser::kMaxLineBytes, r.counted);
+    }
     for (const SseEvent& e : r.events) {
       if (r.done) continue;
       auto c = ParseStreamChunk(e.data);
       if (!c.ok()) return c.status().message();
       r.done = c->done;
-      if (c->tokens > 0) {
-        r.rec.chunks.push_back({t, c->tokens});
+      int32_t tokens = c->tokens;
+      if (c->completion_tokens) {
+        // Continuous usage: the count grew by what this chunk carries.
+        const int64_t grew = *c->completion_tokens - (r.saw_usage ? r.rec.n_out : 0);
+        if (tokens > 0 && grew > 0) tokens = static_cast<int32_t>(grew);
+        r.rec.n_out = *c->completion_tokens;
+        r.saw_usage = true;
+      }
+      if (tokens > 0) {
+        r.rec.chunks.push_back({t, tokens});
         if (!r.rec.t_first) r.rec.t_first = t;
         r.rec.t_last = t;
-        r.counted += c->tokens;
+        r.counted += tokens;
       }
       if (c->prompt_tokens) r.rec.n_in = *c->prompt_tokens;
-      if (c->completion_tokens) r.rec.n_out = *c->completion_tokens;
     }
     return "";
   }
@@ -281,11 +330,12 @@ class Run {
 
   // Reads the response with the kernel's receive time of every read (see
   // timestamped_read.h), parsing as bytes arrive.
-  awaitable<std::string> ReadResponse(tcp::socket& socket, RequestRecord& rec, double deadline, bool& reusable) {
+  awaitable<std::string> ReadResponse(tcp::socket& socket, RequestRecord& rec, double deadline, Expected expected,
+                                      bool& reusable) {
     http::response_parser<http::buffer_body> parser;
     parser.body_limit(boost::none);
     beast::flat_buffer buffer;
-    Reading r{rec};
+    Reading r{rec, expected};
     net::steady_timer timer(ioc_, Seconds(deadline - clock_.Now()));
     bool timed_out = false;
     timer.async_wait([&](const boost::system::error_code& ec) {
@@ -303,11 +353,13 @@ class Run {
       if (read.error) co_return std::string("read: ") + std::strerror(read.error);
       const double t = read.received ? clock_.Now() - SecondsSinceRealtime(*read.received) - t0_ : Now();
       if (read.eof) {
+        if (!r.any_byte) co_return kClosedBeforeAnswer;
         boost::system::error_code ec;
         parser.put_eof(ec);
-        if (ec || !parser.is_done()) co_return "closed mid-stream after " + std::to_string(r.counted) + " tokens";
+        if (ec || !parser.is_done()) co_return CutMessage(r);
         break;
       }
+      r.any_byte = true;
       buffer.commit(read.bytes);
       error = Parse(parser, buffer, r, t);
     }
@@ -321,18 +373,29 @@ class Run {
     reusable = parser.get().keep_alive();
     if (r.status != 200) return fmt::format("HTTP {}: {}", r.status, r.text);
     if (!r.sse) return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
-    if (!r.done) return "closed mid-stream after " + std::to_string(r.counted) + " tokens (no [DONE])";
-    if (r.rec.n_out == 0) r.rec.n_out = r.counted;  // no usage chunk: the counted tokens
+    if (!r.done && !r.saw_usage) return CutMessage(r) + " (no [DONE])";
+    std::vector<std::string> notes;
+    if (!r.done) notes.push_back("the stream ended cleanly after its usage chunk but without [DONE]");
+    if (!r.saw_usage && r.expected.fixed_length) {
+      r.rec.n_out = r.expected.output_tokens;
+      notes.push_back("no usage chunk: output length from the fixed length asked");
+    } else if (!r.saw_usage) {
+      r.rec.n_out = r.counted;
+      notes.push_back("WARNING: no usage chunk: output tokens counted from chunks (a chunk may carry several "
+                      "tokens, so TPOT may be wrong)");
+    }
+    for (const std::string& n : notes) r.rec.note += (r.rec.note.empty() ? "" : "; ") + n;
     return "";
   }
 
   // The same over TLS: the kernel's timestamps are of encrypted records, so
   // token times are taken when the decrypted bytes reach the client.
-  awaitable<std::string> ReadTlsResponse(Connection& c, RequestRecord& rec, double deadline, bool& reusable) {
+  awaitable<std::string> ReadTlsResponse(Connection& c, RequestRecord& rec, double deadline, Expected expected,
+                                         bool& reusable) {
     http::response_parser<http::buffer_body> parser;
     parser.body_limit(boost::none);
     beast::flat_buffer buffer;
-    Reading r{rec};
+    Reading r{rec, expected};
     c.tcp.expires_after(Seconds(deadline - clock_.Now()));
     std::string error;
     while (error.empty() && !parser.is_done()) {
@@ -341,11 +404,13 @@ class Run {
       if (ec == beast::error::timeout) co_return Timeout();
       if (ec == net::error::eof || ec == net::ssl::error::stream_truncated) {
         boost::system::error_code eof;
+        if (!r.any_byte) co_return kClosedBeforeAnswer;
         parser.put_eof(eof);
-        if (eof || !parser.is_done()) co_return "closed mid-stream after " + std::to_string(r.counted) + " tokens";
+        if (eof || !parser.is_done()) co_return CutMessage(r);
         break;
       }
       if (ec) co_return "read: " + ec.message();
+      r.any_byte = true;
       buffer.commit(n);
       error = Parse(parser, buffer, r, t);
     }

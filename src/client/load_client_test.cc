@@ -81,15 +81,119 @@ TEST(LoadClient, UnreachableServerIsARecordedFailure) {
   }
 }
 
-TEST(LoadClient, UsageCountWinsAndMissingUsageFallsBackToCounted) {
+TEST(LoadClient, UsageCountWins) {
   RealClock clock;
   auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
   auto lies = RunLoad(OptionsFor(*server, "usage-lies"), FixedLengthWorkload(1, 8, 4), ArrivalSpec{}, clock);
   EXPECT_EQ((*lies)[0].n_out, 5);
   EXPECT_EQ((*lies)[0].chunks.size(), 4u);
-  auto none = RunLoad(OptionsFor(*server, "no-usage"), FixedLengthWorkload(1, 8, 4), ArrivalSpec{}, clock);
-  EXPECT_TRUE((*none)[0].ok);
-  EXPECT_EQ((*none)[0].n_out, 4);
+  EXPECT_TRUE((*lies)[0].note.empty()) << (*lies)[0].note;
+}
+
+// Without a usage chunk, a fixed-length request's output is the length it
+// asked for; otherwise the counted chunks, with a loud note (chunks are not
+// tokens).
+TEST(LoadClient, MissingUsageUsesTheFixedLengthElseCountsChunksLoudly) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
+  LoadOptions o = OptionsFor(*server, "no-usage");
+  auto fixed = RunLoad(o, FixedLengthWorkload(1, 8, 4), ArrivalSpec{}, clock);
+  ASSERT_TRUE((*fixed)[0].ok) << (*fixed)[0].error;
+  EXPECT_EQ((*fixed)[0].n_out, 4);
+  EXPECT_NE((*fixed)[0].note.find("no usage chunk: output length from the fixed length asked"), std::string::npos)
+      << (*fixed)[0].note;
+  o.fixed_length = false;
+  auto counted = RunLoad(o, FixedLengthWorkload(1, 8, 4), ArrivalSpec{}, clock);
+  ASSERT_TRUE((*counted)[0].ok);
+  EXPECT_EQ((*counted)[0].n_out, 4);
+  EXPECT_NE((*counted)[0].note.find("WARNING: no usage chunk: output tokens counted from chunks"), std::string::npos)
+      << (*counted)[0].note;
+}
+
+// A stream that ends cleanly after its usage chunk but without [DONE] is a
+// success, with a note saying so.
+TEST(LoadClient, CleanEndWithUsageButNoDoneIsASuccessWithANote) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({0.001, 0.001, /*keep_alive=*/true}, clock).value());
+  auto r = RunLoad(OptionsFor(*server, "no-done"), FixedLengthWorkload(2, 8, 3), ArrivalSpec{}, clock);
+  ASSERT_TRUE(r.ok());
+  for (const RequestRecord& rec : *r) {
+    EXPECT_TRUE(rec.ok) << rec.error;
+    EXPECT_EQ(rec.n_out, 3);
+    EXPECT_NE(rec.note.find("without [DONE]"), std::string::npos) << rec.note;
+  }
+}
+
+// SSE lines are bounded: a server that sends an endless line fails the
+// request ("line too long") instead of growing the client's memory.
+TEST(LoadClient, EndlessSseLineFailsAsLineTooLong) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({}, clock).value());
+  auto r = RunLoad(OptionsFor(*server, "huge-line"), FixedLengthWorkload(1, 8, 3), ArrivalSpec{}, clock);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE((*r)[0].ok);
+  EXPECT_NE((*r)[0].error.find("line too long"), std::string::npos) << (*r)[0].error;
+}
+
+// Chunks that carry two tokens each (told by continuous usage): ITL is the
+// gap / 2 for each token, and cut-stream messages count tokens.
+TEST(LoadClient, ChunksOfSeveralTokensSplitTheirGap) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({0.001, 0.02}, clock).value());
+  auto r = RunLoad(OptionsFor(*server, "two-per-chunk"), FixedLengthWorkload(1, 8, 6), ArrivalSpec{}, clock);
+  ASSERT_TRUE((*r)[0].ok) << (*r)[0].error;
+  ASSERT_EQ((*r)[0].chunks.size(), 3u);
+  for (const TokenChunk& c : (*r)[0].chunks) EXPECT_EQ(c.tokens, 2);
+  const std::vector<double> itl = Itls((*r)[0]);
+  ASSERT_EQ(itl.size(), 4u);  // two gaps, two tokens each
+  for (double g : itl) {
+    EXPECT_GT(g, 0.008);  // 20 ms apart / 2 tokens
+    EXPECT_LT(g, 0.1);
+  }
+}
+
+// A keep-alive connection the server closed while idle is not used: the next
+// request goes on a fresh connection and succeeds (slow open-loop traffic).
+TEST(LoadClient, IdleConnectionClosedByTheServerIsNotAFailure) {
+  RealClock clock;
+  FakeSseServer::Options opts{0.001, 0.001, /*keep_alive=*/true, /*idle_close_s=*/0.05};
+  auto server = std::move(FakeSseServer::Start(opts, clock).value());
+  ArrivalSpec slow;
+  slow.kind = ArrivalKind::kPoisson;
+  slow.rate = 5;  // ~200 ms apart: every pooled connection has been closed by then
+  auto r = RunLoad(OptionsFor(*server, "ok"), FixedLengthWorkload(6, 8, 2), slow, clock);
+  ASSERT_TRUE(r.ok());
+  for (const RequestRecord& rec : *r) EXPECT_TRUE(rec.ok) << rec.error;
+  EXPECT_GE(server->idle_closes(), 1);
+}
+
+// Each request names its class (x-goodput-class) and, when the class has one,
+// its priority, so class-aware servers can schedule it.
+TEST(LoadClient, RequestsCarryTheirClassAndPriority) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
+  Workload w = FixedLengthWorkload(4, 8, 2, "interactive");
+  w.classes[0].priority = -1;
+  RequestClass batch = w.classes[0];
+  batch.name = "batch";
+  batch.priority = 0;
+  w.classes.push_back(batch);
+  auto r = RunLoad(OptionsFor(*server, "ok"), w, ArrivalSpec{}, clock);
+  ASSERT_TRUE(r.ok());
+  int interactive = 0, other = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(r->size()); ++i) {
+    auto seen = server->SeenRequest(i);
+    ASSERT_TRUE(seen.has_value()) << i;
+    EXPECT_EQ(seen->class_header, (*r)[i].request_class);
+    if (seen->class_header == "interactive") {
+      ++interactive;
+      EXPECT_EQ(seen->priority, -1);
+    } else {
+      ++other;
+      EXPECT_FALSE(seen->priority.has_value());  // 0 is not sent: vLLM refuses priorities without its policy
+    }
+  }
+  EXPECT_GT(interactive + other, 0);
 }
 
 // Open loop: 20 requests/s for 1 s; each is sent at its own scheduled time.

@@ -69,7 +69,10 @@ std::string MakeRequestBody(const GenerationBody& b) {
   o["model"] = b.model;
   o["max_tokens"] = b.max_tokens;
   o["stream"] = true;
-  o["stream_options"] = json::object{{"include_usage", true}};
+  // continuous_usage_stats (vLLM, SGLang): usage on every chunk tells how
+  // many tokens each chunk carries; servers without it ignore the field.
+  o["stream_options"] = json::object{{"include_usage", true}, {"continuous_usage_stats", true}};
+  if (b.priority != 0) o["priority"] = b.priority;
   if (b.fixed_length) {
     o["ignore_eos"] = true;
     o["min_tokens"] = b.max_tokens;

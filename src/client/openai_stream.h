@@ -37,6 +37,7 @@ struct GenerationBody {
   int64_t max_tokens = 0;
   bool fixed_length = true;
   uint64_t seed = 0;  // varies the prompt's tokens between requests
+  int priority = 0;   // sent when non-zero (vLLM refuses priorities unless its policy is priority)
 };
 std::string MakeRequestBody(const GenerationBody& b);
 

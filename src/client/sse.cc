@@ -4,6 +4,7 @@ namespace goodput::client {
 
 void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>& out) {
   for (const char c : bytes) {
+    if (too_long_) return;
     if (after_cr_) {
       after_cr_ = false;
       if (c == '\n') continue;  // the LF of a CRLF
@@ -14,6 +15,11 @@ void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>& out) {
       line_.clear();
     } else {
       line_.push_back(c);
+      if (line_.size() > kMaxLineBytes || pending_.data.size() + line_.size() > kMaxLineBytes) {
+        too_long_ = true;
+        line_.clear();
+        pending_ = {};
+      }
     }
   }
 }

@@ -18,8 +18,15 @@ struct SseEvent {
 
 class SseParser {
  public:
-  // Consumes `bytes` and appends every event they complete to `out`.
+  // Lines and events longer than this are refused (a stream is not allowed
+  // to grow the client's memory without bound).
+  static constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
+  // Consumes `bytes` and appends every event they complete to `out`. Once a
+  // line or an event exceeds kMaxLineBytes, too_long() is true and the
+  // parser takes nothing more.
   void Feed(std::string_view bytes, std::vector<SseEvent>& out);
+  bool too_long() const { return too_long_; }
   // Bytes held for an unfinished line or event (for end-of-stream checks).
   bool HasPartial() const { return !line_.empty() || has_fields_; }
 
@@ -30,6 +37,7 @@ class SseParser {
   bool after_cr_ = false;
   SseEvent pending_;
   bool has_fields_ = false;
+  bool too_long_ = false;
 };
 
 }  // namespace goodput::client

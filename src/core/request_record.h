@@ -23,12 +23,14 @@ struct RequestRecord {
   std::string request_class;      // e.g. "interactive"; "" means the default class
   double t_arrival = 0;           // scheduled (open loop) or send time (closed loop), seconds
   double t_sent = 0;              // when the client actually sent it
+  bool first_wave = false;        // a closed-loop client's first request: warm-up, never measured
   std::optional<double> t_first;  // first token-carrying chunk
   std::optional<double> t_last;   // last token-carrying chunk
   int64_t n_in = 0;               // prompt tokens
   int64_t n_out = 0;              // output tokens: the server's usage when given, else counted
   bool ok = true;                 // false: failed, timed out or truncated
   std::string error;              // why, when !ok
+  std::string note;               // something a reader of the figures should know (e.g. no usage chunk)
   std::vector<TokenChunk> chunks; // optional; needed only for ITL
 };
 

@@ -46,6 +46,7 @@ std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double
       notes.Add(p.label, fmt::format("client send lag p99 {} > {}: the client was late, the point is not trustworthy",
                                      FormatDuration(p.send_lag_p99), FormatDuration(lag_threshold_s)));
     }
+    for (const std::string& n : p.request_notes) notes.Add(p.label, n);
     if (p.usage_mismatch > 0) {
       notes.Add(p.label, "some requests' usage disagrees with their counted chunks (a chunk without text, or "
                          "several tokens per chunk); TPOT uses usage");

@@ -45,6 +45,16 @@ TEST(Diagnose, FlatTpotWithQueueingIsNotOverhead) {
   for (const auto& n : Diagnose(ladder, 0.01)) EXPECT_EQ(n.find("per-token time stays flat"), std::string::npos) << n;
 }
 
+// What the client noticed about single requests reaches the reader once per note.
+TEST(Diagnose, RequestNotesAreSaid) {
+  std::vector<PointResult> ladder = {Point(1, 100, 1, 0.010), Point(8, 600, 6, 0.014)};
+  ladder[0].request_notes = {"WARNING: no usage chunk: output tokens counted from chunks (3 requests)"};
+  ladder[1].request_notes = ladder[0].request_notes;
+  const auto notes = Diagnose(ladder, 0.01);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "loads 1, 8: WARNING: no usage chunk: output tokens counted from chunks (3 requests)");
+}
+
 TEST(Diagnose, KvTokensAndMaxNumSeqsAdvice) {
   EXPECT_EQ(KvTokensFromStartupLog("x\nGPU KV cache size: 21,840 tokens\nMaximum concurrency ..."), 21840);
   EXPECT_FALSE(KvTokensFromStartupLog("nothing here").has_value());

@@ -156,13 +156,20 @@ TEST(ParseVary, NamesWhatIsWrong) {
   EXPECT_NE(ParseVary("max-num-seqs=8,,16").status().message().find("empty value"), std::string::npos);
 }
 
-TEST(MeasurementWindow, ClosedLoopFirstWaveIsWarmUp) {
+// The first wave is known by order of admission: four clients' first
+// requests go out microseconds apart, not at one timestamp, and all four are
+// warm-up.
+TEST(MeasurementWindow, ClosedLoopFirstWaveIsWarmUpByAdmission) {
   Workload w = FixedLengthWorkload(10, 1, 1);
   std::vector<RequestRecord> records(10);
-  for (int i = 0; i < 10; ++i) records[i].t_arrival = i < 4 ? 0.0 : 1.0 * (i - 3);  // 4 clients start together
+  for (int i = 0; i < 10; ++i) {
+    records[i].first_wave = i < 4;
+    records[i].t_arrival = i < 4 ? 1e-6 * i : 1.0 * (i - 3);
+  }
   const Window win = MeasurementWindow(w, records);
-  EXPECT_EQ(win.start, 1.0);  // the first arrival after the wave
-  EXPECT_GT(win.end, 6.0);    // the last arrival is inside
+  EXPECT_GT(win.start, 3e-6);  // after the wave's last send
+  EXPECT_LE(win.start, 1.0);   // the first later request is measured
+  EXPECT_GT(win.end, 6.0);     // the last arrival is inside
   w.warmup.fraction = 0.5;
   EXPECT_EQ(MeasurementWindow(w, records).start, 2.0);  // the 6th of 10 sorted arrivals
 }

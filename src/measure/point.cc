@@ -50,7 +50,7 @@ std::string LoadLabel(const ArrivalSpec& load) {
 
 static void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p) {
   std::vector<double> failed, mismatch;
-  std::map<std::string, int64_t> reasons;
+  std::map<std::string, int64_t> reasons, notes;
   for (const MeasuredRun& run : runs) {
     double f = 0, m = 0;
     std::vector<double> lags;
@@ -60,6 +60,7 @@ static void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p
         ++f;
         ++reasons[r.error];
       }
+      if (!r.note.empty()) ++notes[r.note];
       int64_t counted = 0;
       for (const TokenChunk& c : r.chunks) counted += c.tokens;
       if (r.ok && !r.chunks.empty() && counted != r.n_out) ++m;
@@ -73,6 +74,7 @@ static void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p
   const auto top = std::max_element(reasons.begin(), reasons.end(),
                                     [](const auto& a, const auto& b) { return a.second < b.second; });
   if (top != reasons.end()) p.top_error = top->first + " (x" + std::to_string(top->second) + ")";
+  for (const auto& [text, n] : notes) p.request_notes.push_back(fmt::format("{} ({} request{})", text, n, n == 1 ? "" : "s"));
 }
 
 PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vector<MeasuredRun>& runs) {

@@ -41,6 +41,7 @@ struct PointResult {
   std::string top_error;          // the most frequent failure reason, with its count
   double send_lag_p99 = 0;        // the worst repetition's p99 of t_sent - t_arrival
   double usage_mismatch = 0;      // requests per run whose usage disagrees with the counted chunks
+  std::vector<std::string> request_notes;  // the records' notes, each once: "text (N requests)"
 };
 
 // The summary of the runs of `load` (its repetitions).

@@ -72,7 +72,8 @@ boost::json::value PointToJson(const PointResult& p) {
                              {"holds", p.holds},
                              {"failed", num(p.failed)},
                              {"send_lag_p99_s", num(p.send_lag_p99)},
-                             {"usage_mismatch", num(p.usage_mismatch)}};
+                             {"usage_mismatch", num(p.usage_mismatch)},
+                             {"request_notes", boost::json::value_from(p.request_notes)}};
 }
 
 std::string FormatCapacity(const std::vector<PointResult>& points, std::optional<size_t> capacity, bool capped) {

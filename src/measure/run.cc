@@ -15,12 +15,15 @@ Window MeasurementWindow(const Workload& w, const std::vector<RequestRecord>& re
   const double first = arrivals.front(), last = arrivals.back();
   win.start = w.warmup.seconds ? first + *w.warmup.seconds
                                : arrivals[std::min<int64_t>(n - 1, static_cast<int64_t>(w.warmup.fraction * n))];
-  // Requests sent together at the start (a closed loop's first wave) are a
-  // transient, whatever the warm-up share says: measure from the first later one.
-  if (win.start <= first) {
-    auto later = std::upper_bound(arrivals.begin(), arrivals.end(), first);
-    if (later != arrivals.end()) win.start = *later;
+  // A closed loop's first wave (each client's first request, known by order
+  // of admission, not by timestamps: the client sends them microseconds
+  // apart) is a transient, whatever the warm-up share says: measure from
+  // after its last one.
+  double last_first_wave = -1;
+  for (const auto& r : records) {
+    if (r.first_wave) last_first_wave = std::max(last_first_wave, r.t_arrival);
   }
+  if (last_first_wave >= 0 && win.start <= last_first_wave) win.start = std::nextafter(last_first_wave, 1e300);
   const int64_t cut = static_cast<int64_t>(w.cooldown.fraction * n);
   win.end = w.cooldown.seconds ? last - *w.cooldown.seconds : (cut > 0 ? arrivals[n - cut] : std::nextafter(last, 1e300));
   if (win.end <= win.start) win.end = std::nextafter(win.start, 1e300);

@@ -26,8 +26,8 @@ struct MeasuredRun {
 };
 
 // The window of `records`: the workload's warm-up and cool-down applied to
-// the requests' arrivals. Requests that all arrive at the very start (a
-// closed loop's first wave) are always warm-up.
+// the requests' arrivals. A closed loop's first wave (records marked
+// first_wave) is always warm-up.
 Window MeasurementWindow(const Workload& workload, const std::vector<RequestRecord>& records);
 
 }  // namespace goodput

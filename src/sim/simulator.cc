@@ -55,6 +55,7 @@ void Run::Submit(const WorkItem& item) {
   RequestRecord& rec = records_[item.index];
   rec.request_class = c.name;
   rec.t_arrival = rec.t_sent = item.t_arrival;
+  rec.first_wave = item.first_wave;
   rec.n_in = item.prompt_tokens;
   client_of_[item.index] = item.client;
   Request r;

@@ -118,6 +118,9 @@ std::optional<WorkItem> RequestGenerator::NextForClient(int client, double now) 
   if (issued_ >= budget_ || client < 0 || client >= closed_clients()) return std::nullopt;
   WorkItem item = Issue(streams_[client_stream_[client]], now, -1, 0, 0);
   item.client = client;
+  if (client_started_.size() < client_stream_.size()) client_started_.resize(client_stream_.size(), false);
+  item.first_wave = !client_started_[client];
+  client_started_[client] = true;
   return item;
 }
 

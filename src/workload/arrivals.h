@@ -19,6 +19,7 @@ struct WorkItem {
   int64_t prompt_tokens = 0;
   int64_t output_tokens = 0;
   int client = -1;        // closed-loop client that sent it; -1 for open-loop arrivals
+  bool first_wave = false;  // a closed-loop client's first request (the run's warm-up by order of admission)
 };
 
 class RequestGenerator {
@@ -59,6 +60,7 @@ class RequestGenerator {
   const Workload& workload_;
   std::vector<Stream> streams_;
   std::vector<int> client_stream_;  // closed-loop client -> stream
+  std::vector<bool> client_started_;  // closed-loop client -> has issued a request
   int64_t issued_ = 0;
   int64_t budget_ = 0;
 };

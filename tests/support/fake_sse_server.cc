@@ -26,20 +26,31 @@ struct FakeSseServer::Impl {
   net::io_context ioc{1};
   tcp::acceptor acceptor;
   std::thread thread;
-  mutable std::mutex mu;
-  std::map<int64_t, std::vector<TokenWrite>> writes;  // per request; under mu
+  mutable std::mutex mu;  // guards what follows
+  std::map<int64_t, std::vector<TokenWrite>> writes;
+  std::map<int64_t, Seen> seen;
+  int64_t connections = 0, idle_closes = 0;
 
   awaitable<void> Accept() {
     while (true) {
       auto [ec, socket] = co_await acceptor.async_accept(kNoThrow);
       if (ec) co_return;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        ++connections;
+      }
       net::co_spawn(ioc, Session(beast::tcp_stream(std::move(socket))), net::detached);
     }
   }
 
-  awaitable<bool> Write(beast::tcp_stream& s, const std::string& text) {
-    auto [ec, n] = co_await net::async_write(s, net::buffer(text), kNoThrow);
-    co_return !ec;
+  // Writes `text` as it is, or as one HTTP chunk on a keep-alive response.
+  // A plain (blocking) write, so that a token's `after` follows the send call
+  // at once: an awaited write would resume later and widen the interval.
+  bool Write(beast::tcp_stream& s, const std::string& text, bool chunked) {
+    const std::string bytes = chunked ? fmt::format("{:x}\r\n{}\r\n", text.size(), text) : text;
+    boost::system::error_code ec;
+    net::write(s.socket(), net::buffer(bytes), ec);
+    return !ec;
   }
 
   awaitable<void> Pause(double seconds) {
@@ -50,12 +61,36 @@ struct FakeSseServer::Impl {
 
   awaitable<void> Session(beast::tcp_stream stream) {
     beast::flat_buffer buffer;
-    while (true) {
+    for (bool first = true;; first = false) {
       http::request<http::string_body> req;
+      if (!first && options.idle_close_s > 0) {
+        stream.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(options.idle_close_s)));
+      }
       auto [ec, n] = co_await http::async_read(stream, buffer, req, kNoThrow);
+      if (ec == beast::error::timeout) {
+        std::lock_guard<std::mutex> lock(mu);
+        ++idle_closes;
+      }
       if (ec) co_return;
+      stream.expires_never();
       if (!co_await Answer(stream, req)) co_return;
     }
+  }
+
+  void Record(int64_t index, const http::request<http::string_body>& req, const json::object* o) {
+    Seen s;
+    if (auto h = req.find("x-goodput-class"); h != req.end()) s.class_header = std::string(h->value());
+    if (o && o->contains("priority") && o->at("priority").is_int64()) s.priority = o->at("priority").as_int64();
+    std::lock_guard<std::mutex> lock(mu);
+    seen[index] = s;
+  }
+
+  std::string TokenChunk(const std::string& mode, int64_t sent) const {
+    if (mode != "two-per-chunk") return "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\n";
+    return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"xy\"}}],\"usage\":{{\"prompt_tokens\":1,"
+                       "\"completion_tokens\":{}}}}}\n\n",
+                       sent);
   }
 
   // Streams the answer; false when the connection is finished.
@@ -67,40 +102,44 @@ struct FakeSseServer::Impl {
     const int64_t tokens = o && o->contains("max_tokens") && o->at("max_tokens").is_int64() ? o->at("max_tokens").as_int64() : 16;
     const auto header = req.find("x-goodput-request");
     const int64_t index = header == req.end() ? -1 : std::atoll(std::string(header->value()).c_str());
+    Record(index, req, o);
     if (mode == "fail-500") {
-      const std::string text = "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 33\r\n\r\n"
-                               "{\"error\":{\"message\":\"overload\"}}\n";
-      co_return co_await Write(s, text);
+      co_return Write(s, "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 33\r\n\r\n"
+                         "{\"error\":{\"message\":\"overload\"}}\n", false);
     }
     if (mode == "not-sse") {
-      const std::string text = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
-      co_return co_await Write(s, text);
+      co_return Write(s, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", false);
     }
-    const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
-    if (!co_await Write(s, head)) co_return false;
+    const bool chunked = options.keep_alive;
+    const std::string head = chunked ? "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                     : "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    if (!Write(s, head, false)) co_return false;
     if (mode == "stall") {
       co_await Pause(3600);
       co_return false;
     }
     if (mode == "malformed") {
-      const std::string bad = "data: {\"choices\": [\n\n";
-      co_await Write(s, bad);
+      Write(s, "data: {\"choices\": [\n\n", chunked);
+      co_return false;
+    }
+    if (mode == "huge-line") {
+      Write(s, "data: " + std::string(2 << 20, 'x'), chunked);
+      co_await Pause(3600);  // the client must give up on its own
       co_return false;
     }
     co_await Pause(options.ttft_s);
-    const std::string role = "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
-    if (!co_await Write(s, role)) co_return false;
-    for (int64_t i = 0; i < tokens; ++i) {
-      if (i > 0) co_await Pause(options.itl_s);
-      if (mode == "cut" && i == 2) co_return false;
-      const std::string chunk = "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\n";
-      // A plain (blocking) write, so that `after` follows the send call at
-      // once: an awaited write would resume later and widen the interval.
+    if (!Write(s, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n", chunked)) {
+      co_return false;
+    }
+    const int64_t per_chunk = mode == "two-per-chunk" ? 2 : 1;
+    for (int64_t sent = 0; sent < tokens;) {
+      if (sent > 0) co_await Pause(options.itl_s);
+      if (mode == "cut" && sent == 2) co_return false;
+      sent = std::min(tokens, sent + per_chunk);
       const double before = clock.Now();
-      boost::system::error_code wec;
-      net::write(s.socket(), net::buffer(chunk), wec);
+      const bool ok = Write(s, TokenChunk(mode, sent), chunked);
       const double after = clock.Now();
-      if (wec) co_return false;
+      if (!ok) co_return false;
       std::lock_guard<std::mutex> lock(mu);
       writes[index].push_back({before, after});
     }
@@ -109,9 +148,10 @@ struct FakeSseServer::Impl {
       tail += fmt::format("data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":1,\"completion_tokens\":{}}}}}\n\n",
                           tokens + (mode == "usage-lies" ? 1 : 0));
     }
-    tail += "data: [DONE]\n\n";
-    co_await Write(s, tail);
-    co_return false;  // Connection: close
+    if (mode != "no-done") tail += "data: [DONE]\n\n";
+    Write(s, tail, chunked);
+    if (!chunked) co_return false;  // Connection: close ends the body
+    co_return Write(s, "0\r\n\r\n", false);
   }
 };
 
@@ -142,6 +182,22 @@ std::vector<FakeSseServer::TokenWrite> FakeSseServer::TokenWrites(int64_t index)
   std::lock_guard<std::mutex> lock(impl_->mu);
   const auto it = impl_->writes.find(index);
   return it == impl_->writes.end() ? std::vector<TokenWrite>{} : it->second;
+}
+
+std::optional<FakeSseServer::Seen> FakeSseServer::SeenRequest(int64_t index) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const auto it = impl_->seen.find(index);
+  return it == impl_->seen.end() ? std::nullopt : std::optional<Seen>(it->second);
+}
+
+int64_t FakeSseServer::connections() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->connections;
+}
+
+int64_t FakeSseServer::idle_closes() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->idle_closes;
 }
 
 }  // namespace goodput::testing

@@ -5,15 +5,20 @@
 // instead: "fail-500" (HTTP 500 with an error JSON), "not-sse" (a plain JSON
 // answer), "malformed" (a broken data line), "cut" (closes after 2 tokens),
 // "stall" (sends nothing more after the headers), "no-usage" (no usage
-// chunk), "usage-lies" (usage says one more token than sent). It runs on its
-// own thread and records when it wrote each token, per request (by the
-// client's x-goodput-request header).
+// chunk), "usage-lies" (usage says one more token than sent), "no-done"
+// (ends cleanly after the usage chunk without [DONE]), "huge-line" (a 2 MiB
+// line that never ends), "two-per-chunk" (every chunk carries two tokens and
+// continuous usage, as vLLM's continuous_usage_stats). It runs on its own
+// thread and records, per request (by the client's x-goodput-request header),
+// when it wrote each token and what the request said about its class.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/clock.h"
@@ -26,6 +31,11 @@ class FakeSseServer {
   struct Options {
     double ttft_s = 0.01;
     double itl_s = 0.005;
+    // Keep connections open between requests (chunked responses) and close
+    // one that stays idle this long (0: never), as servers' keep-alive
+    // timeouts do. Without keep-alive every response ends by closing.
+    bool keep_alive = false;
+    double idle_close_s = 0;
   };
   // Listens on 127.0.0.1 (a free port) and starts its thread.
   static Result<std::unique_ptr<FakeSseServer>> Start(Options options, const Clock& clock);
@@ -39,6 +49,16 @@ class FakeSseServer {
     double before = 0, after = 0;
   };
   std::vector<TokenWrite> TokenWrites(int64_t index) const;
+
+  // What request `index` said: its x-goodput-class header and body priority.
+  struct Seen {
+    std::string class_header;
+    std::optional<int64_t> priority;
+  };
+  std::optional<Seen> SeenRequest(int64_t index) const;
+  // Connections accepted so far, and those the server closed for idling.
+  int64_t connections() const;
+  int64_t idle_closes() const;
 
  private:
   struct Impl;
