@@ -2,7 +2,10 @@
 // them: against the simulator, goodput serve (embedded) and a dead URL.
 #include <unistd.h>
 
+#include <regex>
+
 #include <boost/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include "support/run_command.h"
@@ -54,7 +57,7 @@ TEST(CliBench, SimTargetVariesAnEngineSetting) {
 TEST(CliBench, EmbeddedSweepAgainstGoodputServe) {
   auto r = RunGoodput("sweep --target embedded --model goodput-tiny --workload " + kData +
                       "/workloads/chat-cpu.yaml --concurrency 1,4 --repeat 2 --requests 12 "
-                      "--serve-args '--kv-cache-memory 64MiB'");
+                      "--serve-args '--kv-cache-memory 64MiB' --slo 'interactive: ttft p50 <= 2s, tpot p50 <= 150ms'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("target: embedded `goodput serve --model goodput-tiny --kv-cache-memory 64MiB`"),
             std::string::npos) << r.out;
@@ -93,19 +96,22 @@ TEST(CliBench, LaunchTemplateRestartsAUrlTargetPerValue) {
   EXPECT_EQ(lines[1].rfind("max-num-seqs=1,2,closed,2,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2].rfind("max-num-seqs=4,2,closed,2,", 0), 0u) << lines[2];
   // Nothing is left listening on the port.
-  auto after = RunGoodput("bench --target http://127.0.0.1:" + std::to_string(port) +
-                          " --model m --workload " + kData + "/workloads/chat-cpu.yaml --requests 1 --no-ledger");
+  auto after = RunGoodput("bench --target http://127.0.0.1:" + std::to_string(port) + " --model m --workload " + kData +
+                          "/workloads/chat-cpu.yaml --requests 4 --concurrency 1 --no-ledger");
   EXPECT_NE(after.out.find("connect"), std::string::npos) << after.out;
 }
 
-// Nothing listens: every request fails with its reason, the run completes,
-// the SLO fails (failures stay in the denominator).
+// Nothing listens: every request fails with its reason, the SLO fails
+// (failures stay in the denominator), no latency is shown, and the command
+// exits 3: nothing was measured.
 TEST(CliBench, UnreachableUrlIsMeasuredAsFailures) {
   auto r = RunGoodput("bench --target http://127.0.0.1:9 --model m --workload " + kData +
-                      "/workloads/chat-cpu.yaml --concurrency 2 --requests 5");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+                      "/workloads/chat-cpu.yaml --concurrency 2 --requests 5 --no-ledger");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.out.find("fails"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("5 failed requests per run, e.g. connect 127.0.0.1:9"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::regex_search(r.out, std::regex("[0-9] (us|ms|s) "))) << r.out;  // no latency figure
+  EXPECT_NE(r.err.find("every request failed"), std::string::npos) << r.err;
 }
 
 TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
@@ -123,6 +129,10 @@ TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
       {"bench --target sim:h100 --model llama-3.1-8b --engine-args '--bogus 1'" + w, "--bogus"},
       {"bench --target http://127.0.0.1:9 --model m --workload /nonexistent.yaml", "nonexistent"},
       {"bench --target http://127.0.0.1:9 --model m --concurrency 0" + w, "not a positive number"},
+      {"bench --target http://127.0.0.1:9 --model m --concurrency 2.5" + w, "'2.5' is not a whole number"},
+      {"bench --target http://127.0.0.1:9 --model m --json --csv" + w, "--json or --csv, not both"},
+      {"bench --target http://127.0.0.1:9 --model m --concurrency 30" + w, "concurrency 30 needs more than 28 requests"},
+      {"sweep --target http://127.0.0.1:9 --model m --repeat 3 --max-repeat 2" + w, "--max-repeat must be at least"},
   };
   for (const auto& [args, message] : cases) {
     auto r = RunGoodput(args);

@@ -39,10 +39,19 @@ struct BenchArgs {
 
 LoadUse LoadsOf(Mode mode) { return LoadUse{mode == Mode::kSweep, mode == Mode::kCapacity}; }
 
-// Set by SIGINT: no new request is sent, the current point is dropped, the
+// Set by SIGINT: requests in flight are abandoned, the current point is dropped, the
 // points already measured stay in the ledger and the run is marked interrupted.
-std::atomic<bool> g_interrupted{false};
-bool Interrupted() { return g_interrupted.load(); }
+// SIGTERM and SIGHUP are handled the same way; a second signal ends the
+// process at once (the embedded server follows: it has a death signal).
+std::atomic<int> g_signal{0};
+bool Interrupted() { return g_signal.load() != 0; }
+
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void OnStopSignal(int sig) {
+  g_signal.store(sig);
+  for (int s : kStopSignals) std::signal(s, SIG_DFL);  // the next one is not caught
+}
 
 constexpr const char* kFooter = R"(Targets:
   http(s)://HOST:PORT[/v1]  any OpenAI-compatible server (--model: the served model name)
@@ -148,6 +157,7 @@ Status CheckTargetFlags(const BenchArgs& a) {
 }
 
 Result<MeasurementSpec> Spec(const BenchArgs& a, Mode mode) {
+  if (a.m.json && a.csv) return Status::InvalidArgument("give --json or --csv, not both");
   GOODPUT_ASSIGN_OR_RETURN(MeasurementSpec spec, ToMeasurementSpec(a.m, LoadsOf(mode), mode == Mode::kCapacity));
   GOODPUT_RETURN_IF_ERROR(CheckTargetFlags(a));
   return spec;
@@ -212,7 +222,7 @@ void PrintResults(const BenchArgs& a, const MeasurementSpec& spec, const std::ve
     std::cout << boost::json::serialize(v) << "\n";
     return;
   }
-  std::cout << FormatResults(results, spec.workload, spec.repeat, a.lag_threshold_ms / 1e3);
+  std::cout << FormatResults(results, spec.workload, spec.repeat, spec.max_repeat, a.lag_threshold_ms / 1e3);
   if (!rec.ledger) return;
   std::cout << fmt::format("ledger: run {} in {} (which figures may be quoted: goodput ledger quote {}{})\n", rec.run,
                            a.ledger, rec.run, a.ledger == "goodput.db" ? "" : " --ledger " + a.ledger);
@@ -224,6 +234,16 @@ void PrintResults(const BenchArgs& a, const MeasurementSpec& spec, const std::ve
   } else {
     std::cerr << "goodput " << name << ": " << st.message() << "\n";
   }
+}
+
+// No load point has a successful request: the figures describe the failures.
+bool EveryRequestFailed(const std::vector<SettingResult>& results) {
+  for (const SettingResult& r : results) {
+    for (const PointResult& p : r.sweep.points) {
+      if (p.measured_ok() > 0 || p.failed == 0) return false;
+    }
+  }
+  return true;
 }
 
 void Run(const BenchArgs& a, Mode mode, const char* name) {
@@ -242,16 +262,16 @@ void Run(const BenchArgs& a, Mode mode, const char* name) {
       return RecordPoint(*rec->ledger, rec->run, setting.Label(), spec->workload, point, runs, a.save_requests);
     };
   }
-  std::signal(SIGINT, [](int) { g_interrupted.store(true); });
+  for (int s : kStopSignals) std::signal(s, OnStopSignal);
   auto results = Measure(*spec, [&](const Setting& s) { return MakeTarget(a, s); }, hooks);
-  std::signal(SIGINT, SIG_DFL);
+  for (int s : kStopSignals) std::signal(s, SIG_DFL);
   Progress("");
   if (!results.ok()) {
     if (rec->ledger) (void)rec->ledger->FinishRun(rec->run, Interrupted() ? "interrupted" : "failed");
     if (Interrupted()) {
       std::cerr << fmt::format("goodput {}: interrupted; the points measured so far are kept as run {} in {}\n", name,
                                rec->run, a.ledger);
-      throw CLI::RuntimeError("", 130);
+      throw CLI::RuntimeError("", 128 + g_signal.load());  // 130 for SIGINT, as a shell reports it
     }
     fail(results.status());
   }
@@ -259,6 +279,10 @@ void Run(const BenchArgs& a, Mode mode, const char* name) {
     if (Status st = rec->ledger->FinishRun(rec->run, "complete"); !st.ok()) fail(st);
   }
   PrintResults(a, *spec, *results, *rec, name);
+  if (EveryRequestFailed(*results)) {
+    throw CLI::RuntimeError(fmt::format("goodput {}: every request failed: nothing was measured (the notes above say "
+                                        "why)", name), 3);
+  }
 }
 
 void AddOne(CLI::App& app, Mode mode, const char* name, const char* help) {

@@ -11,6 +11,7 @@
 #include "ledger/ledger.h"
 #include "ledger/quote.h"
 #include "report/html_report.h"
+#include "measure/point_json.h"
 #include "measure/point_report.h"
 
 namespace goodput {
@@ -67,8 +68,9 @@ void Show(const LedgerArgs& a) {
   if (a.json) {
     boost::json::array pts;
     for (const auto& p : points) {
-      boost::json::value v = boost::json::parse(p.summary_json);
+      boost::json::value v = PointToJson(p.summary);  // restored from the stored summary, else its columns
       v.as_object()["setting"] = p.setting;
+      if (!p.summary_error.empty()) v.as_object()["summary_error"] = p.summary_error;
       pts.push_back(std::move(v));
     }
     std::cout << boost::json::serialize(boost::json::object{{"run", run.id},
@@ -136,7 +138,7 @@ void Quote(const LedgerArgs& a) {
     quotable += q.quotable;
     const PointResult& s = p.summary;
     std::cout << fmt::format("{:<20}{:>8}{:>12.0f}{:>10.2f}{:>11}{:>11}  {}\n", p.setting.empty() ? "-" : p.setting,
-                             s.label, s.throughput, s.goodput, FormatDuration(s.ttft_p99), FormatDuration(s.tpot_p99),
+                             s.label, s.throughput, s.goodput, FormatDuration(s.ttft.p99), FormatDuration(s.tpot.p99),
                              q.Text());
   }
   std::cout << fmt::format("\n{} of {} points may be quoted\n", quotable, points.size());

@@ -16,6 +16,9 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
   c.add_option("--rate,-r", a.rate, use.ladder ? "Open-loop request rates (requests/s), e.g. 1,2,4" : "Open-loop requests/s");
   c.add_option("--burstiness", a.burstiness, "With --rate: gamma shape (1 = Poisson, < 1 burstier)")->capture_default_str();
   c.add_option("--repeat", a.repeat, "Runs per load (different seeds); figures are medians")->capture_default_str();
+  c.add_option("--max-repeat", a.max_repeat,
+               "While a class's verdict is undecided (its 95% interval straddles the SLO's percentile), run the load "
+               "again, up to this many runs (default: 3 x --repeat)");
   c.add_option("--requests", a.requests, "Requests per run (default: the workload's)");
   c.add_option("--vary,--sweep", a.vary,
                "Run once per value of one engine flag, e.g. max-num-seqs=8,16,32; settings ranked by goodput at capacity");
@@ -46,6 +49,8 @@ Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use,
   spec.search_capacity = search_capacity;
   spec.max_load = a.max_load;
   spec.repeat = a.repeat;
+  spec.max_repeat = a.max_repeat > 0 ? a.max_repeat : 3 * a.repeat;
+  if (spec.max_repeat < spec.repeat) return Status::InvalidArgument("--max-repeat must be at least --repeat");
   if (!a.vary.empty()) {
     auto vary = ParseVary(a.vary);
     if (!vary.ok()) return vary.status().WithContext("--vary");

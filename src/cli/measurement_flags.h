@@ -17,6 +17,7 @@ struct MeasurementArgs {
   double burstiness = 1;
   double max_load = 0;   // capacity search: 0 = 4096 clients or 1000 req/s
   int repeat = 1;        // runs per load (the command sets its default before registering)
+  int max_repeat = 0;    // while undecided, runs up to this (0: 3 x repeat)
   int64_t requests = 0;  // 0: the workload's
   bool json = false;
 };

@@ -107,7 +107,7 @@ int RunSim(const SimArgs& a) {
     std::cout << boost::json::serialize(ResultsToJson(*results)) << "\n";
     return 0;
   }
-  std::cout << FormatResults(*results, spec->workload, spec->repeat, /*lag_threshold_s=*/0.010);
+  std::cout << FormatResults(*results, spec->workload, spec->repeat, spec->max_repeat, /*lag_threshold_s=*/0.010);
   return 0;
 }
 

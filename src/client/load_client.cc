@@ -75,6 +75,7 @@ class Run {
     if (o_.start_time) *o_.start_time = t0_;
     for (int c = 0; c < gen_.closed_clients(); ++c) net::co_spawn(ioc_, ClosedClient(c), net::detached);
     net::co_spawn(ioc_, OpenArrivals(), net::detached);
+    if (o_.stop) net::co_spawn(ioc_, WatchStop(), net::detached);
     ioc_.run();
     // Stopped early: the slots of requests never sent stay empty and are dropped.
     std::vector<RequestRecord> out;
@@ -87,6 +88,20 @@ class Run {
  private:
   double Now() const { return clock_.Now() - t0_; }
   bool Stopped() const { return o_.stop && o_.stop(); }
+
+  // Checks the stop request every 20 ms; once it is set, every request in
+  // flight is abandoned at once (the io_context stops, their connections
+  // close when the run goes and the server aborts them) rather than waited for.
+  awaitable<void> WatchStop() {
+    while (!done_) {
+      if (Stopped()) {
+        ioc_.stop();
+        co_return;
+      }
+      stop_timer_.expires_after(std::chrono::milliseconds(20));
+      co_await stop_timer_.async_wait(kNoThrow);
+    }
+  }
 
   awaitable<void> ClosedClient(int client) {
     Conn conn;
@@ -145,6 +160,10 @@ class Run {
     stored_[index] = true;
     ++finished_;
     if (o_.progress) o_.progress(finished_, gen_.budget());
+    if (finished_ >= gen_.budget()) {  // the run is over: the stop watcher may go
+      done_ = true;
+      stop_timer_.cancel();
+    }
   }
 
   http::request<http::string_body> MakeRequest(const WorkItem& item) const {
@@ -183,6 +202,8 @@ class Run {
     auto [ec, ep] = co_await conn->tcp.async_connect(resolved_, kNoThrow);
     if (ec) co_return "connect " + o_.endpoint.host + ":" + port + ": " + ec.message();
     EnableReceiveTimestamps(conn->tcp.socket().native_handle());  // without them, token times are the client's own
+    boost::system::error_code ignored;
+    conn->tcp.socket().set_option(tcp::no_delay(true), ignored);  // a request is never held back for an ACK
     if (!ssl_) co_return std::string();
     conn->tls.emplace(conn->tcp, *ssl_);
     SSL_set_tlsext_host_name(conn->tls->native_handle(), host.c_str());  // SNI
@@ -432,6 +453,8 @@ class Run {
   std::vector<RequestRecord> records_;
   std::vector<bool> stored_;
   int64_t finished_ = 0;
+  bool done_ = false;
+  net::steady_timer stop_timer_{ioc_};
   double t0_ = 0;
 };
 

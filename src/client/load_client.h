@@ -30,7 +30,8 @@ struct LoadOptions {
   uint64_t seed = 1;           // added to the workload's seed (repetitions differ)
   // When set, receives the clock time the run's record times count from.
   double* start_time = nullptr;
-  // When set and true, no further request is sent (those in flight finish).
+  // When set and true (it is checked every 20 ms), no further request is
+  // sent and those in flight are abandoned: their records are dropped.
   std::function<bool()> stop;
   // Called after each finished request with (finished, total); may be empty.
   std::function<void(int64_t, int64_t)> progress;

@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,8 +20,6 @@
 #include <fmt/ranges.h>
 
 #include "core/text.h"
-
-extern char** environ;
 
 namespace goodput {
 
@@ -45,27 +43,50 @@ std::optional<std::pair<std::string, std::string>> ListeningLine(const std::stri
   return std::nullopt;
 }
 
-// Starts `argv` with stdout and stderr appended to `log_path`; in a process
-// group of its own when `new_group` (so that a shell's children stop with it).
+// Starts `argv` with stdout and stderr appended to `log_path`, in a process
+// group of its own when `new_group` (so that a shell's children stop with
+// it), and has the kernel send it SIGTERM when this process dies
+// (PR_SET_PDEATHSIG): a measurement killed with SIGKILL leaves no server
+// behind. posix_spawn cannot set the death signal, hence fork and exec; the
+// child calls only async-signal-safe functions, and reports an exec failure
+// through a close-on-exec pipe.
 Result<int> Spawn(const std::vector<std::string>& argv, const std::string& log_path, bool new_group = false) {
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  if (new_group) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return Status::IoError(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
+  const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log < 0) return Status::IoError(fmt::format("cannot write {}: {}", log_path, std::strerror(errno)));
+  int exec_error[2];
+  if (pipe2(exec_error, O_CLOEXEC) != 0) {
+    close(log);
+    return Status::IoError(std::string("pipe: ") + std::strerror(errno));
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (new_group) setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);  // the parent died before the death signal was set
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    execv(args[0], args.data());
+    const int e = errno;
+    (void)!write(exec_error[1], &e, sizeof e);
+    _exit(127);
+  }
+  close(log);
+  close(exec_error[1]);
+  if (pid < 0) {
+    close(exec_error[0]);
+    return Status::IoError(std::string("fork: ") + std::strerror(errno));
+  }
+  int e = 0;
+  const ssize_t n = read(exec_error[0], &e, sizeof e);
+  close(exec_error[0]);
+  if (n == static_cast<ssize_t>(sizeof e)) {
+    waitpid(pid, nullptr, 0);
+    return Status::IoError(fmt::format("cannot start {}: {}", argv[0], std::strerror(e)));
+  }
   return static_cast<int>(pid);
 }
 

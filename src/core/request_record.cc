@@ -1,5 +1,8 @@
 #include "core/request_record.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace goodput {
 
 std::optional<double> Ttft(const RequestRecord& r) {
@@ -27,6 +30,23 @@ std::vector<double> Itls(const RequestRecord& r) {
     out.insert(out.end(), static_cast<size_t>(k), gap);
   }
   return out;
+}
+
+double TokensServedIn(const RequestRecord& r, double start, double end) {
+  const auto inside = [&](double t) { return t >= start && t < end; };
+  if (!r.chunks.empty()) {
+    double n = 0;
+    for (const TokenChunk& c : r.chunks) n += inside(c.t) ? c.tokens : 0;
+    return n;
+  }
+  if (!r.t_first || r.n_out <= 0) return 0;
+  if (r.n_out == 1 || !r.t_last || *r.t_last <= *r.t_first) return inside(*r.t_first) ? static_cast<double>(r.n_out) : 0;
+  // Token i (0-based) at t_first + i * step: count the i with start <= t < end.
+  const double step = (*r.t_last - *r.t_first) / static_cast<double>(r.n_out - 1);
+  const auto first_at_or_after = [&](double t) {
+    return std::clamp<double>(std::ceil((t - *r.t_first) / step), 0, static_cast<double>(r.n_out));
+  };
+  return std::max(0.0, first_at_or_after(end) - first_at_or_after(start));
 }
 
 }  // namespace goodput

@@ -50,4 +50,8 @@ double SendLag(const RequestRecord& r);
 // chunk with k tokens contributes gap / k, k times. Empty without chunks.
 std::vector<double> Itls(const RequestRecord& r);
 
+// Output tokens `r` delivered in [start, end): its chunks' tokens by their
+// times; without chunks, n_out tokens spread evenly from t_first to t_last.
+double TokensServedIn(const RequestRecord& r, double start, double end);
+
 }  // namespace goodput

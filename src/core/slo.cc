@@ -188,20 +188,28 @@ bool IsGood(const RequestRecord& r, const ClassSlo* slo) {
 
 namespace {
 
-ClassReport EvaluateClass(const std::string& name, const std::vector<const RequestRecord*>& rs,
+ClassReport EvaluateClass(const std::string& name, const std::vector<const RequestRecord*>& all, Window window,
                           const ClassSlo* slo) {
   ClassReport c;
   c.class_name = name;
   c.has_slo = slo != nullptr;
-  c.total = static_cast<int64_t>(rs.size());
   c.required = slo ? slo->RequiredAttainment() : 0.0;
-  for (const RequestRecord* r : rs) {
-    if (!r->ok) ++c.failed;
-    c.output_tokens += r->n_out;
-    if (IsGood(*r, slo)) {
-      ++c.good;
-      c.good_output_tokens += r->n_out;
+  std::vector<const RequestRecord*> rs;  // arrived in the window: judged
+  for (const RequestRecord* r : all) {
+    const bool good = IsGood(*r, slo);
+    const double served = TokensServedIn(*r, window.start, window.end);
+    c.output_tokens += served;
+    const bool completed = r->ok && r->t_last && *r->t_last >= window.start && *r->t_last < window.end;
+    c.completed += completed;
+    if (good) {
+      c.good_output_tokens += served;
+      c.good_completed += completed;
     }
+    if (r->t_arrival < window.start || r->t_arrival >= window.end) continue;
+    rs.push_back(r);
+    ++c.total;
+    if (!r->ok) ++c.failed;
+    if (good) ++c.good;
   }
   if (c.total > 0) c.attainment = static_cast<double>(c.good) / static_cast<double>(c.total);
   c.holds = !slo || !c.attainment || *c.attainment >= c.required;
@@ -242,20 +250,18 @@ SloReport Evaluate(const std::vector<RequestRecord>& records, const SloSpec& slo
   for (const auto& c : slo.classes) {
     if (c.class_name != "*") by_class[c.class_name];  // an SLO class with no requests still shows
   }
-  for (const auto& r : records) {
-    if (r.t_arrival >= window.start && r.t_arrival < window.end) by_class[r.request_class].push_back(&r);
-  }
+  for (const auto& r : records) by_class[r.request_class].push_back(&r);
   for (const auto& [name, rs] : by_class) {
-    ClassReport c = EvaluateClass(name, rs, slo.For(name));
+    ClassReport c = EvaluateClass(name, rs, window, slo.For(name));
     report.total += c.total;
     report.good += c.good;
     report.all_hold = report.all_hold && c.holds;
     const double secs = window.seconds();
-    if (secs > 1e-9) {  // a collapsed window (every request in the first wave) has no rate
-      report.request_throughput += static_cast<double>(c.total) / secs;
-      report.output_throughput += static_cast<double>(c.output_tokens) / secs;
-      report.goodput += static_cast<double>(c.good) / secs;
-      report.goodput_tokens += static_cast<double>(c.good_output_tokens) / secs;
+    if (secs > 1e-9) {  // a collapsed window has no rate
+      report.request_throughput += static_cast<double>(c.completed) / secs;
+      report.output_throughput += c.output_tokens / secs;
+      report.goodput += static_cast<double>(c.good_completed) / secs;
+      report.goodput_tokens += c.good_output_tokens / secs;
     }
     report.classes.push_back(std::move(c));
   }

@@ -80,8 +80,12 @@ struct ClassReport {
   int64_t total = 0;      // requests that arrived in the window
   int64_t failed = 0;     // of those, failed / timed out / truncated
   int64_t good = 0;
-  int64_t output_tokens = 0;
-  int64_t good_output_tokens = 0;
+  // What the server delivered during the window, whenever the requests arrived
+  // (served, not offered: under overload the backlog is not counted).
+  double output_tokens = 0;       // tokens delivered in the window
+  double good_output_tokens = 0;  // of those, by good requests
+  int64_t completed = 0;          // successful requests whose last token came in the window
+  int64_t good_completed = 0;
   std::optional<double> attainment;  // good / total; empty when total == 0
   double required = 0;               // the attainment the SLO asks for
   bool holds = true;                 // attainment >= required (vacuous without SLO or requests)
@@ -93,14 +97,17 @@ struct SloReport {
   std::vector<ClassReport> classes;   // sorted by class name
   int64_t total = 0;
   int64_t good = 0;
-  double request_throughput = 0;      // requests / s
-  double output_throughput = 0;       // output tokens / s
-  double goodput = 0;                 // good requests / s
-  double goodput_tokens = 0;          // good output tokens / s
+  // Served rates over the window: completions and tokens delivered in it.
+  double request_throughput = 0;      // completed requests / s
+  double output_throughput = 0;       // output tokens delivered / s
+  double goodput = 0;                 // good requests completed / s
+  double goodput_tokens = 0;          // tokens delivered by good requests / s
   bool all_hold = true;               // every class with an SLO holds it
 };
 
-// Evaluates `records` that arrived within `window` (whose length must be > 0).
+// Attainment over the records that arrived within `window`; served rates
+// (throughput, goodput) over what all records delivered within it. The
+// window's length must be > 0.
 SloReport Evaluate(const std::vector<RequestRecord>& records, const SloSpec& slo, Window window);
 
 // The whole window plus consecutive sub-windows of `width` seconds (the last

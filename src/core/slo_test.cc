@@ -98,7 +98,9 @@ TEST(Evaluate, AttainmentKeepsFailuresInTheDenominator) {
   EXPECT_FALSE(r.all_hold);
   EXPECT_DOUBLE_EQ(r.goodput, 2.0 / 5.0);
   EXPECT_DOUBLE_EQ(r.goodput_tokens, (21.0 + 1.0) / 5.0);
-  EXPECT_DOUBLE_EQ(r.output_throughput, (21.0 + 5 + 1 + 0 + 11) / 5.0);
+  // Served in [0, 5): r5's 11 tokens come at 3.1, 3.3, ..., 5.1; the last is after the window.
+  EXPECT_DOUBLE_EQ(r.output_throughput, (21.0 + 5 + 1 + 0 + 10) / 5.0);
+  EXPECT_DOUBLE_EQ(r.request_throughput, 3.0 / 5.0);  // r1, r2, r3 finished inside; r5 after
   ASSERT_EQ(c.targets.size(), 2u);
   // TTFT over the four successful requests {0.1, 0.3, 0.5, 1.2}: r = 2.97 -> 0.5 + 0.97 * 0.7.
   EXPECT_EQ(c.targets[0].applicable, 4);
@@ -140,12 +142,40 @@ TEST(Evaluate, ClassWithoutSloIsMeasuredButNotJudged) {
   EXPECT_DOUBLE_EQ(*r.classes[0].attainment, 3.0 / 5.0);  // r5 only fails TPOT, not named here
 }
 
-TEST(Evaluate, OnlyArrivalsInsideTheWindowCount) {
+// Attainment judges the arrivals inside the window; goodput counts the good
+// requests that finished inside it (r1 arrived before but finished at 2.5).
+TEST(Evaluate, OnlyArrivalsInsideTheWindowAreJudged) {
   auto slo = ParseSlo("interactive: ttft p99 <= 1s, tpot p99 <= 100ms");
-  SloReport r = Evaluate(HandExample(), *slo, Window{1.0, 3.0});  // r2, r3, r4
+  SloReport r = Evaluate(HandExample(), *slo, Window{1.0, 3.0});  // r2, r3, r4 arrive
   EXPECT_EQ(r.total, 3);
   EXPECT_EQ(r.good, 1);
-  EXPECT_DOUBLE_EQ(r.goodput, 0.5);
+  EXPECT_DOUBLE_EQ(r.goodput, 2.0 / 2.0);  // r1 (2.5) and r3 (2.3)
+}
+
+// Overload: 10 requests/s arrive for 10 s but the server finishes one every
+// 2 s. Throughput is what was served (1 token / 0.2 s), not what was offered.
+TEST(Evaluate, ThroughputIsServedNotOffered) {
+  std::vector<RequestRecord> records;
+  for (int i = 0; i < 100; ++i) {
+    const double start = 2.0 * i;  // the server works on one request at a time
+    records.push_back(Rec(0.1 * i, start + 0.2, start + 2.0, 10));  // 10 tokens, 0.2 s apart
+  }
+  auto slo = ParseSlo("interactive: e2e p50 <= 1h");
+  SloReport r = Evaluate(records, *slo, Window{0, 10});
+  EXPECT_EQ(r.total, 100);
+  EXPECT_NEAR(r.output_throughput, 5.0, 0.2);       // ~49 tokens delivered in 10 s
+  EXPECT_NEAR(r.request_throughput, 0.4, 1e-12);    // finished at 2, 4, 6 and 8 (10 is outside)
+}
+
+TEST(TokensServedIn, ChunksOrAnEvenSpread) {
+  RequestRecord r = Rec(0, 1.0, 2.0, 11);  // no chunks: tokens at 1.0, 1.1, ..., 2.0
+  EXPECT_DOUBLE_EQ(TokensServedIn(r, 0, 10), 11);
+  EXPECT_DOUBLE_EQ(TokensServedIn(r, 1.05, 1.5), 4);   // 1.1, 1.2, 1.3, 1.4
+  EXPECT_DOUBLE_EQ(TokensServedIn(r, 2.0, 3.0), 1);
+  EXPECT_DOUBLE_EQ(TokensServedIn(r, 3.0, 4.0), 0);
+  r.chunks = {{1.0, 1}, {1.5, 4}, {2.0, 6}};
+  EXPECT_DOUBLE_EQ(TokensServedIn(r, 1.2, 2.0), 4);
+  EXPECT_DOUBLE_EQ(TokensServedIn(Rec(0, std::nullopt, std::nullopt, 0, false), 0, 10), 0);
 }
 
 TEST(EvaluateWindows, ReportsTheWorstWindow) {

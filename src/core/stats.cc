@@ -52,4 +52,22 @@ double NormalQuantile(double p) {
 
 std::optional<double> Median(std::vector<double> values) { return Percentile(std::move(values), 50); }
 
+Interval WilsonInterval(int64_t successes, int64_t trials, double confidence) {
+  if (trials <= 0) return Interval{0, 1};
+  const double n = static_cast<double>(trials), k = static_cast<double>(successes);
+  const double z = NormalQuantile(1 - (1 - confidence) / 2), z2 = z * z;
+  const double center = (k + z2 / 2) / (n + z2);
+  const double half = z / (n + z2) * std::sqrt(k * (n - k) / n + z2 / 4);
+  return Interval{std::max(0.0, center - half), std::min(1.0, center + half)};
+}
+
+int64_t MinTrialsToShow(double required, double confidence) {
+  if (required >= 1) return INT64_MAX;
+  if (required <= 0) return 1;
+  const double z = NormalQuantile(1 - (1 - confidence) / 2);
+  // n / (n + z^2) >= p  <=>  n >= z^2 p / (1 - p); the small epsilon keeps an
+  // exact integer bound from rounding up past itself.
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(z * z * required / (1 - required) - 1e-9)));
+}
+
 }  // namespace goodput

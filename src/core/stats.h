@@ -1,6 +1,7 @@
 // Percentiles and small summaries over samples.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -26,5 +27,23 @@ double NormalQuantile(double p);
 
 // Median of `values` (Percentile 50).
 std::optional<double> Median(std::vector<double> values);
+
+// A confidence interval for a proportion.
+struct Interval {
+  double lower = 0;
+  double upper = 1;
+};
+
+// The Wilson score interval for `successes` out of `trials` at two-sided
+// `confidence` (0.95: 2.5% on each side). Chosen over the normal
+// approximation because it stays inside [0, 1] and keeps its coverage near 0
+// and 1 — where SLO attainment lives — and over Clopper-Pearson because it is
+// closed-form and less conservative. No trials: [0, 1].
+Interval WilsonInterval(int64_t successes, int64_t trials, double confidence = 0.95);
+
+// The fewest trials for which even an all-success sample puts the Wilson
+// lower bound at or above `required`: n >= z^2 p / (1 - p) (a p99 needs 381
+// at 95%). Infinite (INT64_MAX) for required >= 1.
+int64_t MinTrialsToShow(double required, double confidence = 0.95);
 
 }  // namespace goodput

@@ -44,5 +44,39 @@ TEST(NormalQuantile, MatchesTables) {
   EXPECT_NEAR(NormalQuantile(0.01), -2.326348, 1e-6);
 }
 
+
+// Published 95% Wilson intervals (Newcombe 1998, Table I: 0/10 -> 0-0.2775,
+// 5/10 -> 0.2366-0.7634; 10/10 is the mirror of 0/10).
+TEST(WilsonInterval, MatchesPublishedValues) {
+  const Interval none = WilsonInterval(0, 10);
+  EXPECT_NEAR(none.lower, 0.0, 1e-4);
+  EXPECT_NEAR(none.upper, 0.2775, 1e-4);
+  const Interval half = WilsonInterval(5, 10);
+  EXPECT_NEAR(half.lower, 0.2366, 1e-4);
+  EXPECT_NEAR(half.upper, 0.7634, 1e-4);
+  const Interval all = WilsonInterval(10, 10);
+  EXPECT_NEAR(all.lower, 0.7225, 1e-4);
+  EXPECT_NEAR(all.upper, 1.0, 1e-12);
+  const Interval empty = WilsonInterval(0, 0);
+  EXPECT_EQ(empty.lower, 0);
+  EXPECT_EQ(empty.upper, 1);
+}
+
+// n >= z^2 p / (1 - p), z = 1.95996: p99 -> 380.3 -> 381, p95 -> 72.99 -> 73,
+// p90 -> 34.57 -> 35, p50 -> 3.84 -> 4; and the bound is tight: n - 1 all-good
+// requests leave the lower bound below p.
+TEST(MinTrialsToShow, IsComputedNotGuessed) {
+  EXPECT_EQ(MinTrialsToShow(0.99), 381);
+  EXPECT_EQ(MinTrialsToShow(0.95), 73);
+  EXPECT_EQ(MinTrialsToShow(0.90), 35);
+  EXPECT_EQ(MinTrialsToShow(0.50), 4);
+  EXPECT_EQ(MinTrialsToShow(1.0), INT64_MAX);
+  for (double p : {0.5, 0.9, 0.95, 0.99, 0.999}) {
+    const int64_t n = MinTrialsToShow(p);
+    EXPECT_GE(WilsonInterval(n, n).lower, p) << p;
+    EXPECT_LT(WilsonInterval(n - 1, n - 1).lower, p) << p;
+  }
+}
+
 }  // namespace
 }  // namespace goodput

@@ -113,6 +113,7 @@ std::string FormatGiB(int64_t bytes, int decimals) {
 }
 
 std::string FormatDuration(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
   const double a = std::fabs(seconds);
   if (a >= 1.0) return fmt::format("{:.2f} s", seconds);
   if (a >= 1e-3) return fmt::format("{:.1f} ms", seconds * 1e3);

@@ -30,7 +30,7 @@ Result<int64_t> ParseTokenCount(std::string_view text);
 // "51.38 GiB" style formatting helpers for tables.
 double ToGiB(int64_t bytes);
 std::string FormatGiB(int64_t bytes, int decimals = 2);     // "51.38 GiB"
-std::string FormatDuration(double seconds);                   // "850 ms", "1.50 s", "42 us"
+std::string FormatDuration(double seconds);                   // "850 ms", "1.50 s", "42 us"; "-" for NaN
 std::string FormatCount(int64_t n);                           // "420,864"
 
 }  // namespace goodput

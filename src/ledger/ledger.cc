@@ -3,7 +3,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <boost/json.hpp>
 
-#include "measure/point_report.h"
+#include "measure/point_json.h"
 
 namespace goodput {
 namespace {
@@ -66,16 +66,16 @@ PointResult PointFrom(SQLite::Statement& q) {
   p.repeats = q.getColumn("repeats").getInt();
   p.throughput = q.getColumn("throughput").getDouble();
   p.goodput = q.getColumn("goodput").getDouble();
-  p.ttft_p50 = q.getColumn("ttft_p50").getDouble();
-  p.ttft_p99 = q.getColumn("ttft_p99").getDouble();
-  p.tpot_p50 = q.getColumn("tpot_p50").getDouble();
-  p.tpot_p99 = q.getColumn("tpot_p99").getDouble();
+  p.ttft.p50 = q.getColumn("ttft_p50").getDouble();
+  p.ttft.p99 = q.getColumn("ttft_p99").getDouble();
+  p.tpot.p50 = q.getColumn("tpot_p50").getDouble();
+  p.tpot.p99 = q.getColumn("tpot_p99").getDouble();
   p.throughput_spread = q.getColumn("throughput_spread").getDouble();
   p.failed = q.getColumn("failed").getDouble();
   p.send_lag_p99 = q.getColumn("send_lag_p99").getDouble();
   p.usage_mismatch = q.getColumn("usage_mismatch").getDouble();
-  p.holds = q.getColumn("holds").getInt() != 0;
-  p.per_request_speed = p.tpot_p50 > 0 ? 1.0 / p.tpot_p50 : 0;  // as Summarise derives it
+  p.verdict = q.getColumn("holds").getInt() != 0 ? Verdict::kHolds : Verdict::kFails;
+  p.per_request_speed = p.tpot.p50 > 0 ? 1.0 / p.tpot.p50 : kNoValue;  // as Summarise derives it
   return p;
 }
 
@@ -88,6 +88,11 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
   std::unique_ptr<SQLite::Database> db;
   Status st = Guard("open", [&] {
     db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    // Several sweeps and readers may share one ledger: writers wait for each
+    // other instead of failing with "database is locked", and WAL lets
+    // readers read while a point is being written.
+    db->setBusyTimeout(30000);
+    if (path != ":memory:") db->exec("PRAGMA journal_mode = WAL");
     db->exec("PRAGMA foreign_keys = ON");
     db->exec(kSchema);
   });
@@ -131,11 +136,11 @@ Status Ledger::AddPoint(int64_t run, const std::string& setting, const PointResu
     s.bind(7, p.repeats);
     s.bind(8, requests_per_run);
     int k = 9;
-    for (double v : {p.throughput, p.goodput, p.ttft_p50, p.ttft_p99, p.tpot_p50, p.tpot_p99, p.throughput_spread,
+    for (double v : {p.throughput, p.goodput, p.ttft.p50, p.ttft.p99, p.tpot.p50, p.tpot.p99, p.throughput_spread,
                      p.failed, p.send_lag_p99, p.usage_mismatch}) {
       s.bind(k++, v);
     }
-    s.bind(19, p.holds ? 1 : 0);
+    s.bind(19, p.holds() ? 1 : 0);
     s.bind(20, Json(p));
     s.exec();
     const int64_t point = db_->getLastInsertRowid();
@@ -148,8 +153,8 @@ Status Ledger::AddPoint(int64_t run, const std::string& setting, const PointResu
       r.bind(1, point);
       r.bind(2, static_cast<int64_t>(i + 1));
       int j = 3;
-      for (double v : {q.throughput, q.goodput, q.ttft_p99, q.tpot_p99, q.failed, q.send_lag_p99}) r.bind(j++, v);
-      r.bind(9, q.holds ? 1 : 0);
+      for (double v : {q.throughput, q.goodput, q.ttft.p99, q.tpot.p99, q.failed, q.send_lag_p99}) r.bind(j++, v);
+      r.bind(9, q.holds() ? 1 : 0);
       r.bind(10, Json(q));
       r.exec();
     }
@@ -239,9 +244,16 @@ Result<std::vector<StoredPoint>> Ledger::GetPoints(int64_t run) {
       StoredPoint p;
       p.id = q.getColumn("id").getInt64();
       p.setting = q.getColumn("setting").getString();
-      p.summary = PointFrom(q);
       p.requests_per_run = q.getColumn("requests_per_run").getInt64();
       p.summary_json = q.getColumn("summary").getString();
+      // The stored summary has every figure; the columns are its searchable
+      // part and what is left when the summary cannot be read.
+      if (auto full = PointFromJson(p.summary_json); full.ok()) {
+        p.summary = std::move(*full);
+      } else {
+        p.summary = PointFrom(q);
+        p.summary_error = full.status().message();
+      }
       out.push_back(std::move(p));
     }
     SQLite::Statement r(*db_, "SELECT throughput, goodput, ttft_p99, tpot_p99, failed, send_lag_p99, holds "
@@ -253,11 +265,11 @@ Result<std::vector<StoredPoint>> Ledger::GetPoints(int64_t run) {
         PointResult q;
         q.throughput = r.getColumn(0).getDouble();
         q.goodput = r.getColumn(1).getDouble();
-        q.ttft_p99 = r.getColumn(2).getDouble();
-        q.tpot_p99 = r.getColumn(3).getDouble();
+        q.ttft.p99 = r.getColumn(2).getDouble();
+        q.tpot.p99 = r.getColumn(3).getDouble();
         q.failed = r.getColumn(4).getDouble();
         q.send_lag_p99 = r.getColumn(5).getDouble();
-        q.holds = r.getColumn(6).getInt() != 0;
+        q.verdict = r.getColumn(6).getInt() != 0 ? Verdict::kHolds : Verdict::kFails;
         p.repetitions.push_back(q);
       }
     }

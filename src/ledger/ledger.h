@@ -49,6 +49,7 @@ struct StoredPoint {
   PointResult summary;     // figures the quotability rules read are restored
   int64_t requests_per_run = 0;
   std::string summary_json;
+  std::string summary_error;  // why summary_json could not be read ("" when it was); summary then has the columns
   std::vector<PointResult> repetitions;
 };
 

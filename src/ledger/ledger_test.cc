@@ -3,7 +3,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
+
+#include <SQLiteCpp/SQLiteCpp.h>
 
 #include <gtest/gtest.h>
 
@@ -17,7 +21,7 @@ PointResult Point(int concurrency, double throughput) {
   p.repeats = 2;
   p.throughput = throughput;
   p.throughput_spread = 0.05;
-  p.holds = true;
+  p.verdict = Verdict::kHolds;
   return p;
 }
 
@@ -81,6 +85,104 @@ TEST(Ledger, AKilledWriterLosesNoCommittedPoint) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, "running");
   EXPECT_EQ(runs[0].points, 3);
+  std::filesystem::remove(path);
+}
+
+std::string TempLedger(const std::string& name) {
+  const std::string path = ::testing::TempDir() + name + "_" + std::to_string(getpid()) + ".db";
+  std::filesystem::remove(path);
+  return path;
+}
+
+// Every figure of a summary comes back from the ledger, verdicts and
+// intervals included.
+TEST(Ledger, SummariesComeBackWhole) {
+  auto ledger = std::move(Ledger::Open(":memory:").value());
+  const int64_t run = *ledger->BeginRun(RunInfo{});
+  PointResult p = Point(8, 120);
+  p.verdict = Verdict::kUndecided;
+  p.ttft = LatencyStats{0.1, 0.2, 0.3, 0.15, 480};
+  p.itl = LatencyStats{0.01, 0.02, 0.05, 0.012, 9000};
+  ClassAttainment c;
+  c.class_name = "interactive";
+  c.has_slo = true;
+  c.total = 480;
+  c.good = 476;
+  c.attainment = 476.0 / 480;
+  c.interval = Interval{0.978, 0.996};
+  c.required = 0.99;
+  c.min_requests = 381;
+  c.verdict = Verdict::kUndecided;
+  c.throughput = 100;
+  p.classes = {c};
+  ASSERT_TRUE(ledger->AddPoint(run, "max-num-seqs=8", p, 500, {}, {}).ok());
+  const auto points = *ledger->GetPoints(run);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_TRUE(points[0].summary_error.empty()) << points[0].summary_error;
+  const PointResult& back = points[0].summary;
+  EXPECT_EQ(back.verdict, Verdict::kUndecided);
+  EXPECT_DOUBLE_EQ(back.ttft.p90, 0.2);
+  EXPECT_EQ(back.itl.count, 9000);
+  ASSERT_EQ(back.classes.size(), 1u);
+  EXPECT_EQ(back.classes[0].total, 480);
+  EXPECT_EQ(back.classes[0].verdict, Verdict::kUndecided);
+  EXPECT_DOUBLE_EQ(back.classes[0].interval.lower, 0.978);
+  EXPECT_EQ(back.classes[0].min_requests, 381);
+}
+
+// A summary that cannot be read (hand-edited, truncated) leaves the point
+// readable from its columns, with the reason.
+TEST(Ledger, MalformedStoredSummaryFallsBackToTheColumns) {
+  const std::string path = TempLedger("ledger_malformed");
+  {
+    auto ledger = std::move(Ledger::Open(path).value());
+    const int64_t run = *ledger->BeginRun(RunInfo{});
+    ASSERT_TRUE(ledger->AddPoint(run, "", Point(4, 90), 24, {}, {}).ok());
+  }
+  SQLite::Database raw(path, SQLite::OPEN_READWRITE);
+  raw.exec("UPDATE points SET summary = '{\"classes\": [42'");
+  auto ledger = std::move(Ledger::Open(path).value());
+  auto points = ledger->GetPoints(1);
+  ASSERT_TRUE(points.ok()) << points.status().message();
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_NE((*points)[0].summary_error.find("not JSON"), std::string::npos) << (*points)[0].summary_error;
+  EXPECT_DOUBLE_EQ((*points)[0].summary.throughput, 90);
+  std::filesystem::remove(path);
+}
+
+// Two sweeps and a reader on one ledger at once: nobody fails with
+// "database is locked", and every point lands.
+TEST(Ledger, ConcurrentWritersAndAReaderNeverFail) {
+  const std::string path = TempLedger("ledger_concurrent");
+  std::atomic<int> failures{0};
+  std::atomic<bool> writing{true};
+  auto writer = [&] {
+    auto ledger = Ledger::Open(path);
+    if (!ledger.ok()) return (void)++failures;
+    auto run = (*ledger)->BeginRun(RunInfo{});
+    if (!run.ok()) return (void)++failures;
+    for (int c = 1; c <= 20; ++c) {
+      std::vector<RequestRecord> records(50);
+      if (!(*ledger)->AddPoint(*run, "", Point(c, c), 50, {Point(c, c), Point(c, c)}, {records, records}).ok()) ++failures;
+    }
+    if (!(*ledger)->FinishRun(*run, "complete").ok()) ++failures;
+  };
+  std::thread reader([&] {
+    while (writing) {
+      auto ledger = Ledger::Open(path);
+      if (!ledger.ok() || !(*ledger)->ListRuns().ok() || !(*ledger)->GetPoints(1).ok()) ++failures;
+    }
+  });
+  std::thread a(writer), b(writer);
+  a.join();
+  b.join();
+  writing = false;
+  reader.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto ledger = std::move(Ledger::Open(path).value());
+  auto runs = *ledger->ListRuns();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].points + runs[1].points, 40);
   std::filesystem::remove(path);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,12 @@ class Notes {
   std::vector<std::pair<std::string, std::string>> notes_;
 };
 
+// Requests queue when TTFT at least doubles (an engine capped by its
+// sequences keeps TPOT flat while requests wait).
+bool Queueing(const PointResult& lo, const PointResult& hi) {
+  return std::isfinite(lo.ttft.p50) && std::isfinite(hi.ttft.p50) && hi.ttft.p50 >= 2 * std::max(lo.ttft.p50, 1e-3);
+}
+
 }  // namespace
 
 std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double lag_threshold_s) {
@@ -58,10 +65,9 @@ std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double
       notes.AddGeneral(fmt::format("load {} -> {}: throughput rises while goodput falls: past the knee", lo.label, hi.label));
     }
   }
-  if (points.size() >= 3 && points.front().tpot_p50 > 0 && points.back().load.kind == ArrivalKind::kClosedLoop &&
+  if (points.size() >= 3 && points.front().tpot.p50 > 0 && points.back().load.kind == ArrivalKind::kClosedLoop &&
       points.back().load.concurrency >= 8 * points.front().load.concurrency &&
-      points.back().tpot_p50 < 1.1 * points.front().tpot_p50 &&
-      points.back().ttft_p50 < 2 * std::max(points.front().ttft_p50, 1e-3)) {  // queueing would show in TTFT
+      points.back().tpot.p50 < 1.1 * points.front().tpot.p50 && !Queueing(points.front(), points.back())) {
     notes.AddGeneral("per-token time stays flat while concurrency rises 8x or more: the engine is not the bottleneck "
                      "(you may be measuring client or network overhead)");
   }

@@ -11,7 +11,7 @@ PointResult Point(int concurrency, double throughput, double goodput, double tpo
   p.label = std::to_string(concurrency);
   p.throughput = throughput;
   p.goodput = goodput;
-  p.tpot_p50 = tpot_p50;
+  p.tpot.p50 = tpot_p50;
   return p;
 }
 
@@ -39,9 +39,9 @@ TEST(Diagnose, EachWarningFires) {
 // queue: TTFT rises, and the engine is the bottleneck after all.
 TEST(Diagnose, FlatTpotWithQueueingIsNotOverhead) {
   std::vector<PointResult> ladder = {Point(1, 100, 1, 0.010), Point(8, 400, 0.5, 0.0102), Point(64, 400, 0, 0.0105)};
-  ladder[0].ttft_p50 = 0.02;
-  ladder[1].ttft_p50 = 1.6;
-  ladder[2].ttft_p50 = 24;
+  ladder[0].ttft.p50 = 0.02;
+  ladder[1].ttft.p50 = 1.6;
+  ladder[2].ttft.p50 = 24;
   for (const auto& n : Diagnose(ladder, 0.01)) EXPECT_EQ(n.find("per-token time stays flat"), std::string::npos) << n;
 }
 

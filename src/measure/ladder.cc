@@ -31,7 +31,12 @@ Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const st
   std::vector<ArrivalSpec> out;
   if (!concurrency.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(std::vector<double> cs, ParseLoadList(concurrency, "--concurrency"));
-    for (double c : cs) out.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, static_cast<int>(c), 1, 1});
+    for (double c : cs) {
+      if (c != std::floor(c) || c > 1e6) {
+        return Status::InvalidArgument(fmt::format("--concurrency: '{:g}' is not a whole number of clients", c));
+      }
+      out.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, static_cast<int>(c), 1, 1});
+    }
   } else if (!rate.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(std::vector<double> rs, ParseLoadList(rate, "--rate"));
     if (!(burstiness > 0)) return Status::InvalidArgument("--burstiness must be positive");
@@ -46,7 +51,7 @@ Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const st
 std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder) {
   std::optional<size_t> best;
   for (size_t i = 0; i < ladder.size(); ++i) {
-    if (!ladder[i].holds) break;
+    if (!ladder[i].holds()) break;
     best = i;
   }
   return best;
@@ -59,8 +64,8 @@ Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(do
     auto p = run(load);
     if (!p.ok()) return p.status();
     s.probes.push_back(*p);
-    if (p->holds) s.capacity = *p;
-    return p->holds;
+    if (p->holds()) s.capacity = *p;
+    return p->holds();
   };
   double lo = 0, hi = 0;
   for (double load = start;; load = std::min(max, load * 2)) {

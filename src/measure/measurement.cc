@@ -6,19 +6,23 @@
 
 namespace goodput {
 
-Result<PointResult> MeasurePoint(Target& target, const Workload& workload, const ArrivalSpec& load, int repeats,
-                                 const RepetitionProgress& progress, std::vector<MeasuredRun>* runs_out,
-                                 const std::function<bool()>& stop) {
-  if (repeats < 1) return Status::InvalidArgument("repeats must be at least 1");
+Result<PointResult> MeasurePoint(Target& target, const Workload& workload, const ArrivalSpec& load,
+                                 Repetitions reps, const RepetitionProgress& progress,
+                                 std::vector<MeasuredRun>* runs_out, const std::function<bool()>& stop) {
+  if (reps.min < 1) return Status::InvalidArgument("repeats must be at least 1");
+  reps.max = std::max(reps.max, reps.min);
   std::vector<MeasuredRun> runs;
-  for (int i = 1; i <= repeats; ++i) {
+  PointResult point;
+  for (int i = 1; i <= reps.max; ++i) {
     if (stop && stop()) return Status::FailedPrecondition("interrupted");
-    if (progress) progress(i, repeats);
+    if (progress) progress(i, i <= reps.min ? reps.min : reps.max);
     GOODPUT_ASSIGN_OR_RETURN(MeasuredRun run, target.Run(workload, load, i));
     runs.push_back(std::move(run));
+    if (i < reps.min) continue;
+    if (stop && stop()) return Status::FailedPrecondition("interrupted");  // the last run was cut short
+    point = Summarise(workload, load, runs);
+    if (point.verdict != Verdict::kUndecided) break;
   }
-  if (stop && stop()) return Status::FailedPrecondition("interrupted");  // the last run was cut short
-  PointResult point = Summarise(workload, load, runs);
   if (runs_out) *runs_out = std::move(runs);
   return point;
 }
@@ -58,7 +62,8 @@ Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting&
       }
     };
     std::vector<MeasuredRun> runs;
-    GOODPUT_ASSIGN_OR_RETURN(PointResult point, MeasurePoint(*target, w, load, spec.repeat, progress, &runs, hooks.stop));
+    const Repetitions reps{spec.repeat, std::max(spec.repeat, spec.max_repeat)};
+    GOODPUT_ASSIGN_OR_RETURN(PointResult point, MeasurePoint(*target, w, load, reps, progress, &runs, hooks.stop));
     if (hooks.on_point) GOODPUT_RETURN_IF_ERROR(hooks.on_point(setting, point, runs));
     return point;
   };
@@ -74,6 +79,17 @@ Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const Ta
                                            const MeasurementHooks& hooks) {
   if (spec.loads.empty()) return Status::InvalidArgument("no load to measure");
   if (spec.repeat < 1) return Status::InvalidArgument("--repeat must be at least 1");
+  if (spec.max_repeat != 0 && spec.max_repeat < spec.repeat) {
+    return Status::InvalidArgument("--max-repeat must be at least --repeat");
+  }
+  for (const ArrivalSpec& load : spec.loads) {
+    if (load.kind == ArrivalKind::kClosedLoop && load.concurrency >= spec.workload.requests) {
+      return Status::InvalidArgument(fmt::format(
+          "concurrency {} needs more than {} requests per run: every request would be in the first wave (warm-up), "
+          "so nothing would be measured; raise --requests",
+          load.concurrency, spec.workload.requests));
+    }
+  }
   std::vector<Setting> settings;
   if (!spec.vary) settings.push_back(Setting{});
   else {

@@ -21,13 +21,20 @@ namespace goodput {
 // Reports "repetition i of n" before each run; may be empty.
 using RepetitionProgress = std::function<void(int, int)>;
 
-// Runs `load` `repeats` times (repetitions 1..repeats) and summarises it.
-// `runs`, when given, receives every repetition's run (for the ledger).
-// `stop`, when given and true between repetitions, ends the point with an
-// "interrupted" error.
-Result<PointResult> MeasurePoint(Target& target, const Workload& workload, const ArrivalSpec& load, int repeats,
-                                 const RepetitionProgress& progress = {}, std::vector<MeasuredRun>* runs = nullptr,
-                                 const std::function<bool()>& stop = {});
+// How many times a point runs: at least `min`; then, while its verdict is
+// undecided (an interval straddles a class's required attainment), one more
+// run at a time up to `max`.
+struct Repetitions {
+  int min = 1;
+  int max = 1;
+};
+
+// Runs `load` (repetitions 1, 2, ...) and summarises it. `runs`, when given,
+// receives every repetition's run (for the ledger). `stop`, when given and
+// true between repetitions, ends the point with an "interrupted" error.
+Result<PointResult> MeasurePoint(Target& target, const Workload& workload, const ArrivalSpec& load,
+                                 Repetitions repetitions, const RepetitionProgress& progress = {},
+                                 std::vector<MeasuredRun>* runs = nullptr, const std::function<bool()>& stop = {});
 
 // One engine flag and the values to run it at: "max-num-seqs=8,16,32".
 struct Vary {
@@ -48,7 +55,8 @@ struct MeasurementSpec {
   std::vector<ArrivalSpec> loads;  // the ladder; a capacity search starts from the first
   bool search_capacity = false;
   double max_load = 0;             // capacity search only (see RunCapacitySearch)
-  int repeat = 1;                  // runs per load
+  int repeat = 1;                  // runs per load, at least
+  int max_repeat = 0;              // while undecided, more runs up to this (0: repeat)
   std::optional<Vary> vary;
 };
 

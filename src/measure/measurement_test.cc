@@ -1,5 +1,7 @@
 #include "measure/measurement.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "measure/point_report.h"
@@ -42,7 +44,8 @@ class ScriptedTarget final : public Target {
 MeasurementSpec Spec(const std::vector<int>& concurrencies) {
   MeasurementSpec s;
   s.workload = FixedLengthWorkload(40, 16, 8, "interactive");
-  s.workload.classes[0].slo = ParseSlo("interactive: ttft p99 <= 1s")->classes.at(0);
+  // p50: four good requests already show it (a p99 needs 381: MinTrialsToShow).
+  s.workload.classes[0].slo = ParseSlo("interactive: ttft p50 <= 1s")->classes.at(0);
   for (int c : concurrencies) s.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
   return s;
 }
@@ -65,8 +68,8 @@ TEST(Measure, LadderCapacityIsTheLastLoadBeforeTheFirstFailure) {
   ASSERT_TRUE(sweep.capacity.has_value());
   EXPECT_EQ(sweep.points[*sweep.capacity].label, "4");
   EXPECT_FALSE(sweep.capped);
-  EXPECT_TRUE(sweep.points[2].holds);
-  EXPECT_FALSE(sweep.points[3].holds);
+  EXPECT_TRUE(sweep.points[2].holds());
+  EXPECT_FALSE(sweep.points[3].holds());
   EXPECT_EQ(sweep.points[0].repeats, 2);
   EXPECT_EQ(sweep.points[0].steps, 150);  // median of the repetitions' 100 and 200
   EXPECT_EQ((*r)[0].target, "scripted");
@@ -119,7 +122,7 @@ TEST(Measure, VaryBuildsOneTargetPerValueAndHooksSeeEveryPoint) {
   EXPECT_EQ((*r)[0].setting, "max-num-seqs=4");
   EXPECT_EQ(recorded, (std::vector<std::string>{"max-num-seqs=4@1x1", "max-num-seqs=4@8x1", "max-num-seqs=16@1x1",
                                                  "max-num-seqs=16@8x1"}));
-  EXPECT_NE(FormatResults(*r, spec.workload, 1, 0.01).find("Settings ranked by goodput at capacity"), std::string::npos);
+  EXPECT_NE(FormatResults(*r, spec.workload, 1, 1, 0.01).find("Settings ranked by goodput at capacity"), std::string::npos);
 }
 
 TEST(Measure, ErrorsEndTheMeasurement) {
@@ -144,6 +147,117 @@ TEST(Measure, ErrorsEndTheMeasurement) {
   spec.repeat = 1;
   spec.loads.clear();
   EXPECT_FALSE(Measure(spec, Scripted(4)).ok());
+}
+
+// Verdicts from the Wilson interval: a clear miss fails, a clear pass holds,
+// a near miss is undecided until enough requests say which.
+TEST(JudgeAttainment, IntervalAgainstThePercentile) {
+  EXPECT_EQ(JudgeAttainment(381, 381, 0.99), Verdict::kHolds);
+  EXPECT_EQ(JudgeAttainment(380, 380, 0.99), Verdict::kUndecided);  // a p99 needs 381
+  EXPECT_EQ(JudgeAttainment(23, 24, 0.99), Verdict::kUndecided);    // the demo's old 24-request points
+  EXPECT_EQ(JudgeAttainment(90, 100, 0.99), Verdict::kFails);       // upper bound 94.5% < 99%
+  EXPECT_EQ(JudgeAttainment(96, 100, 0.90), Verdict::kHolds);       // lower bound 90.2%
+  EXPECT_EQ(JudgeAttainment(0, 0, 0.90), Verdict::kNoData);
+  EXPECT_EQ(JudgeAttainment(5, 5, 1.0), Verdict::kHolds);           // p100: judged on the sample
+  EXPECT_EQ(JudgeAttainment(4, 5, 1.0), Verdict::kFails);
+}
+
+// A point keeps running while undecided, up to the budget, and stops as soon
+// as the verdict is known.
+TEST(MeasurePoint, SamplesUntilDecidedOrTheBudgetEnds) {
+  Workload w = FixedLengthWorkload(40, 16, 8, "interactive");
+  w.classes[0].slo = ParseSlo("interactive: ttft p99 <= 1s")->classes.at(0);
+  ArrivalSpec load{ArrivalKind::kClosedLoop, 2, 1, 1};
+  ScriptedTarget good(100);  // every request good: 40 measured per run, a p99 needs 381
+  auto held = MeasurePoint(good, w, load, Repetitions{2, 20});
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(held->verdict, Verdict::kHolds);
+  EXPECT_EQ(held->repeats, 10);  // 10 x 40 = 400 >= 381; 9 x 40 = 360 is short
+  auto capped = MeasurePoint(good, w, load, Repetitions{2, 4});
+  EXPECT_EQ(capped->verdict, Verdict::kUndecided);
+  EXPECT_EQ(capped->repeats, 4);
+  ScriptedTarget bad(0);  // every request late: fails at once
+  auto failed = MeasurePoint(bad, w, load, Repetitions{2, 20});
+  EXPECT_EQ(failed->verdict, Verdict::kFails);
+  EXPECT_EQ(failed->repeats, 2);
+}
+
+TEST(Measure, RefusesAConcurrencyThatLeavesNothingToMeasure) {
+  MeasurementSpec spec = Spec({1, 40});
+  auto r = Measure(spec, Scripted(4));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("concurrency 40 needs more than 40 requests per run"), std::string::npos);
+}
+
+// A class with an SLO and no measured request is "no data", never 100%,
+// and the point cannot hold.
+TEST(Summarise, ClassWithoutRequestsIsNoData) {
+  Workload w = FixedLengthWorkload(10, 1, 1, "interactive");
+  RequestClass rare = w.classes[0];
+  rare.name = "rare";
+  w.classes.push_back(rare);
+  w.classes[0].slo = ParseSlo("interactive: ttft p50 <= 1s")->classes.at(0);
+  w.classes[1].slo = ParseSlo("rare: ttft p50 <= 1s")->classes.at(0);
+  ScriptedTarget target(100);  // issues only "interactive" requests
+  auto run = target.Run(w, ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1}, 1);
+  const PointResult p = Summarise(w, ArrivalSpec{}, {*run});
+  ASSERT_EQ(p.classes.size(), 2u);
+  EXPECT_EQ(p.classes[1].class_name, "rare");
+  EXPECT_EQ(p.classes[1].verdict, Verdict::kNoData);
+  EXPECT_TRUE(std::isnan(p.classes[1].attainment));
+  EXPECT_EQ(p.verdict, Verdict::kUndecided);
+  EXPECT_NE(FormatPointTable({p}).find("no data"), std::string::npos);
+}
+
+// An offline batch (every request at t = 0) reports how fast it drained.
+TEST(Summarise, OfflineBatchReportsItsDrainThroughput) {
+  Workload w = FixedLengthWorkload(4, 16, 10, "batch");
+  std::vector<RequestRecord> records(4);
+  for (int i = 0; i < 4; ++i) {
+    records[i].request_class = "batch";
+    records[i].t_first = 1.0 + i;
+    records[i].t_last = 2.0 + i;  // drains by t = 5
+    records[i].n_out = 10;
+  }
+  MeasuredRun run;
+  run.records = records;
+  run.window = MeasurementWindow(w, records);
+  EXPECT_EQ(run.window.start, 0.0);
+  EXPECT_GT(run.window.end, 5.0);
+  const PointResult p = Summarise(w, ArrivalSpec{ArrivalKind::kBatch, 1, 1, 1}, {run});
+  EXPECT_NEAR(p.throughput, 40.0 / 5.0, 1e-9);  // 40 tokens in 5 s
+  EXPECT_EQ(p.label, "batch");
+}
+
+// The capacity line names the class that stops the ladder, with its figures,
+// and gives the classes without an SLO their own line.
+TEST(FormatCapacity, NamesTheFailingClassAndTheOfflineWork) {
+  PointResult ok, bad;
+  ok.label = "8";
+  ok.throughput = 100;
+  bad.label = "12";
+  bad.verdict = Verdict::kFails;
+  ClassAttainment chat;
+  chat.class_name = "chat";
+  chat.has_slo = true;
+  chat.required = 0.99;
+  chat.total = 500;
+  chat.good = 450;
+  chat.attainment = 0.9;
+  chat.interval = WilsonInterval(450, 500);
+  chat.verdict = Verdict::kFails;
+  ClassAttainment batch;
+  batch.class_name = "batch";
+  batch.offline = true;
+  batch.throughput = 37;
+  ok.classes = {chat, batch};
+  ok.classes[0].verdict = Verdict::kHolds;
+  bad.classes = {chat, batch};
+  const std::string s = FormatCapacity({ok, bad}, 0, false);
+  EXPECT_NE(s.find("capacity: concurrency 8"), std::string::npos) << s;
+  EXPECT_NE(s.find("at concurrency 12: chat fails: attainment 90.0% [87.1,92.3] n=500 measured requests, needs 99%"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("classes without an SLO at concurrency 8: batch 37 tok/s"), std::string::npos) << s;
 }
 
 TEST(ParseVary, NamesWhatIsWrong) {

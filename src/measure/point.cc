@@ -13,42 +13,28 @@ namespace {
 
 double Med(std::vector<double> v) { return v.empty() ? 0 : *Median(std::move(v)); }
 
-struct RunFigures {
-  double ttft_p50 = 0, ttft_p99 = 0, tpot_p50 = 0, tpot_p99 = 0;
+// The latencies of the measured, successful requests of classes with targets
+// (of every class when none has one), pooled over the runs.
+struct Latencies {
+  std::vector<double> ttft, tpot, itl, e2e;
 };
 
-// TTFT/TPOT percentiles over the measured, successful requests of classes
-// with latency targets (all classes when none has one).
-RunFigures Figures(const Workload& w, const MeasuredRun& run) {
+void AddLatencies(const Workload& w, const MeasuredRun& run, Latencies& out) {
   bool any_slo = false;
   for (const auto& c : w.classes) any_slo = any_slo || c.slo.has_value();
-  std::vector<double> ttft, tpot;
   for (const auto& r : run.records) {
     if (!r.ok || r.t_arrival < run.window.start || r.t_arrival >= run.window.end) continue;
     const int idx = w.ClassIndex(r.request_class);
     if (any_slo && (idx < 0 || !w.classes[idx].slo)) continue;
-    if (auto v = Ttft(r)) ttft.push_back(*v);
-    if (auto v = Tpot(r)) tpot.push_back(*v);
+    if (auto v = Ttft(r)) out.ttft.push_back(*v);
+    if (auto v = Tpot(r)) out.tpot.push_back(*v);
+    if (auto v = E2e(r)) out.e2e.push_back(*v);
+    const std::vector<double> itl = Itls(r);
+    out.itl.insert(out.itl.end(), itl.begin(), itl.end());
   }
-  RunFigures f;
-  auto t = Percentiles(ttft, {50, 99});
-  auto p = Percentiles(tpot, {50, 99});
-  f.ttft_p50 = t[0].value_or(0);
-  f.ttft_p99 = t[1].value_or(0);
-  f.tpot_p50 = p[0].value_or(0);
-  f.tpot_p99 = p[1].value_or(0);
-  return f;
 }
 
-}  // namespace
-
-std::string LoadLabel(const ArrivalSpec& load) {
-  if (load.kind == ArrivalKind::kClosedLoop) return fmt::format("{}", load.concurrency);
-  if (load.kind == ArrivalKind::kTrace) return "trace";
-  return fmt::format("{:g}/s", load.rate);
-}
-
-static void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p) {
+void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p) {
   std::vector<double> failed, mismatch;
   std::map<std::string, int64_t> reasons, notes;
   for (const MeasuredRun& run : runs) {
@@ -77,43 +63,111 @@ static void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p
   for (const auto& [text, n] : notes) p.request_notes.push_back(fmt::format("{} ({} request{})", text, n, n == 1 ? "" : "s"));
 }
 
+// Per class: counts pooled over the runs, throughput per run.
+struct ClassTally {
+  ClassAttainment c;
+  std::vector<double> throughput;
+};
+
+void Judge(const Workload& w, std::map<std::string, ClassTally>& tallies, PointResult& p) {
+  bool undecided = false, fails = false;
+  for (auto& [name, t] : tallies) {
+    ClassAttainment& c = t.c;
+    const int idx = w.ClassIndex(name);
+    c.offline = idx >= 0 && w.classes[idx].offline;
+    c.throughput = Med(t.throughput);
+    if (c.total > 0) c.attainment = static_cast<double>(c.good) / static_cast<double>(c.total);
+    c.interval = WilsonInterval(c.good, c.total, kVerdictConfidence);
+    if (c.has_slo) {
+      c.min_requests = MinTrialsToShow(c.required, kVerdictConfidence);
+      c.verdict = JudgeAttainment(c.good, c.total, c.required);
+      fails = fails || c.verdict == Verdict::kFails;
+      undecided = undecided || c.verdict == Verdict::kUndecided || c.verdict == Verdict::kNoData;
+    }
+    p.classes.push_back(c);
+  }
+  p.verdict = fails ? Verdict::kFails : undecided ? Verdict::kUndecided : Verdict::kHolds;
+}
+
+}  // namespace
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kHolds: return "holds";
+    case Verdict::kFails: return "fails";
+    case Verdict::kUndecided: return "undecided";
+    case Verdict::kNoData: return "no data";
+  }
+  return "?";
+}
+
+Verdict JudgeAttainment(int64_t good, int64_t total, double required) {
+  if (total <= 0) return Verdict::kNoData;
+  if (required >= 1) return good == total ? Verdict::kHolds : Verdict::kFails;
+  const Interval i = WilsonInterval(good, total, kVerdictConfidence);
+  if (i.lower >= required) return Verdict::kHolds;
+  if (i.upper < required) return Verdict::kFails;
+  return Verdict::kUndecided;
+}
+
+LatencyStats SummariseLatency(std::vector<double> values) {
+  LatencyStats s;
+  s.count = static_cast<int64_t>(values.size());
+  if (values.empty()) return s;
+  s.mean = *Mean(values);
+  const auto q = Percentiles(std::move(values), {50, 90, 99});
+  s.p50 = *q[0];
+  s.p90 = *q[1];
+  s.p99 = *q[2];
+  return s;
+}
+
+std::string LoadLabel(const ArrivalSpec& load) {
+  if (load.kind == ArrivalKind::kClosedLoop) return fmt::format("{}", load.concurrency);
+  if (load.kind == ArrivalKind::kTrace) return "trace";
+  if (load.kind == ArrivalKind::kBatch) return "batch";
+  return fmt::format("{:g}/s", load.rate);
+}
+
 PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vector<MeasuredRun>& runs) {
   PointResult p;
   p.load = load;
   p.label = LoadLabel(load);
   p.repeats = static_cast<int>(runs.size());
   const SloSpec slo = w.Slo();
-  std::vector<double> thr, rate, good, good_tok, t50, t99, p50, p99, pre, rej, steps;
-  std::map<std::string, std::vector<double>> attain;
-  std::map<std::string, ClassAttainment> cls;
+  std::vector<double> thr, rate, good, good_tok, pre, rej, steps;
+  std::map<std::string, ClassTally> tallies;
+  Latencies lat;
   for (const MeasuredRun& run : runs) {
     const SloReport rep = Evaluate(run.records, slo, run.window);
     thr.push_back(rep.output_throughput);
     rate.push_back(rep.request_throughput);
     good.push_back(rep.goodput);
     good_tok.push_back(rep.goodput_tokens);
-    const RunFigures f = Figures(w, run);
-    t50.push_back(f.ttft_p50);
-    t99.push_back(f.ttft_p99);
-    p50.push_back(f.tpot_p50);
-    p99.push_back(f.tpot_p99);
     pre.push_back(static_cast<double>(run.engine.preemptions));
     rej.push_back(static_cast<double>(run.engine.rejected));
     steps.push_back(static_cast<double>(run.engine.steps));
+    AddLatencies(w, run, lat);
+    const double secs = run.window.seconds();
     for (const ClassReport& c : rep.classes) {
-      cls[c.class_name] = ClassAttainment{c.class_name, c.has_slo, 0, c.required, true};
-      attain[c.class_name].push_back(c.attainment.value_or(1.0));
+      ClassTally& t = tallies[c.class_name];
+      t.c.class_name = c.class_name;
+      t.c.has_slo = c.has_slo;
+      t.c.required = c.required;
+      t.c.total += c.total;
+      t.c.good += c.good;
+      t.throughput.push_back(secs > 1e-9 ? c.output_tokens / secs : 0);
     }
   }
   p.throughput = Med(thr);
   p.request_rate = Med(rate);
   p.goodput = Med(good);
   p.goodput_tokens = Med(good_tok);
-  p.ttft_p50 = Med(t50);
-  p.ttft_p99 = Med(t99);
-  p.tpot_p50 = Med(p50);
-  p.tpot_p99 = Med(p99);
-  p.per_request_speed = p.tpot_p50 > 0 ? 1.0 / p.tpot_p50 : 0;
+  p.ttft = SummariseLatency(std::move(lat.ttft));
+  p.tpot = SummariseLatency(std::move(lat.tpot));
+  p.itl = SummariseLatency(std::move(lat.itl));
+  p.e2e = SummariseLatency(std::move(lat.e2e));
+  p.per_request_speed = p.tpot.p50 > 0 ? 1.0 / p.tpot.p50 : kNoValue;
   p.preemptions = Med(pre);
   p.rejected = Med(rej);
   p.steps = Med(steps);
@@ -122,12 +176,7 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
                           p.throughput;
   }
   SummariseHealth(runs, p);
-  for (auto& [name, c] : cls) {
-    c.attainment = Med(attain[name]);
-    c.holds = !c.has_slo || c.attainment >= c.required;
-    p.holds = p.holds && c.holds;
-    p.classes.push_back(c);
-  }
+  Judge(w, tallies, p);
   return p;
 }
 

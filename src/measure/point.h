@@ -1,53 +1,95 @@
 // A load point: the runs of one load (its repetitions) summarised against the
-// workload's SLOs — medians of the figures, attainment per class, the
-// verdict, and the measurement's own health.
+// workload's SLOs. Attainment is pooled over the repetitions' measured
+// requests and judged with a confidence interval: a class holds its SLO only
+// when the interval's lower bound reaches the required share, fails when its
+// upper bound is below it, and is undecided in between. Latency percentiles
+// are pooled too; throughput and goodput are medians of the repetitions
+// (their spread says how much runs differ).
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "core/stats.h"
 #include "measure/run.h"
 #include "workload/workload.h"
 
 namespace goodput {
 
+enum class Verdict { kHolds, kFails, kUndecided, kNoData };
+const char* VerdictName(Verdict v);  // "holds", "fails", "undecided", "no data"
+
+// The confidence of every verdict's interval (two-sided Wilson score).
+constexpr double kVerdictConfidence = 0.95;
+
+// The verdict on `good` of `total` requests against `required` (0.99 for a
+// p99 SLO): holds when the Wilson lower bound >= required, fails when the
+// upper bound < required, undecided otherwise; no data without requests. A
+// p100 SLO cannot be shown with confidence: it holds while no request failed it.
+Verdict JudgeAttainment(int64_t good, int64_t total, double required);
+
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
 struct ClassAttainment {
   std::string class_name;
   bool has_slo = false;
-  double attainment = 0;  // median over repetitions
+  bool offline = false;      // an offline class of the workload (measured by its throughput)
+  int64_t total = 0;         // measured requests, pooled over the repetitions
+  int64_t good = 0;
+  double attainment = kNoValue;  // good / total
+  Interval interval;             // Wilson, kVerdictConfidence
   double required = 0;
-  bool holds = true;
+  int64_t min_requests = 0;      // the fewest requests that can show `required` (MinTrialsToShow)
+  Verdict verdict = Verdict::kHolds;  // classes without an SLO: kHolds
+  double throughput = 0;         // output tokens served / s (median over repetitions)
+  bool holds() const { return verdict == Verdict::kHolds; }
 };
+
+// A latency over the measured successful requests, pooled over repetitions;
+// NaN (and count 0) when none had it.
+struct LatencyStats {
+  double p50 = kNoValue, p90 = kNoValue, p99 = kNoValue, mean = kNoValue;
+  int64_t count = 0;
+};
+LatencyStats SummariseLatency(std::vector<double> values);
 
 struct PointResult {
   ArrivalSpec load;
-  std::string label;       // "32" (concurrency) or "4.0/s" (rate)
+  std::string label;       // "32" (concurrency) or "4/s" (rate)
   int repeats = 0;
-  // Medians over the repetitions.
+  // Medians over the repetitions (served rates: see core/slo.h).
   double throughput = 0;          // output tokens / s
-  double request_rate = 0;        // finished requests / s
-  double per_request_speed = 0;   // 1 / median TPOT: tokens / s one user sees
-  double ttft_p50 = 0, ttft_p99 = 0, tpot_p50 = 0, tpot_p99 = 0;
+  double request_rate = 0;        // completed requests / s
   double goodput = 0;             // good requests / s
   double goodput_tokens = 0;      // good output tokens / s
   double throughput_spread = 0;   // (max - min) / median over repetitions
+  double per_request_speed = kNoValue;  // 1 / TPOT p50: tokens / s one user sees
+  // Pooled over the measured successful requests of the classes with an SLO
+  // (of every class when none has one).
+  LatencyStats ttft, tpot, itl, e2e;
   double preemptions = 0;         // engine counters (0 where the target cannot see them)
   double rejected = 0;
   double steps = 0;
   std::vector<ClassAttainment> classes;
-  bool holds = true;              // every class with an SLO holds it (median attainment)
+  Verdict verdict = Verdict::kHolds;  // fails if a class fails; undecided if one is undecided or has no data
   // The measurement's own health (a load generator's; the simulator's are 0).
   double failed = 0;              // failed requests per run (median); they count against attainment
   std::string top_error;          // the most frequent failure reason, with its count
   double send_lag_p99 = 0;        // the worst repetition's p99 of t_sent - t_arrival
   double usage_mismatch = 0;      // requests per run whose usage disagrees with the counted chunks
   std::vector<std::string> request_notes;  // the records' notes, each once: "text (N requests)"
+
+  bool holds() const { return verdict == Verdict::kHolds; }
+  // Successful measured requests behind the latencies (0: nothing to show).
+  int64_t measured_ok() const { return e2e.count; }
 };
 
 // The summary of the runs of `load` (its repetitions).
 PointResult Summarise(const Workload& workload, const ArrivalSpec& load, const std::vector<MeasuredRun>& runs);
 
-// "32" for a concurrency, "4/s" for a rate, "trace" for a replayed trace.
+// "32" for a concurrency, "4/s" for a rate, "trace" or "batch" otherwise.
 std::string LoadLabel(const ArrivalSpec& load);
 
 }  // namespace goodput

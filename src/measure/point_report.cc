@@ -9,80 +9,122 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "measure/diagnose.h"
+#include "measure/point_json.h"
 
 namespace goodput {
+
+namespace {
+
+// "99.6% [98.7,99.9] n=480": attainment, its interval and the requests behind it.
+std::string AttainmentCell(const ClassAttainment& c) {
+  if (c.total == 0) return "no data";
+  return fmt::format("{:.1f}% [{:.1f},{:.1f}] n={}", 100 * c.attainment, 100 * c.interval.lower,
+                     100 * c.interval.upper, c.total);
+}
+
+// Milliseconds with three significant figures; "-" when not measured.
+std::string Ms(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  const double ms = seconds * 1e3;
+  return ms >= 100 ? fmt::format("{:.0f}", ms) : ms >= 10 ? fmt::format("{:.1f}", ms) : fmt::format("{:.2f}", ms);
+}
+
+std::string LatencyCell(const LatencyStats& s) {
+  if (s.count == 0) return "-";
+  return Ms(s.p50) + " / " + Ms(s.p90) + " / " + Ms(s.p99) + " / " + Ms(s.mean);
+}
+
+std::string Number(double x, int decimals) {
+  return std::isfinite(x) ? fmt::format("{:.{}f}", x, decimals) : "-";
+}
+
+}  // namespace
 
 std::string FormatPointTable(const std::vector<PointResult>& points) {
   if (points.empty()) return "";
   const bool closed = points[0].load.kind == ArrivalKind::kClosedLoop;
-  std::string head = fmt::format("{:>12}{:>12}{:>13}{:>11}{:>11}{:>11}{:>11}", closed ? "concurrency" : "rate",
+  std::string head = fmt::format("{:>12}{:>12}{:>13}{:>11}{:>11}{:>11}{:>11}", closed ? "concurrency" : "load",
                                  "throughput", "per-request", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99");
   std::string units = fmt::format("{:>12}{:>12}{:>13}{:>11}{:>11}{:>11}{:>11}", "", "tok/s", "tok/s", "", "", "", "");
   for (const auto& c : points[0].classes) {
     if (!c.has_slo) continue;
-    head += fmt::format("{:>14}", c.class_name);
-    units += fmt::format("{:>14}", "attainment");
+    head += fmt::format("  {:<28}", c.class_name + " attainment");
+    units += fmt::format("  {:<28}", "(95% interval, requests)");
   }
-  head += fmt::format("{:>10}{:>8}{:>8}  {}", "goodput", "spread", "preempt", "verdict");
+  head += fmt::format("{:>10}{:>8}{:>8}{:>6}  {}", "goodput", "spread", "preempt", "runs", "verdict");
   units += fmt::format("{:>10}", "req/s");
   std::string s = head + "\n" + units + "\n";
   for (const auto& p : points) {
-    s += fmt::format("{:>12}{:>12.0f}{:>13.1f}{:>11}{:>11}{:>11}{:>11}", p.label, p.throughput, p.per_request_speed,
-                     FormatDuration(p.ttft_p50), FormatDuration(p.ttft_p99), FormatDuration(p.tpot_p50),
-                     FormatDuration(p.tpot_p99));
+    s += fmt::format("{:>12}{:>12.0f}{:>13}{:>11}{:>11}{:>11}{:>11}", p.label, p.throughput,
+                     Number(p.per_request_speed, 1), FormatDuration(p.ttft.p50), FormatDuration(p.ttft.p99),
+                     FormatDuration(p.tpot.p50), FormatDuration(p.tpot.p99));
     for (const auto& c : p.classes) {
-      if (c.has_slo) s += fmt::format("{:>13.1f}%", 100 * c.attainment);
+      if (c.has_slo) s += fmt::format("  {:<28}", AttainmentCell(c));
     }
-    s += fmt::format("{:>10.2f}{:>7.1f}%{:>8.0f}  {}\n", p.goodput, 100 * p.throughput_spread, p.preemptions,
-                     p.holds ? "holds" : "fails");
+    s += fmt::format("{:>10.2f}{:>7.1f}%{:>8.0f}{:>6}  {}\n", p.goodput, 100 * p.throughput_spread, p.preemptions,
+                     p.repeats, VerdictName(p.verdict));
   }
   return s;
 }
 
-boost::json::value PointToJson(const PointResult& p) {
-  // JSON has no NaN or infinity: a figure that could not be measured is null.
-  const auto num = [](double x) { return std::isfinite(x) ? boost::json::value(x) : boost::json::value(nullptr); };
-  boost::json::array classes;
-  for (const auto& c : p.classes) {
-    classes.push_back(boost::json::object{{"class", c.class_name},
-                                          {"has_slo", c.has_slo},
-                                          {"attainment", num(c.attainment)},
-                                          {"required", num(c.required)},
-                                          {"holds", c.holds}});
+std::string FormatLatencyTable(const std::vector<PointResult>& points) {
+  if (points.empty()) return "";
+  const bool closed = points[0].load.kind == ArrivalKind::kClosedLoop;
+  std::string s = "latency in ms over the measured requests, p50 / p90 / p99 / mean\n";
+  s += fmt::format("{:>12}  {:<28}{:<28}{:<28}{}\n", closed ? "concurrency" : "load", "TTFT", "TPOT", "ITL", "E2E");
+  for (const auto& p : points) {
+    s += fmt::format("{:>12}  {:<28}{:<28}{:<28}{}\n", p.label, LatencyCell(p.ttft), LatencyCell(p.tpot),
+                     LatencyCell(p.itl), LatencyCell(p.e2e));
   }
-  return boost::json::object{{"load", p.label},
-                             {"arrival", ArrivalKindName(p.load.kind)},
-                             {"concurrency", p.load.concurrency},
-                             {"rate", p.load.rate},
-                             {"repeats", p.repeats},
-                             {"throughput_tokens_per_s", num(p.throughput)},
-                             {"requests_per_s", num(p.request_rate)},
-                             {"per_request_tokens_per_s", num(p.per_request_speed)},
-                             {"ttft_p50_s", num(p.ttft_p50)},
-                             {"ttft_p99_s", num(p.ttft_p99)},
-                             {"tpot_p50_s", num(p.tpot_p50)},
-                             {"tpot_p99_s", num(p.tpot_p99)},
-                             {"goodput_requests_per_s", num(p.goodput)},
-                             {"goodput_tokens_per_s", num(p.goodput_tokens)},
-                             {"throughput_spread", num(p.throughput_spread)},
-                             {"preemptions", num(p.preemptions)},
-                             {"rejected", num(p.rejected)},
-                             {"steps", num(p.steps)},
-                             {"classes", classes},
-                             {"holds", p.holds},
-                             {"failed", num(p.failed)},
-                             {"send_lag_p99_s", num(p.send_lag_p99)},
-                             {"usage_mismatch", num(p.usage_mismatch)},
-                             {"request_notes", boost::json::value_from(p.request_notes)}};
+  return s;
 }
+
+namespace {
+
+// Why the point after the capacity does not hold: its failing (else
+// undecided) class with the figures behind the verdict.
+std::string WhyNot(const PointResult& p, const std::string& unit) {
+  const ClassAttainment* worst = nullptr;
+  for (const auto& c : p.classes) {
+    if (!c.has_slo || c.holds()) continue;
+    if (!worst || (c.verdict == Verdict::kFails && worst->verdict != Verdict::kFails)) worst = &c;
+  }
+  if (!worst) return "";
+  if (worst->verdict == Verdict::kNoData) {
+    return fmt::format("  at {} {}: class {} has no measured request\n", unit, p.label, worst->class_name);
+  }
+  std::string why = fmt::format("  at {} {}: {} {}: attainment {} measured requests, needs {:g}%", unit, p.label,
+                                worst->class_name, VerdictName(worst->verdict), AttainmentCell(*worst),
+                                100 * worst->required);
+  if (worst->verdict == Verdict::kUndecided && worst->total < worst->min_requests) {
+    why += fmt::format(" (showing it takes at least {} requests)", worst->min_requests);
+  }
+  return why + "\n";
+}
+
+std::string OfflineLine(const PointResult& p, const std::string& unit) {
+  std::string classes;
+  for (const auto& c : p.classes) {
+    if (c.offline || !c.has_slo) classes += fmt::format("{}{} {:.0f} tok/s", classes.empty() ? "" : ", ", c.class_name,
+                                                        c.throughput);
+  }
+  bool any_slo = false;
+  for (const auto& c : p.classes) any_slo = any_slo || c.has_slo;
+  if (classes.empty() || !any_slo) return "";
+  return fmt::format("  classes without an SLO at {} {}: {}\n", unit, p.label, classes);
+}
+
+}  // namespace
 
 std::string FormatCapacity(const std::vector<PointResult>& points, std::optional<size_t> capacity, bool capped) {
   if (points.empty()) return "";
-  const std::string unit = points[0].load.kind == ArrivalKind::kClosedLoop ? "concurrency" : "request rate";
-  if (!capacity) return fmt::format("capacity: none: every class's SLO already fails at {} {}\n", unit, points[0].label);
+  const std::string unit = points[0].load.kind == ArrivalKind::kClosedLoop ? "concurrency" : "load";
+  if (!capacity) return "capacity: none\n" + WhyNot(points[0], unit);
   const PointResult& p = points[*capacity];
-  return fmt::format("capacity: {} {} ({:.0f} tok/s, goodput {:.2f} req/s){}\n", unit, p.label, p.throughput, p.goodput,
-                     capped ? ", still holding at the highest load tried" : "");
+  std::string s = fmt::format("capacity: {} {} ({:.0f} tok/s, goodput {:.2f} req/s){}\n", unit, p.label, p.throughput,
+                              p.goodput, capped ? ", still holding at the highest load tried" : "");
+  if (*capacity + 1 < points.size()) s += WhyNot(points[*capacity + 1], unit);
+  return s + OfflineLine(p, unit);
 }
 
 namespace {
@@ -116,18 +158,20 @@ std::string Ranking(std::vector<SettingResult> results) {
 
 }  // namespace
 
-std::string FormatResults(const std::vector<SettingResult>& results, const Workload& w, int repeat,
+std::string FormatResults(const std::vector<SettingResult>& results, const Workload& w, int repeat, int max_repeat,
                           double lag_threshold_s) {
   const SloSpec slo = w.Slo();
   std::string s;
   for (const SettingResult& r : results) {
     if (!r.setting.empty()) s += "=== " + r.setting + " ===\n";
-    s += fmt::format("target: {}\nworkload {} ({} requests per run, {} run{} per load), SLO: {}\n", r.target, w.name,
-                     w.requests, repeat, repeat == 1 ? "" : "s", slo.empty() ? std::string("none") : slo.ToString());
+    s += fmt::format("target: {}\nworkload {} ({} requests per run, {} run{} per load{}), SLO: {}\n", r.target,
+                     w.name, w.requests, repeat, repeat == 1 ? "" : "s",
+                     max_repeat > repeat ? fmt::format(", up to {} while undecided", max_repeat) : "",
+                     slo.empty() ? std::string("none") : slo.ToString());
     for (const std::string& line : Split(r.kv_capacity, '\n')) {
       if (!line.empty()) s += "engine: " + line + "\n";
     }
-    s += "\n" + FormatPointTable(r.sweep.points) + "\n" +
+    s += "\n" + FormatPointTable(r.sweep.points) + "\n" + FormatLatencyTable(r.sweep.points) + "\n" +
          FormatCapacity(r.sweep.points, r.sweep.capacity, r.sweep.capped) + Advice(r, w);
     for (const auto& n : Diagnose(r.sweep.points, lag_threshold_s)) s += "note: " + n + "\n";
     s += "\n";
@@ -162,8 +206,8 @@ std::string ResultsToCsv(const std::vector<SettingResult>& results) {
       const PointResult& p = r.sweep.points[i];
       s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.setting, p.label,
                        ArrivalKindName(p.load.kind), p.load.concurrency, p.load.rate, p.repeats, p.throughput,
-                       p.request_rate, p.per_request_speed, p.ttft_p50, p.ttft_p99, p.tpot_p50, p.tpot_p99, p.goodput,
-                       p.goodput_tokens, p.throughput_spread, p.failed, p.send_lag_p99, p.holds ? 1 : 0,
+                       p.request_rate, p.per_request_speed, p.ttft.p50, p.ttft.p99, p.tpot.p50, p.tpot.p99, p.goodput,
+                       p.goodput_tokens, p.throughput_spread, p.failed, p.send_lag_p99, p.holds() ? 1 : 0,
                        r.sweep.capacity == i ? 1 : 0);
     }
   }

@@ -15,18 +15,25 @@
 
 namespace goodput {
 
+// One row per load: throughput, per-request speed, TTFT/TPOT p50 and p99,
+// per SLO class its attainment with the 95% interval and the requests behind
+// it, goodput, spread, preemptions and the verdict.
 std::string FormatPointTable(const std::vector<PointResult>& points);
-boost::json::value PointToJson(const PointResult& p);
 
-// One line naming the capacity (or why there is none).
+// One row per load: TTFT, TPOT, ITL and E2E as p50 / p90 / p99 / mean (ms).
+std::string FormatLatencyTable(const std::vector<PointResult>& points);
+
+// The capacity line, then why the next load does not hold (the class that
+// fails or is undecided, with its attainment, interval and requests), and
+// the classes without an SLO (offline work) at capacity by their throughput.
 std::string FormatCapacity(const std::vector<PointResult>& points, std::optional<size_t> capacity, bool capped);
 
 // Everything for people: per setting its target, the workload (`repeat`
-// runs per load), KV capacity lines, table,
+// runs per load, up to `max_repeat` while undecided), KV capacity lines, table,
 // capacity, max_num_seqs advice and notes (send lag above `lag_threshold_s`
 // is flagged); settings ranked by goodput at capacity when there are several.
 std::string FormatResults(const std::vector<SettingResult>& results, const Workload& workload, int repeat,
-                          double lag_threshold_s);
+                          int max_repeat, double lag_threshold_s);
 
 // {"results": [{setting, target, points, capacity, capacity_capped}]}
 boost::json::value ResultsToJson(const std::vector<SettingResult>& results);

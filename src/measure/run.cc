@@ -24,6 +24,13 @@ Window MeasurementWindow(const Workload& w, const std::vector<RequestRecord>& re
     if (r.first_wave) last_first_wave = std::max(last_first_wave, r.t_arrival);
   }
   if (last_first_wave >= 0 && win.start <= last_first_wave) win.start = std::nextafter(last_first_wave, 1e300);
+  if (first == last && last_first_wave < 0) {
+    // An offline batch (everything arrives at once): measured by how fast it
+    // drains, from the arrival to the last token.
+    double drained = first;
+    for (const auto& r : records) drained = std::max(drained, r.t_last.value_or(first));
+    return Window{first, std::nextafter(drained, 1e300)};
+  }
   const int64_t cut = static_cast<int64_t>(w.cooldown.fraction * n);
   win.end = w.cooldown.seconds ? last - *w.cooldown.seconds : (cut > 0 ? arrivals[n - cut] : std::nextafter(last, 1e300));
   if (win.end <= win.start) win.end = std::nextafter(win.start, 1e300);

@@ -27,7 +27,8 @@ struct MeasuredRun {
 
 // The window of `records`: the workload's warm-up and cool-down applied to
 // the requests' arrivals. A closed loop's first wave (records marked
-// first_wave) is always warm-up.
+// first_wave) is always warm-up. An offline batch (every request arriving at
+// once) is measured from its arrival to its last token: its drain.
 Window MeasurementWindow(const Workload& workload, const std::vector<RequestRecord>& records);
 
 }  // namespace goodput

@@ -58,7 +58,7 @@ std::vector<Marker> Thresholds(const SloSpec& slo, SloMetric metric) {
 std::optional<double> Capacity(const std::vector<const StoredPoint*>& group) {
   std::optional<double> cap;
   for (const StoredPoint* p : group) {
-    if (!p->summary.holds) break;
+    if (!p->summary.holds()) break;
     cap = LoadOf(p->summary);
   }
   return cap;
@@ -72,8 +72,8 @@ std::string Table(const std::vector<StoredPoint>& points) {
     s += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                      "<td>{:.2f}</td><td>{:.1f}%</td><td>{}</td></tr>",
                      EscapeHtml(sp.setting.empty() ? "-" : sp.setting), EscapeHtml(p.label), p.throughput,
-                     FormatDuration(p.ttft_p50), FormatDuration(p.ttft_p99), FormatDuration(p.tpot_p50),
-                     FormatDuration(p.tpot_p99), p.goodput, 100 * p.throughput_spread, p.holds ? "holds" : "fails");
+                     FormatDuration(p.ttft.p50), FormatDuration(p.ttft.p99), FormatDuration(p.tpot.p50),
+                     FormatDuration(p.tpot.p99), p.goodput, 100 * p.throughput_spread, VerdictName(p.verdict));
   }
   return s + "</table>";
 }
@@ -93,19 +93,18 @@ std::vector<LineChart> Charts(const std::vector<StoredPoint>& points, const SloS
   for (const auto& [setting, group] : groups) {
     const std::string pre = Prefix(setting);
     thr.series.push_back(Line(pre + "throughput", group, [](const PointResult& p) { return p.throughput; }));
-    ttft.series.push_back(Line(pre + "p50", group, [](const PointResult& p) { return p.ttft_p50 * 1e3; }, true));
-    ttft.series.push_back(Line(pre + "p99", group, [](const PointResult& p) { return p.ttft_p99 * 1e3; }));
-    tpot.series.push_back(Line(pre + "p50", group, [](const PointResult& p) { return p.tpot_p50 * 1e3; }, true));
-    tpot.series.push_back(Line(pre + "p99", group, [](const PointResult& p) { return p.tpot_p99 * 1e3; }));
+    ttft.series.push_back(Line(pre + "p50", group, [](const PointResult& p) { return p.ttft.p50 * 1e3; }, true));
+    ttft.series.push_back(Line(pre + "p99", group, [](const PointResult& p) { return p.ttft.p99 * 1e3; }));
+    tpot.series.push_back(Line(pre + "p50", group, [](const PointResult& p) { return p.tpot.p50 * 1e3; }, true));
+    tpot.series.push_back(Line(pre + "p99", group, [](const PointResult& p) { return p.tpot.p99 * 1e3; }));
     good.series.push_back(Line(pre + "goodput", group, [](const PointResult& p) { return p.goodput; }));
-    std::map<std::string, Series> classes;  // attainment per class, from the stored summaries
+    std::map<std::string, Series> classes;  // attainment per class
     for (const StoredPoint* p : group) {
-      const auto doc = boost::json::parse(p->summary_json);
-      for (const auto& c : doc.at("classes").as_array()) {
-        if (!c.at("has_slo").as_bool()) continue;
-        const std::string name = pre + std::string(c.at("class").as_string());
+      for (const ClassAttainment& c : p->summary.classes) {
+        if (!c.has_slo) continue;
+        const std::string name = pre + c.class_name;
         classes[name].name = name;
-        classes[name].points.emplace_back(LoadOf(p->summary), 100 * c.at("attainment").to_number<double>());
+        classes[name].points.emplace_back(LoadOf(p->summary), 100 * c.attainment);
       }
     }
     for (auto& [name, s] : classes) att.series.push_back(std::move(s));

@@ -38,9 +38,12 @@ TEST(HtmlReport, OneFileWithTableAndFiveCharts) {
     p.summary.label = std::to_string(c);
     p.summary.throughput = 50.0 * c;
     p.summary.goodput = c == 4 ? 0.5 : 1.0 * c;
-    p.summary.holds = c < 4;
-    p.summary_json = std::string("{\"classes\":[{\"class\":\"interactive\",\"has_slo\":true,\"attainment\":") +
-                     (c < 4 ? "1.0" : "0.5") + "}]}";
+    p.summary.verdict = c < 4 ? Verdict::kHolds : Verdict::kFails;
+    ClassAttainment a;
+    a.class_name = "interactive";
+    a.has_slo = true;
+    a.attainment = c < 4 ? 1.0 : 0.5;
+    p.summary.classes = {a};
     points.push_back(p);
   }
   const std::string html = HtmlReport(run, points);

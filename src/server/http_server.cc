@@ -68,10 +68,15 @@ awaitable<void> Server::Impl::Accept() {
       if (!acceptor.is_open()) co_return;
       continue;
     }
+    boost::system::error_code ignored;
     if (options.send_buffer_bytes > 0) {
-      boost::system::error_code ignored;
       socket.set_option(net::socket_base::send_buffer_size(static_cast<int>(options.send_buffer_bytes)), ignored);
     }
+    // Every SSE chunk goes out when written: with Nagle's algorithm a chunk
+    // waits for the ACK of the previous write, which the client delays by up
+    // to 40 ms, and that wait lands in TTFT (measured: 43.9 ms TTFT p50 for
+    // goodput-tiny, whose prefill takes about 1 ms).
+    socket.set_option(tcp::no_delay(true), ignored);
     net::co_spawn(acceptor.get_executor(), Session(std::move(socket)), net::detached);
   }
 }

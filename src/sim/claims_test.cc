@@ -62,7 +62,7 @@ SimSetup Deploy(const Engine& e) {
 
 PointResult Point(const Workload& w, const Engine& e, ArrivalSpec load, int repeats = 1) {
   SimTarget target(Deploy(e), "sim");
-  auto p = MeasurePoint(target, w, load, repeats);
+  auto p = MeasurePoint(target, w, load, Repetitions{repeats, repeats});
   EXPECT_TRUE(p.ok()) << p.status().message();
   return *p;
 }
@@ -95,9 +95,9 @@ TEST(Claims, ThroughputGrowsWithTheBatchThenFlattens) {
 TEST(Claims, TpotRisesWithConcurrency) {
   Workload w = OneClass("lognormal:1k,0.5", "fixed:256", 600);
   Engine e;
-  const double a = Point(w, e, Closed(1)).tpot_p50;
-  const double b = Point(w, e, Closed(32)).tpot_p50;
-  const double c = Point(w, e, Closed(256)).tpot_p50;
+  const double a = Point(w, e, Closed(1)).tpot.p50;
+  const double b = Point(w, e, Closed(32)).tpot.p50;
+  const double c = Point(w, e, Closed(256)).tpot.p50;
   std::printf("TPOT p50: %.1f / %.1f / %.1f ms\n", a * 1e3, b * 1e3, c * 1e3);
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
@@ -128,12 +128,12 @@ double ClassItlP99(const SimRun& run, const std::string& cls) {
 TEST(Claims, LongPromptsRaiseTheTpotTailAndChunkingTradesItForTtft) {
   Workload w = OneClass("fixed:200", "fixed:256", 800, "ttft p99 <= 5s, tpot p99 <= 1s");
   Engine e;
-  const double clean = Point(w, e, Closed(32)).tpot_p99;
+  const double clean = Point(w, e, Closed(32)).tpot.p99;
   RequestClass long_class = Class("long", "fixed:16k", "fixed:16");
   long_class.share = 0.05;
   w.classes[0].share = 0.95;
   w.classes.push_back(long_class);
-  const double mixed = Point(w, e, Closed(32)).tpot_p99;
+  const double mixed = Point(w, e, Closed(32)).tpot.p99;
   std::printf("chat TPOT p99: alone %.1f ms, with 16k-token prompts in the mix %.1f ms\n", clean * 1e3, mixed * 1e3);
   EXPECT_GT(mixed, 1.3 * clean);
   Engine small_chunks = e;
@@ -156,8 +156,8 @@ TEST(Claims, ASequenceCapShowsAsQueueingInTtft) {
   Engine capped, open;
   capped.max_num_seqs = 8;
   open.max_num_seqs = 64;
-  const double q = Point(w, capped, Closed(64)).ttft_p50;
-  const double f = Point(w, open, Closed(64)).ttft_p50;
+  const double q = Point(w, capped, Closed(64)).ttft.p50;
+  const double f = Point(w, open, Closed(64)).ttft.p50;
   std::printf("TTFT p50 at 64 clients: max_num_seqs 8 %.0f ms, 64 %.0f ms\n", q * 1e3, f * 1e3);
   EXPECT_GT(q, 10 * f);
 }
@@ -173,7 +173,7 @@ TEST(Claims, GoodputRisesThenFallsWhileThroughputKeepsRising) {
     points.push_back(Point(w, e, Closed(256)));
     std::printf("max_num_seqs %lld: %.0f tok/s, goodput %.2f req/s, TPOT p90 side: p99 %.1f ms\n",
                 static_cast<long long>(seqs), points.back().throughput, points.back().goodput,
-                points.back().tpot_p99 * 1e3);
+                points.back().tpot.p99 * 1e3);
   }
   EXPECT_LT(points[0].throughput, points[1].throughput);
   EXPECT_LT(points[1].throughput, points[2].throughput);
@@ -214,9 +214,9 @@ TEST(Claims, SloPolicyKeepsInteractiveWhileOfflineProgresses) {
   slo.scheduler.policy = SchedulingPolicy::kSlo;
   const PointResult b = Point(Mixed(), slo, load);
   std::printf("interactive attainment: fcfs %.1f%% (TPOT p99 %.1f ms), slo %.1f%% (TPOT p99 %.1f ms)\n",
-              100 * a.classes[0].attainment, a.tpot_p99 * 1e3, 100 * b.classes[0].attainment, b.tpot_p99 * 1e3);
-  EXPECT_FALSE(a.holds);
-  EXPECT_TRUE(b.holds);
+              100 * a.classes[0].attainment, a.tpot.p99 * 1e3, 100 * b.classes[0].attainment, b.tpot.p99 * 1e3);
+  EXPECT_FALSE(a.holds());
+  EXPECT_TRUE(b.holds());
   SimSetup s = Deploy(slo);
   auto run = Simulate(Mixed(), load, s.options, *s.cost);
   ASSERT_TRUE(run.ok());

@@ -7,6 +7,7 @@ namespace goodput {
 Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
   SimOptions o = setup_.options;
   o.seed = static_cast<uint64_t>(repetition);
+  o.record_token_times = true;  // for ITL
   GOODPUT_ASSIGN_OR_RETURN(SimRun sim, Simulate(workload, load, o, *setup_.cost));
   MeasuredRun run;
   run.window = MeasurementWindow(workload, sim.records);

@@ -19,9 +19,9 @@ TEST(SimTarget, RunsTheSimulator) {
   SimTarget target(std::move(*setup), "sim:h100 (llama-3.1-8b, engine defaults)");
   ArrivalSpec load;
   load.concurrency = 8;
-  auto point = MeasurePoint(target, Small(200, "tpot p99 <= 100ms"), load, 2);
+  auto point = MeasurePoint(target, Small(200, "tpot p90 <= 100ms"), load, Repetitions{2, 2});
   ASSERT_TRUE(point.ok());
-  EXPECT_TRUE(point->holds);
+  EXPECT_TRUE(point->holds());
   EXPECT_EQ(point->failed, 0);
   EXPECT_EQ(point->send_lag_p99, 0);
   EXPECT_NE(target.Describe().find("sim:h100"), std::string::npos);

@@ -61,6 +61,7 @@ void RequestGenerator::Advance(Stream& s) {
       s.next_t = s.trace_pos < workload_.trace.size() ? workload_.trace[s.trace_pos].t
                                                       : std::numeric_limits<double>::infinity();
       break;
+    case ArrivalKind::kBatch:  // every request at t = 0
     case ArrivalKind::kClosedLoop:
       break;
   }

@@ -119,7 +119,8 @@ Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) 
   else if (type == "poisson") a.kind = ArrivalKind::kPoisson;
   else if (type == "gamma") a.kind = ArrivalKind::kGamma;
   else if (type == "trace") a.kind = ArrivalKind::kTrace;
-  else return Bad(where, n["type"], fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace)", type));
+  else if (type == "batch") a.kind = ArrivalKind::kBatch;
+  else return Bad(where, n["type"], fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace, batch)", type));
   if (n["concurrency"]) {
     GOODPUT_ASSIGN_OR_RETURN(a.concurrency, Get<int>(n["concurrency"], where, "concurrency"));
   }
@@ -159,6 +160,7 @@ const char* ArrivalKindName(ArrivalKind k) {
     case ArrivalKind::kPoisson: return "poisson";
     case ArrivalKind::kGamma: return "gamma";
     case ArrivalKind::kTrace: return "trace";
+    case ArrivalKind::kBatch: return "batch";
   }
   return "?";
 }

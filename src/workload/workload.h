@@ -47,7 +47,9 @@ struct RequestClass {
   std::optional<ClassSlo> slo;
 };
 
-enum class ArrivalKind { kClosedLoop, kPoisson, kGamma, kTrace };
+// kBatch: every request arrives at t = 0 (an offline batch, measured by how
+// fast it drains).
+enum class ArrivalKind { kClosedLoop, kPoisson, kGamma, kTrace, kBatch };
 const char* ArrivalKindName(ArrivalKind k);
 
 struct ArrivalSpec {

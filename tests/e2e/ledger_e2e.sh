@@ -14,7 +14,7 @@ source "$(dirname "$0")/expect.sh"
 
 # A sweep long enough to interrupt: four loads, two repetitions each.
 "$bin" sweep --target embedded --model goodput-tiny --workload "$data/workloads/chat-cpu.yaml" \
-  --concurrency 1,2,4,8 --repeat 2 --requests 40 --serve-args "--kv-cache-memory 64MiB --served-model-name e2e-$$" \
+  --concurrency 1,2,4,8 --repeat 2 --max-repeat 2 --requests 40 --serve-args "--kv-cache-memory 64MiB --served-model-name e2e-$$" \
   --ledger "$db" \
   > "$work/out" 2> "$work/err" &
 pid=$!
@@ -35,7 +35,8 @@ check "no server left behind" "$(pgrep -f "served-model-name e2e-$$" | wc -l)" 0
 
 # A complete run with its requests kept.
 "$bin" bench --target embedded --model goodput-tiny --workload "$data/workloads/chat-cpu.yaml" --concurrency 2 \
-  --requests 10 --repeat 3 --serve-args "--kv-cache-memory 64MiB" --ledger "$db" --save-requests > "$work/out2"
+  --requests 10 --repeat 3 --max-repeat 3 --serve-args "--kv-cache-memory 64MiB" --ledger "$db" --save-requests \
+  > "$work/out2"
 check "bench exit code" "$?" 0
 check "bench names its ledger run" "$(grep -c "ledger: run 2 in $db" "$work/out2")" 1
 check "requests kept" "$(sqlite3 "$db" "SELECT COUNT(*) FROM requests")" 30
@@ -48,5 +49,15 @@ check "quote gives a verdict per kept point" "$(grep -cE "quotable" "$work/quote
 "$bin" ledger quote 9 --ledger "$db" 2> "$work/bad"
 check "unknown run exits 2" "$?" 2
 check "unknown run message" "$(grep -c 'no run 9' "$work/bad")" 1
+
+# A stored summary damaged by hand: show and report still work from the columns.
+sqlite3 "$db" "UPDATE points SET summary = '{\"classes\": [' WHERE run_id = 2"
+"$bin" ledger show 2 --ledger "$db" --json > "$work/show.json"
+check "show --json with a damaged summary exits 0" "$?" 0
+check "show --json says the summary is damaged" "$(grep -c 'summary_error' "$work/show.json")" 1
+"$bin" report 2 --ledger "$db" --out "$work/r2.html" > /dev/null
+check "report with a damaged summary exits 0" "$?" 0
+check "report written" "$([ -s "$work/r2.html" ] && echo yes)" yes
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { cat "$work/err"; exit 1; }

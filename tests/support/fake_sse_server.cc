@@ -39,6 +39,8 @@ struct FakeSseServer::Impl {
         std::lock_guard<std::mutex> lock(mu);
         ++connections;
       }
+      boost::system::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);  // each write leaves at once, as a real server's should
       net::co_spawn(ioc, Session(beast::tcp_stream(std::move(socket))), net::detached);
     }
   }

@@ -1,0 +1,214 @@
+#include "measure/point_json.h"
+
+#include <cmath>
+
+#include <boost/json.hpp>
+
+namespace goodput {
+namespace json = boost::json;
+namespace {
+
+// JSON has no NaN or infinity: a figure that could not be measured is null.
+json::value Num(double x) { return std::isfinite(x) ? json::value(x) : json::value(nullptr); }
+
+json::object LatencyJson(const LatencyStats& s) {
+  return json::object{{"p50_s", Num(s.p50)}, {"p90_s", Num(s.p90)}, {"p99_s", Num(s.p99)},
+                      {"mean_s", Num(s.mean)}, {"count", s.count}};
+}
+
+json::object ClassJson(const ClassAttainment& c) {
+  return json::object{{"class", c.class_name},
+                      {"has_slo", c.has_slo},
+                      {"offline", c.offline},
+                      {"requests", c.total},
+                      {"good", c.good},
+                      {"attainment", Num(c.attainment)},
+                      {"interval", json::array{Num(c.interval.lower), Num(c.interval.upper)}},
+                      {"required", Num(c.required)},
+                      {"min_requests", c.min_requests},
+                      {"verdict", VerdictName(c.verdict)},
+                      {"holds", c.holds()},
+                      {"throughput_tokens_per_s", Num(c.throughput)}};
+}
+
+// Readers for a parsed summary: a missing or null field keeps the default;
+// a field of the wrong type is an error.
+struct Reader {
+  const json::object& o;
+  std::string error;
+
+  void Number(const char* key, double& out) {
+    const json::value* v = o.if_contains(key);
+    if (!v || v->is_null()) return;
+    if (v->is_number()) out = v->to_number<double>();
+    else error = std::string("'") + key + "' is not a number";
+  }
+  void Int(const char* key, int64_t& out) {
+    double d = static_cast<double>(out);
+    Number(key, d);
+    out = static_cast<int64_t>(d);
+  }
+  void Text(const char* key, std::string& out) {
+    const json::value* v = o.if_contains(key);
+    if (!v || v->is_null()) return;
+    if (v->is_string()) out = std::string(v->as_string());
+    else error = std::string("'") + key + "' is not a string";
+  }
+  void Bool(const char* key, bool& out) {
+    const json::value* v = o.if_contains(key);
+    if (v && v->is_bool()) out = v->as_bool();
+  }
+  const json::object* Object(const char* key) {
+    const json::value* v = o.if_contains(key);
+    return v && v->is_object() ? &v->as_object() : nullptr;
+  }
+  const json::array* Array(const char* key) {
+    const json::value* v = o.if_contains(key);
+    return v && v->is_array() ? &v->as_array() : nullptr;
+  }
+};
+
+Verdict VerdictFrom(const std::string& name, bool holds) {
+  for (Verdict v : {Verdict::kHolds, Verdict::kFails, Verdict::kUndecided, Verdict::kNoData}) {
+    if (name == VerdictName(v)) return v;
+  }
+  return holds ? Verdict::kHolds : Verdict::kFails;  // summaries written before verdicts
+}
+
+std::string ReadLatency(const json::object* o, LatencyStats& s) {
+  if (!o) return "";
+  Reader r{*o, ""};
+  r.Number("p50_s", s.p50);
+  r.Number("p90_s", s.p90);
+  r.Number("p99_s", s.p99);
+  r.Number("mean_s", s.mean);
+  r.Int("count", s.count);
+  return r.error;
+}
+
+std::string ReadClass(const json::value& v, ClassAttainment& c) {
+  if (!v.is_object()) return "a class entry is not an object";
+  Reader r{v.as_object(), ""};
+  r.Text("class", c.class_name);
+  r.Bool("has_slo", c.has_slo);
+  r.Bool("offline", c.offline);
+  r.Int("requests", c.total);
+  r.Int("good", c.good);
+  r.Number("attainment", c.attainment);
+  r.Number("required", c.required);
+  r.Int("min_requests", c.min_requests);
+  r.Number("throughput_tokens_per_s", c.throughput);
+  if (const json::array* i = r.Array("interval"); i && i->size() == 2 && (*i)[0].is_number() && (*i)[1].is_number()) {
+    c.interval = Interval{(*i)[0].to_number<double>(), (*i)[1].to_number<double>()};
+  }
+  bool holds = true;
+  r.Bool("holds", holds);
+  std::string verdict;
+  r.Text("verdict", verdict);
+  c.verdict = c.has_slo ? VerdictFrom(verdict, holds) : Verdict::kHolds;
+  return r.error;
+}
+
+}  // namespace
+
+json::value PointToJson(const PointResult& p) {
+  json::array classes;
+  for (const auto& c : p.classes) classes.push_back(ClassJson(c));
+  return json::object{{"load", p.label},
+                      {"arrival", ArrivalKindName(p.load.kind)},
+                      {"concurrency", p.load.concurrency},
+                      {"rate", p.load.rate},
+                      {"repeats", p.repeats},
+                      {"throughput_tokens_per_s", Num(p.throughput)},
+                      {"requests_per_s", Num(p.request_rate)},
+                      {"per_request_tokens_per_s", Num(p.per_request_speed)},
+                      {"ttft_p50_s", Num(p.ttft.p50)},
+                      {"ttft_p99_s", Num(p.ttft.p99)},
+                      {"tpot_p50_s", Num(p.tpot.p50)},
+                      {"tpot_p99_s", Num(p.tpot.p99)},
+                      {"latency", json::object{{"ttft", LatencyJson(p.ttft)},
+                                               {"tpot", LatencyJson(p.tpot)},
+                                               {"itl", LatencyJson(p.itl)},
+                                               {"e2e", LatencyJson(p.e2e)}}},
+                      {"goodput_requests_per_s", Num(p.goodput)},
+                      {"goodput_tokens_per_s", Num(p.goodput_tokens)},
+                      {"throughput_spread", Num(p.throughput_spread)},
+                      {"preemptions", Num(p.preemptions)},
+                      {"rejected", Num(p.rejected)},
+                      {"steps", Num(p.steps)},
+                      {"classes", classes},
+                      {"verdict", VerdictName(p.verdict)},
+                      {"holds", p.holds()},
+                      {"failed", Num(p.failed)},
+                      {"top_error", p.top_error},
+                      {"send_lag_p99_s", Num(p.send_lag_p99)},
+                      {"usage_mismatch", Num(p.usage_mismatch)},
+                      {"request_notes", json::value_from(p.request_notes)}};
+}
+
+Result<PointResult> PointFromJson(const std::string& text) {
+  boost::system::error_code ec;
+  const json::value v = json::parse(text, ec);
+  if (ec) return Status::InvalidArgument("stored summary is not JSON: " + ec.message());
+  if (!v.is_object()) return Status::InvalidArgument("stored summary is not a JSON object");
+  PointResult p;
+  Reader r{v.as_object(), ""};
+  r.Text("load", p.label);
+  std::string arrival;
+  r.Text("arrival", arrival);
+  p.load.kind = arrival == "closed" ? ArrivalKind::kClosedLoop : arrival == "batch" ? ArrivalKind::kBatch
+                : arrival == "trace" ? ArrivalKind::kTrace : arrival == "gamma" ? ArrivalKind::kGamma
+                                                                              : ArrivalKind::kPoisson;
+  int64_t concurrency = p.load.concurrency, repeats = 0;
+  r.Int("concurrency", concurrency);
+  p.load.concurrency = static_cast<int>(concurrency);
+  r.Number("rate", p.load.rate);
+  r.Int("repeats", repeats);
+  p.repeats = static_cast<int>(repeats);
+  r.Number("throughput_tokens_per_s", p.throughput);
+  r.Number("requests_per_s", p.request_rate);
+  r.Number("per_request_tokens_per_s", p.per_request_speed);
+  r.Number("ttft_p50_s", p.ttft.p50);
+  r.Number("ttft_p99_s", p.ttft.p99);
+  r.Number("tpot_p50_s", p.tpot.p50);
+  r.Number("tpot_p99_s", p.tpot.p99);
+  r.Number("goodput_requests_per_s", p.goodput);
+  r.Number("goodput_tokens_per_s", p.goodput_tokens);
+  r.Number("throughput_spread", p.throughput_spread);
+  r.Number("preemptions", p.preemptions);
+  r.Number("rejected", p.rejected);
+  r.Number("steps", p.steps);
+  r.Number("failed", p.failed);
+  r.Text("top_error", p.top_error);
+  r.Number("send_lag_p99_s", p.send_lag_p99);
+  r.Number("usage_mismatch", p.usage_mismatch);
+  if (!r.error.empty()) return Status::InvalidArgument("stored summary: " + r.error);
+  if (const json::object* lat = r.Object("latency")) {
+    Reader l{*lat, ""};
+    for (auto [key, stats] : {std::pair{"ttft", &p.ttft}, {"tpot", &p.tpot}, {"itl", &p.itl}, {"e2e", &p.e2e}}) {
+      if (std::string e = ReadLatency(l.Object(key), *stats); !e.empty()) {
+        return Status::InvalidArgument(std::string("stored summary: ") + key + ": " + e);
+      }
+    }
+  }
+  if (const json::array* cs = r.Array("classes")) {
+    for (const json::value& c : *cs) {
+      ClassAttainment a;
+      if (std::string e = ReadClass(c, a); !e.empty()) return Status::InvalidArgument("stored summary: " + e);
+      p.classes.push_back(a);
+    }
+  }
+  if (const json::array* notes = r.Array("request_notes")) {
+    for (const json::value& n : *notes) {
+      if (n.is_string()) p.request_notes.push_back(std::string(n.as_string()));
+    }
+  }
+  bool holds = true;
+  r.Bool("holds", holds);
+  std::string verdict;
+  r.Text("verdict", verdict);
+  p.verdict = VerdictFrom(verdict, holds);
+  return p;
+}
+
+}  // namespace goodput
