@@ -1,6 +1,10 @@
 #include "ledger/ledger.h"
 
+#include <chrono>
+#include <thread>
+
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 #include <boost/json.hpp>
 
 #include "measure/point_json.h"
@@ -79,6 +83,21 @@ PointResult PointFrom(SQLite::Statement& q) {
   return p;
 }
 
+// Switches the file to WAL once (the mode persists). The switch needs the
+// file to itself and SQLite does not wait for that (no busy handler), so a
+// ledger being created by two processes at once retries for up to 10 s.
+void UseWal(SQLite::Database& db) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      if (db.execAndGet("PRAGMA journal_mode").getString() == "wal") return;
+      if (db.execAndGet("PRAGMA journal_mode = WAL").getString() == "wal") return;
+    } catch (const SQLite::Exception& e) {
+      if (e.getErrorCode() != SQLITE_BUSY || attempt >= 200) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 }  // namespace
 
 Ledger::Ledger(std::unique_ptr<SQLite::Database> db) : db_(std::move(db)) {}
@@ -92,7 +111,7 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
     // other instead of failing with "database is locked", and WAL lets
     // readers read while a point is being written.
     db->setBusyTimeout(30000);
-    if (path != ":memory:") db->exec("PRAGMA journal_mode = WAL");
+    if (path != ":memory:") UseWal(*db);
     db->exec("PRAGMA foreign_keys = ON");
     db->exec(kSchema);
   });

@@ -1,5 +1,7 @@
 #include "server/http_server.h"
 
+#include <sys/socket.h>
+
 #include <chrono>
 #include <random>
 
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/clock.h"
+#include "server/routes.h"
 #include "server/session.h"
 
 namespace goodput::server {
@@ -40,25 +43,10 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
 
   awaitable<void> Accept();
   awaitable<void> Session(tcp::socket socket);
-  awaitable<bool> Handle(beast::tcp_stream& stream, Request& req);
+  awaitable<bool> Send(beast::tcp_stream& stream, Response res);
   awaitable<bool> Generate(beast::tcp_stream& stream, Request& req, bool chat);
-  Response Simple(const Request& req, http::status status, std::string body, const char* type);
-  Response Error(const Request& req, const ApiError& e);
+  awaitable<void> WatchDisconnect(beast::tcp_stream& stream, RequestId id, std::shared_ptr<bool> answered);
 };
-
-Response Server::Impl::Simple(const Request& req, http::status status, std::string body, const char* type) {
-  Response res{status, req.version()};
-  res.set(http::field::server, "goodput");
-  res.set(http::field::content_type, type);
-  res.keep_alive(req.keep_alive());
-  res.body() = std::move(body);
-  res.prepare_payload();
-  return res;
-}
-
-Response Server::Impl::Error(const Request& req, const ApiError& e) {
-  return Simple(req, static_cast<http::status>(e.http_status), e.ToJson(), "application/json");
-}
 
 awaitable<void> Server::Impl::Accept() {
   auto self = shared_from_this();
@@ -66,6 +54,11 @@ awaitable<void> Server::Impl::Accept() {
     auto [ec, socket] = co_await acceptor.async_accept(kNoThrow);
     if (ec) {
       if (!acceptor.is_open()) co_return;
+      // Out of descriptors (EMFILE/ENFILE) the pending connection stays
+      // queued and accept fails again at once: wait for connections to close
+      // instead of spinning a core.
+      net::steady_timer backoff(ioc, std::chrono::milliseconds(100));
+      co_await backoff.async_wait(kNoThrow);
       continue;
     }
     boost::system::error_code ignored;
@@ -85,79 +78,46 @@ awaitable<void> Server::Impl::Session(tcp::socket socket) {
   auto self = shared_from_this();
   beast::tcp_stream stream(std::move(socket));
   beast::flat_buffer buffer;
+  const Routes routes{&model, options.api_key, [this] { return metrics.Render(engine.Stats()); }};
   while (true) {
     stream.expires_after(std::chrono::seconds(options.idle_timeout_s));
     http::request_parser<http::string_body> parser;
     parser.body_limit(static_cast<uint64_t>(options.body_limit));
+    parser.header_limit(static_cast<uint32_t>(options.header_limit));
     auto [ec, n] = co_await http::async_read(stream, buffer, parser, kNoThrow);
-    if (ec == http::error::body_limit) {
-      Request req;
-      req.version(11);
-      ApiError e{413, fmt::format("the request body exceeds {} bytes", options.body_limit), "invalid_request_error", "", ""};
-      Response res = Error(req, e);
-      res.keep_alive(false);
-      co_await http::async_write(stream, res, kNoThrow);
+    if (ec) {  // answered when it says something to the client, then closed
+      if (auto res = ReadErrorResponse(ec, options.body_limit)) co_await Send(stream, std::move(*res));
       break;
     }
-    if (ec) break;  // closed, timed out or malformed: nothing to answer
     Request req = parser.release();
-    const bool keep = co_await Handle(stream, req);
+    Generation generation = Generation::kNone;
+    auto res = Answer(routes, req, &generation);
+    const bool keep = res ? co_await Send(stream, std::move(*res))
+                          : co_await Generate(stream, req, generation == Generation::kChatCompletions);
     if (!keep || !req.keep_alive()) break;
   }
   boost::system::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
 }
 
-awaitable<bool> Server::Impl::Handle(beast::tcp_stream& stream, Request& req) {
-  const std::string target(req.target().substr(0, req.target().find('?')));
-  auto send = [&](Response res) -> awaitable<bool> {
-    stream.expires_after(std::chrono::seconds(options.write_timeout_s));
-    auto [ec, n] = co_await http::async_write(stream, res, kNoThrow);
-    co_return !ec && res.keep_alive();
-  };
-  // Responses are built in named variables before co_await: GCC 12 mishandles
-  // temporaries (string literals, braced aggregates) inside co_await expressions.
-  if (target == "/health") {
-    Response res = Simple(req, http::status::ok, "", "text/plain");
-    co_return co_await send(std::move(res));
-  }
-  if (target == "/metrics") {
-    Response res = Simple(req, http::status::ok, metrics.Render(engine.Stats()), "text/plain; version=0.0.4");
-    co_return co_await send(std::move(res));
-  }
-  if (!options.api_key.empty() && req[http::field::authorization] != "Bearer " + options.api_key) {
-    ApiError e{401, "Incorrect or missing API key: send 'Authorization: Bearer <key>'", "invalid_request_error", "",
-               "invalid_api_key"};
-    Response res = Error(req, e);
-    co_return co_await send(std::move(res));
-  }
-  if (target == "/v1/models" && req.method() == http::verb::get) {
-    json::object m{{"id", model.name}, {"object", "model"}, {"created", 0}, {"owned_by", "goodput"},
-                   {"max_model_len", model.max_model_len}};
-    const json::object body{{"object", "list"}, {"data", json::array{m}}};
-    Response res = Simple(req, http::status::ok, json::serialize(body), "application/json");
-    co_return co_await send(std::move(res));
-  }
-  const bool completions = target == "/v1/completions", chat = target == "/v1/chat/completions";
-  if ((completions || chat) && req.method() == http::verb::post) co_return co_await Generate(stream, req, chat);
-  if (completions || chat || target == "/v1/models") {
-    Response res = Error(req, ApiError{405, fmt::format("{} does not allow {}", target, std::string(req.method_string())),
-                                       "invalid_request_error", "", ""});
-    co_return co_await send(std::move(res));
-  }
-  Response res = Error(req, ApiError{404, fmt::format("no route {}", target), "invalid_request_error", "", ""});
-  co_return co_await send(std::move(res));
+awaitable<bool> Server::Impl::Send(beast::tcp_stream& stream, Response res) {
+  stream.expires_after(std::chrono::seconds(options.write_timeout_s));
+  auto [ec, n] = co_await http::async_write(stream, res, kNoThrow);
+  co_return !ec && res.keep_alive();
 }
 
 namespace {
 
-// A streamed response's body as HTTP/1.1 chunks; the header goes out with the
-// first write. A write that fails (the client left, or stopped reading for
-// the write timeout) marks the client gone, and later writes do nothing.
+// A streamed response's body: HTTP/1.1 chunks, or for an HTTP/1.0 client
+// (which knows no chunked encoding) the raw bytes with the end marked by
+// closing the connection. The header goes out with the first write. A write
+// that fails (the client left, or stopped reading for the write timeout)
+// marks the client gone, and later writes do nothing.
 class SseWriter {
  public:
   SseWriter(beast::tcp_stream& stream, unsigned version, int timeout_s)
-      : stream_(stream), head_(http::status::ok, version), serializer_(head_), timeout_s_(timeout_s) {}
+      : stream_(stream), head_(http::status::ok, version), serializer_(head_), timeout_s_(timeout_s),
+        chunked_(version >= 11) {}
 
   awaitable<void> Write(const std::string& data) {
     if (gone_) co_return;
@@ -167,19 +127,26 @@ class SseWriter {
       head_.set(http::field::server, "goodput");
       head_.set(http::field::content_type, "text/event-stream");
       head_.set(http::field::cache_control, "no-cache");
-      head_.chunked(true);
+      head_.chunked(chunked_);
+      head_.keep_alive(chunked_);
       std::tie(ec, std::ignore) = co_await http::async_write_header(stream_, serializer_, kNoThrow);
       header_sent_ = true;
     }
-    if (!ec) std::tie(ec, std::ignore) = co_await net::async_write(stream_, http::make_chunk(net::buffer(data)), kNoThrow);
+    if (!ec && chunked_) {
+      std::tie(ec, std::ignore) = co_await net::async_write(stream_, http::make_chunk(net::buffer(data)), kNoThrow);
+    } else if (!ec) {
+      std::tie(ec, std::ignore) = co_await net::async_write(stream_, net::buffer(data), kNoThrow);
+    }
     gone_ = static_cast<bool>(ec);
   }
 
-  awaitable<void> End() {
-    if (gone_) co_return;
+  // Ends the body; true when the connection can carry another request.
+  awaitable<bool> End() {
+    if (gone_ || !chunked_) co_return false;
     stream_.expires_after(std::chrono::seconds(timeout_s_));
     auto [ec, n] = co_await net::async_write(stream_, http::make_chunk_last(), kNoThrow);
     gone_ = static_cast<bool>(ec);
+    co_return !gone_;
   }
 
   bool gone() const { return gone_; }
@@ -189,32 +156,44 @@ class SseWriter {
   http::response<http::empty_body> head_;
   http::response_serializer<http::empty_body> serializer_;
   int timeout_s_;
+  bool chunked_;
   bool header_sent_ = false, gone_ = false;
 };
 
 }  // namespace
 
+// While a request is generated the connection is otherwise silent (always
+// for a non-streaming request): a client that closes it is noticed here, by
+// its end-of-stream, and its request aborted. More bytes (a pipelined
+// request) are left for the next read.
+awaitable<void> Server::Impl::WatchDisconnect(beast::tcp_stream& stream, RequestId id, std::shared_ptr<bool> answered) {
+  auto self = shared_from_this();
+  auto [ec] = co_await stream.socket().async_wait(tcp::socket::wait_read, kNoThrow);
+  if (*answered || ec) co_return;  // the answer went out first (the wait was cancelled)
+  char byte;
+  if (recv(stream.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT) <= 0) engine.Abort(id);
+}
+
 awaitable<bool> Server::Impl::Generate(beast::tcp_stream& stream, Request& req, bool chat) {
-  auto send = [&](Response res) -> awaitable<bool> {
-    stream.expires_after(std::chrono::seconds(options.write_timeout_s));
-    auto [ec, n] = co_await http::async_write(stream, res, kNoThrow);
-    co_return !ec && res.keep_alive();
-  };
   const GenerationSession::Arrival arrival{req.body(), chat, std::string(req["x-goodput-class"]), next_id++, seeds(),
                                            engine.Now(), UnixSeconds()};
   auto opened = GenerationSession::Open(model, arrival);
+  // (Responses are built in named variables before co_await: GCC 12
+  // mishandles temporaries inside co_await expressions.)
   if (auto* e = std::get_if<ApiError>(&opened)) {
-    Response res = Error(req, *e);
-    co_return co_await send(std::move(res));
+    Response res = ErrorResponse(req, *e);
+    co_return co_await Send(stream, std::move(res));
   }
   GenerationSession& session = std::get<GenerationSession>(opened);
   const RequestId id = session.id();
   auto channel = std::make_shared<Channel>(stream.get_executor(), static_cast<size_t>(session.max_tokens() + 8));
   if (!engine.Submit(session.TakeEngineRequest(),
                      [channel](const RequestOutput& o) { channel->try_send(boost::system::error_code{}, o); })) {
-    Response res = Error(req, ApiError{503, "the server is shutting down", "server_error", "", ""});
-    co_return co_await send(std::move(res));
+    Response res = ErrorResponse(req, ApiError{503, "the server is shutting down", "server_error", "", ""});
+    co_return co_await Send(stream, std::move(res));
   }
+  auto answered = std::make_shared<bool>(false);
+  net::co_spawn(stream.get_executor(), WatchDisconnect(stream, id, answered), net::detached);
   SseWriter out(stream, req.version(), options.write_timeout_s);
   while (true) {
     auto [ec, o] = co_await channel->async_receive(kNoThrow);
@@ -227,19 +206,22 @@ awaitable<bool> Server::Impl::Generate(beast::tcp_stream& stream, Request& req, 
     }
     if (u.finished) break;
   }
+  *answered = true;
+  boost::system::error_code ignored;
+  stream.socket().cancel(ignored);  // ends the disconnect watch
   if (auto l = session.latencies()) metrics.ObserveRequest(l->ttft, l->tpot, l->e2e);
   auto rest = session.Finish();
   if (auto* e = std::get_if<ApiError>(&rest)) {
-    Response res = Error(req, *e);
-    co_return co_await send(std::move(res));
+    Response res = ErrorResponse(req, *e);
+    co_return co_await Send(stream, std::move(res));
   }
   if (!session.stream()) {
-    Response res = Simple(req, http::status::ok, std::get<std::string>(std::move(rest)), "application/json");
-    co_return co_await send(std::move(res));
+    Response res = TextResponse(req, http::status::ok, std::get<std::string>(std::move(rest)), "application/json");
+    co_return co_await Send(stream, std::move(res));
   }
   co_await out.Write(std::get<std::string>(rest));
-  co_await out.End();
-  co_return !out.gone() && req.keep_alive();
+  const bool reusable = co_await out.End();
+  co_return reusable && req.keep_alive();
 }
 
 Server::Server(net::io_context& ioc, EngineService& engine, ServedModel model, ServerOptions options)

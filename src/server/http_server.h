@@ -24,6 +24,7 @@ struct ServerOptions {
   uint16_t port = 8000;           // 0: any free port (see Server::port())
   std::string api_key;            // empty: no authentication
   int64_t body_limit = 8 << 20;   // bytes; larger bodies get 413
+  int64_t header_limit = 16 << 10;  // bytes of request line and header fields; more gets 431
   int idle_timeout_s = 60;        // a connection idle this long is closed
   int write_timeout_s = 30;       // a client this slow to read is dropped (and its request aborted)
   // Kernel send buffer per connection (0: the kernel's autotuning, up to

@@ -97,10 +97,44 @@ std::optional<ApiError> Stop(const json::value* v, GenerationRequest& r) {
   return std::nullopt;
 }
 
+// OpenAI parameters goodput serve does not implement: refused by name unless
+// they ask for the default, so a client never gets an answer it did not ask for.
+std::optional<ApiError> Unsupported(const json::object& o) {
+  const auto given = [&](const char* key) -> const json::value* {
+    const json::value* v = o.if_contains(key);
+    return v && !v->is_null() ? v : nullptr;
+  };
+  const auto is_one = [](const json::value& v) { return v.is_number() && v.to_number<double>() == 1; };
+  const auto refuse = [](const char* key, const char* what) {
+    return Bad(key, fmt::format("'{}' is not supported by goodput serve ({})", key, what));
+  };
+  if (const json::value* v = given("n"); v && !is_one(*v)) return refuse("n", "one choice per request");
+  if (const json::value* v = given("best_of"); v && !is_one(*v)) return refuse("best_of", "one choice per request");
+  if (const json::value* v = given("logprobs"); v && !(v->is_bool() && !v->as_bool()) && !(v->is_number() && v->to_number<double>() == 0)) {
+    return refuse("logprobs", "no log probabilities are returned");
+  }
+  if (const json::value* v = given("top_logprobs"); v && !(v->is_number() && v->to_number<double>() == 0)) {
+    return refuse("top_logprobs", "no log probabilities are returned");
+  }
+  if (const json::value* v = given("echo"); v && !(v->is_bool() && !v->as_bool())) return refuse("echo", "the prompt is not echoed");
+  if (const json::value* v = given("tools"); v && !(v->is_array() && v->as_array().empty())) {
+    return refuse("tools", "no tool calling");
+  }
+  if (const json::value* v = given("response_format")) {
+    const json::value* type = v->is_object() ? v->as_object().if_contains("type") : nullptr;
+    if (!(type && type->is_string() && type->as_string() == "text")) {
+      return refuse("response_format", "only plain text is generated");
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<ApiError> Sampling(const json::object& o, bool chat, GenerationRequest& r) {
   SamplingParams& s = r.sampling;
   int64_t max_tokens = 16, min_tokens = 0, top_k = 0, priority = 0, seed = -1;
-  const char* max_key = chat && o.contains("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+  // Chat's max_completion_tokens replaces max_tokens, unless it is null.
+  const json::value* mct = chat ? o.if_contains("max_completion_tokens") : nullptr;
+  const char* max_key = mct && !mct->is_null() ? "max_completion_tokens" : "max_tokens";
   if (auto e = Integer(o, max_key, 1, 1 << 30, &max_tokens)) return e;
   if (auto e = Integer(o, "min_tokens", 0, 1 << 30, &min_tokens)) return e;
   if (min_tokens > max_tokens) return Bad("min_tokens", "'min_tokens' must not exceed 'max_tokens'");
@@ -139,12 +173,14 @@ std::variant<GenerationRequest, ApiError> ParseGenerationRequest(const std::stri
   if (!model || !model->is_string()) return Bad("model", "'model' must be a string");
   r.model = std::string(model->as_string());
   if (auto e = chat ? Messages(o->if_contains("messages"), r) : Prompt(o->if_contains("prompt"), r)) return *e;
+  if (auto e = Unsupported(*o)) return *e;
   if (auto e = Sampling(*o, chat, r)) return *e;
   if (auto e = Stop(o->if_contains("stop"), r)) return *e;
   if (auto e = Boolean(*o, "stream", &r.stream)) return *e;
   if (const json::value* so = o->if_contains("stream_options"); so && !so->is_null()) {
     if (!so->is_object()) return Bad("stream_options", "'stream_options' must be an object");
     if (auto e = Boolean(so->as_object(), "include_usage", &r.include_usage)) return *e;
+    if (auto e = Boolean(so->as_object(), "continuous_usage_stats", &r.continuous_usage)) return *e;
   }
   if (const json::value* c = o->if_contains("class"); c && !c->is_null()) {
     if (!c->is_string()) return Bad("class", "'class' must be a string");

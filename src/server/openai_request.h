@@ -38,6 +38,7 @@ struct GenerationRequest {
   std::vector<std::string> stop;
   bool stream = false;
   bool include_usage = false;         // stream_options.include_usage
+  bool continuous_usage = false;      // stream_options.continuous_usage_stats (vLLM's): usage in every chunk
   int priority = 0;
   std::string request_class;          // "class" field or x-goodput-class header; "" = default
 };

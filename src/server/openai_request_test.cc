@@ -83,6 +83,39 @@ TEST(OpenAiRequest, BrokenBodiesNameTheParameter) {
   expect(Err(R"({"model": "m", "messages": [{"role": "user"}]})", true), "messages", "string 'content'");
 }
 
+// Parameters goodput serve does not implement are refused by name, unless
+// they ask for what it does anyway.
+TEST(OpenAiRequest, UnsupportedParametersAreRefusedByName) {
+  const std::string base = R"({"model": "m", "prompt": "x", )";
+  for (const auto& [field, param] : std::vector<std::pair<std::string, std::string>>{
+           {R"("n": 2)", "n"},
+           {R"("best_of": 3)", "best_of"},
+           {R"("logprobs": 5)", "logprobs"},
+           {R"("logprobs": true)", "logprobs"},
+           {R"("top_logprobs": 2)", "top_logprobs"},
+           {R"("echo": true)", "echo"},
+           {R"("tools": [{"type": "function"}])", "tools"},
+           {R"("response_format": {"type": "json_object"})", "response_format"}}) {
+    const ApiError e = Err(base + field + "}");
+    EXPECT_EQ(e.http_status, 400) << field;
+    EXPECT_EQ(e.param, param) << field;
+    EXPECT_NE(e.message.find("'" + param + "' is not supported"), std::string::npos) << e.message;
+  }
+  for (const std::string& fine : {R"("n": 1)", R"("best_of": 1)", R"("logprobs": null)", R"("logprobs": false)",
+                                  R"("echo": false)", R"("tools": [])", R"("response_format": {"type": "text"})"}) {
+    Ok(base + fine + "}");
+  }
+}
+
+// max_completion_tokens replaces max_tokens in chat, except when it is null.
+TEST(OpenAiRequest, NullMaxCompletionTokensFallsBackToMaxTokens) {
+  const std::string msgs = R"("messages": [{"role": "user", "content": "x"}])";
+  EXPECT_EQ(Ok(R"({"model": "m", )" + msgs + R"(, "max_completion_tokens": null, "max_tokens": 9})", true).sampling.max_tokens, 9);
+  EXPECT_EQ(Ok(R"({"model": "m", )" + msgs + R"(, "max_completion_tokens": 7, "max_tokens": 9})", true).sampling.max_tokens, 7);
+  EXPECT_TRUE(Ok(R"({"model": "m", "prompt": "x", "stream": true, "stream_options": {"continuous_usage_stats": true}})")
+                  .continuous_usage);
+}
+
 TEST(OpenAiRequest, ErrorJsonHasOpenAisShape) {
   ApiError e;
   e.message = "bad";

@@ -83,11 +83,15 @@ std::string GenerationSession::ChunkEvent(const std::string& text, const char* f
     choice["logprobs"] = nullptr;
   }
   first_chunk_ = false;
-  return SseEvent(json::serialize(json::object{{"id", response_id_},
-                                               {"object", ObjectName(g_.chat, true)},
-                                               {"created", static_cast<int64_t>(created_)},
-                                               {"model", model_->name},
-                                               {"choices", json::array{choice}}}));
+  json::object chunk{{"id", response_id_},
+                     {"object", ObjectName(g_.chat, true)},
+                     {"created", static_cast<int64_t>(created_)},
+                     {"model", model_->name},
+                     {"choices", json::array{choice}}};
+  // vLLM's continuous_usage_stats: the counts so far, so a client knows how
+  // many tokens each chunk carries.
+  if (g_.include_usage && g_.continuous_usage) chunk["usage"] = Usage(prompt_tokens_, n_out_);
+  return SseEvent(json::serialize(chunk));
 }
 
 GenerationSession::Update GenerationSession::OnOutput(const RequestOutput& o) {

@@ -100,6 +100,21 @@ TEST(GenerationSession, ChatStreamIsOpenAisChunksThenUsageThenDone) {
   EXPECT_NEAR(l->e2e, 0.7, 1e-12);
 }
 
+// continuous_usage_stats (as vLLM): every chunk carries the counts so far.
+TEST(GenerationSession, ContinuousUsageCountsEveryChunk) {
+  Fixture f;
+  GenerationSession s = f.Open(R"({"model":"m","prompt":[5],"max_tokens":4,"stream":true,
+      "stream_options":{"include_usage":true,"continuous_usage_stats":true}})", false);
+  s.TakeEngineRequest();
+  auto a = Events(s.OnOutput(Output("ab", 1)).events);
+  auto b = Events(s.OnOutput(Output("cd", 2, true, FinishReason::kLength)).events);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].at("usage").at("completion_tokens").as_int64(), 2);
+  EXPECT_EQ(a[0].at("usage").at("prompt_tokens").as_int64(), 1);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].at("usage").at("completion_tokens").as_int64(), 4);
+}
+
 TEST(GenerationSession, OneJsonResponseWithoutStream) {
   Fixture f;
   GenerationSession s = f.Open(R"({"model":"m","prompt":"x","max_tokens":4})", false);
