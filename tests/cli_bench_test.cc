@@ -131,7 +131,7 @@ TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
       {"bench --target http://127.0.0.1:9 --model m --concurrency 0" + w, "not a positive number"},
       {"bench --target http://127.0.0.1:9 --model m --concurrency 2.5" + w, "'2.5' is not a whole number"},
       {"bench --target http://127.0.0.1:9 --model m --json --csv" + w, "--json or --csv, not both"},
-      {"bench --target http://127.0.0.1:9 --model m --concurrency 30" + w, "concurrency 30 needs more than 28 requests"},
+      {"bench --target http://127.0.0.1:9 --model m --concurrency 40" + w, "concurrency 40 needs at least 80 requests"},
       {"sweep --target http://127.0.0.1:9 --model m --repeat 3 --max-repeat 2" + w, "--max-repeat must be at least"},
   };
   for (const auto& [args, message] : cases) {

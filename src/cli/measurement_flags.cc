@@ -12,7 +12,10 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
   c.add_option("--workload,-w", a.workload, "Workload file (YAML/JSON), e.g. data/workloads/chat.yaml");
   c.add_option("--slo", a.slo, "SLO per class, e.g. 'interactive: ttft p99 <= 1s, tpot p99 <= 100ms'");
   c.add_option("--concurrency,-c", a.concurrency,
-               use.ladder ? "Closed-loop clients per load, e.g. 1,8,32,128" : "Closed-loop clients");
+               use.ladder      ? "Closed-loop clients per load, e.g. 1,8,32,128"
+               : use.capacity ? "Closed-loop clients: one to start a doubling-then-bisection search from, or a ladder "
+                                "(e.g. 2,4,8,16) to walk up to the first load that does not hold"
+                              : "Closed-loop clients");
   c.add_option("--rate,-r", a.rate, use.ladder ? "Open-loop request rates (requests/s), e.g. 1,2,4" : "Open-loop requests/s");
   c.add_option("--burstiness", a.burstiness, "With --rate: gamma shape (1 = Poisson, < 1 burstier)")->capture_default_str();
   c.add_option("--repeat", a.repeat, "Runs per load (different seeds); figures are medians")->capture_default_str();

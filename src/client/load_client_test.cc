@@ -152,6 +152,18 @@ TEST(LoadClient, ChunksOfSeveralTokensSplitTheirGap) {
   }
 }
 
+// A server that puts the total usage on its last token chunk only: that chunk
+// is one token like the others, not the whole answer.
+TEST(LoadClient, UsageOnTheLastChunkOnlyIsNotThatChunksSize) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
+  auto r = RunLoad(OptionsFor(*server, "usage-on-last"), FixedLengthWorkload(1, 8, 5), ArrivalSpec{}, clock);
+  ASSERT_TRUE((*r)[0].ok) << (*r)[0].error;
+  EXPECT_EQ((*r)[0].n_out, 5);
+  ASSERT_EQ((*r)[0].chunks.size(), 5u);
+  for (const TokenChunk& c : (*r)[0].chunks) EXPECT_EQ(c.tokens, 1);
+}
+
 // A keep-alive connection the server closed while idle is not used: the next
 // request goes on a fresh connection and succeeds (slow open-loop traffic).
 TEST(LoadClient, IdleConnectionClosedByTheServerIsNotAFailure) {

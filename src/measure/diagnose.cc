@@ -54,6 +54,12 @@ std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double
                                      FormatDuration(p.send_lag_p99), FormatDuration(lag_threshold_s)));
     }
     for (const std::string& n : p.request_notes) notes.Add(p.label, n);
+    const bool open_loop = p.load.kind == ArrivalKind::kPoisson || p.load.kind == ArrivalKind::kGamma;
+    if (open_loop && p.load.rate > 0 && p.request_rate < 0.9 * p.load.rate) {
+      notes.Add(p.label, fmt::format("not sustainable: {:.2f} requests/s served of {:g} offered; the queue grows for "
+                                     "as long as the load lasts, so its latencies depend on the run's length",
+                                     p.request_rate, p.load.rate));
+    }
     if (p.usage_mismatch > 0) {
       notes.Add(p.label, "some requests' usage disagrees with their counted chunks (a chunk without text, or "
                          "several tokens per chunk); TPOT uses usage");

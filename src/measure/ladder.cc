@@ -89,11 +89,13 @@ Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(do
   return s;
 }
 
-Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalSpec>& ladder) {
+Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalSpec>& ladder, bool stop_at_first_miss) {
   SweepResult out;
   for (const auto& load : ladder) {
     GOODPUT_ASSIGN_OR_RETURN(PointResult r, run(load));
+    const bool holds = r.holds();
     out.points.push_back(std::move(r));
+    if (stop_at_first_miss && !holds) break;
   }
   out.capacity = LadderCapacity(out.points);
   out.capped = out.capacity && *out.capacity + 1 == out.points.size();

@@ -34,9 +34,11 @@ using PointRunner = std::function<Result<PointResult>(const ArrivalSpec&)>;
 // The capacity of a ladder: the last load before the first that fails.
 std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder);
 
-// Runs every load of `ladder` in order; the capacity is the last load before
-// the first that fails.
-Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalSpec>& ladder);
+// Runs the loads of `ladder` in order; the capacity is the last load before
+// the first that does not hold. With `stop_at_first_miss` the walk ends at
+// that load (a capacity search over a given ladder); otherwise every load runs.
+Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalSpec>& ladder,
+                              bool stop_at_first_miss = false);
 
 struct CapacitySearch {
   std::vector<PointResult> probes;  // in the order run

@@ -67,9 +67,13 @@ Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting&
     if (hooks.on_point) GOODPUT_RETURN_IF_ERROR(hooks.on_point(setting, point, runs));
     return point;
   };
-  GOODPUT_ASSIGN_OR_RETURN(out.sweep, spec.search_capacity
-                                          ? RunCapacitySearch(run, spec.loads.front(), spec.max_load, w.requests)
-                                          : RunLadder(run, spec.loads));
+  // A capacity search over one starting load doubles and bisects; over a
+  // given ladder it walks it up to the first load that does not hold.
+  if (spec.search_capacity && spec.loads.size() == 1) {
+    GOODPUT_ASSIGN_OR_RETURN(out.sweep, RunCapacitySearch(run, spec.loads.front(), spec.max_load, w.requests));
+  } else {
+    GOODPUT_ASSIGN_OR_RETURN(out.sweep, RunLadder(run, spec.loads, /*stop_at_first_miss=*/spec.search_capacity));
+  }
   return out;
 }
 
@@ -83,11 +87,14 @@ Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const Ta
     return Status::InvalidArgument("--max-repeat must be at least --repeat");
   }
   for (const ArrivalSpec& load : spec.loads) {
-    if (load.kind == ArrivalKind::kClosedLoop && load.concurrency >= spec.workload.requests) {
+    // The first wave (one request per client) is warm-up and the last
+    // requests run while the clients drain: a steady state needs more
+    // requests than twice the clients.
+    if (load.kind == ArrivalKind::kClosedLoop && 2 * static_cast<int64_t>(load.concurrency) > spec.workload.requests) {
       return Status::InvalidArgument(fmt::format(
-          "concurrency {} needs more than {} requests per run: every request would be in the first wave (warm-up), "
-          "so nothing would be measured; raise --requests",
-          load.concurrency, spec.workload.requests));
+          "concurrency {} needs at least {} requests per run (it has {}): the first wave of {} is warm-up and as many "
+          "run while the clients drain, so there would be no steady state to measure; raise --requests",
+          load.concurrency, 2 * load.concurrency, spec.workload.requests, load.concurrency));
     }
   }
   std::vector<Setting> settings;

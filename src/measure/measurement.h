@@ -52,8 +52,8 @@ struct Setting {
 
 struct MeasurementSpec {
   Workload workload;
-  std::vector<ArrivalSpec> loads;  // the ladder; a capacity search starts from the first
-  bool search_capacity = false;
+  std::vector<ArrivalSpec> loads;  // the ladder; a capacity search from one load doubles and bisects,
+  bool search_capacity = false;    // over several walks them up to the first that does not hold
   double max_load = 0;             // capacity search only (see RunCapacitySearch)
   int repeat = 1;                  // runs per load, at least
   int max_repeat = 0;              // while undecided, more runs up to this (0: repeat)

@@ -94,6 +94,21 @@ TEST(Measure, CapacitySearchBisectsToAdjacentLoads) {
   }
 }
 
+// Over a given ladder the capacity search walks up to the first load that
+// does not hold, and runs no load beyond it.
+TEST(Measure, CapacityOverALadderStopsAtTheFirstMiss) {
+  MeasurementSpec spec = Spec({1, 2, 4, 8, 16});
+  spec.search_capacity = true;
+  std::vector<ArrivalSpec> seen;
+  auto r = Measure(spec, [&](const Setting&) -> Result<std::unique_ptr<Target>> {
+    return std::unique_ptr<Target>(std::make_unique<ScriptedTarget>(5, &seen));
+  });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(seen.size(), 4u);  // 1, 2, 4 hold; 8 does not; 16 never runs
+  const SweepResult& sweep = (*r)[0].sweep;
+  EXPECT_EQ(sweep.points[*sweep.capacity].label, "4");
+}
+
 TEST(Measure, CapacitySearchStopsAtHalfTheRequests) {
   MeasurementSpec spec = Spec({1});
   spec.search_capacity = true;
@@ -183,10 +198,13 @@ TEST(MeasurePoint, SamplesUntilDecidedOrTheBudgetEnds) {
 }
 
 TEST(Measure, RefusesAConcurrencyThatLeavesNothingToMeasure) {
-  MeasurementSpec spec = Spec({1, 40});
+  MeasurementSpec spec = Spec({1, 21});  // 40 requests per run
   auto r = Measure(spec, Scripted(4));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("concurrency 40 needs more than 40 requests per run"), std::string::npos);
+  EXPECT_NE(r.status().message().find("concurrency 21 needs at least 42 requests per run (it has 40)"), std::string::npos)
+      << r.status().message();
+  spec.loads = {ArrivalSpec{ArrivalKind::kClosedLoop, 20, 1, 1}};
+  EXPECT_TRUE(Measure(spec, Scripted(4)).ok());
 }
 
 // A class with an SLO and no measured request is "no data", never 100%,

@@ -88,7 +88,12 @@ struct FakeSseServer::Impl {
     seen[index] = s;
   }
 
-  std::string TokenChunk(const std::string& mode, int64_t sent) const {
+  std::string TokenChunk(const std::string& mode, int64_t sent, int64_t tokens) const {
+    if (mode == "usage-on-last" && sent == tokens) {
+      return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"x\"}}],\"usage\":{{\"prompt_tokens\":1,"
+                         "\"completion_tokens\":{}}}}}\n\n",
+                         tokens);
+    }
     if (mode != "two-per-chunk") return "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\n";
     return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"xy\"}}],\"usage\":{{\"prompt_tokens\":1,"
                        "\"completion_tokens\":{}}}}}\n\n",
@@ -139,7 +144,7 @@ struct FakeSseServer::Impl {
       if (mode == "cut" && sent == 2) co_return false;
       sent = std::min(tokens, sent + per_chunk);
       const double before = clock.Now();
-      const bool ok = Write(s, TokenChunk(mode, sent), chunked);
+      const bool ok = Write(s, TokenChunk(mode, sent, tokens), chunked);
       const double after = clock.Now();
       if (!ok) co_return false;
       std::lock_guard<std::mutex> lock(mu);

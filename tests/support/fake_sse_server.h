@@ -8,7 +8,8 @@
 // chunk), "usage-lies" (usage says one more token than sent), "no-done"
 // (ends cleanly after the usage chunk without [DONE]), "huge-line" (a 2 MiB
 // line that never ends), "two-per-chunk" (every chunk carries two tokens and
-// continuous usage, as vLLM's continuous_usage_stats). It runs on its own
+// continuous usage, as vLLM's continuous_usage_stats), "usage-on-last" (the
+// last token chunk carries the total usage, nothing before). It runs on its own
 // thread and records, per request (by the client's x-goodput-request header),
 // when it wrote each token and what the request said about its class.
 #pragma once
