@@ -26,6 +26,9 @@ void AddEngineFlags(CLI::App& c, EngineArgs& a, unsigned which) {
     c.add_option("--long-prefill-token-threshold", a.long_prefill_token_threshold,
                  "Max prefill chunk per request (0: the step's budget)");
     c.add_option("--max-offline-seqs", a.max_offline_seqs, "Cap on running offline requests (0: none)");
+    c.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", a.enable_prefix_caching,
+               "Share the KV of a prompt prefix already computed (vLLM's automatic prefix caching; on by default, "
+               "for models whose layers are all full attention)");
   }
   if (which & kEngineSpeculativeFlags) {
     c.add_option("--num-speculative-tokens", a.num_speculative_tokens, "Draft tokens per step (speculative decoding)");
@@ -47,6 +50,7 @@ Result<EngineConfig> ToEngineConfig(const EngineArgs& a) {
   s.max_offline_seqs = a.max_offline_seqs;
   s.num_speculative_tokens = a.num_speculative_tokens;
   c.cache.block_size = a.block_size;
+  c.cache.enable_prefix_caching = a.enable_prefix_caching;
   c.cache.kv_cache_dtype = a.kv_cache_dtype;
   if (!a.kv_cache_memory.empty()) {
     auto pool = ParseBytes(a.kv_cache_memory);

@@ -170,10 +170,9 @@ class Run {
     GenerationBody b;
     b.model = o_.model;
     b.chat = o_.chat;
-    b.prompt_tokens = item.prompt_tokens;
+    b.prompt_ids = PromptTokenIds(item, workload_.seed);
     b.max_tokens = std::max<int64_t>(1, item.output_tokens);
     b.fixed_length = o_.fixed_length;
-    b.seed = static_cast<uint64_t>(item.index) + workload_.seed * 1000003;
     b.priority = w_.classes[item.class_index].priority;
     http::request<http::string_body> req{http::verb::post,
                                          o_.endpoint.api_prefix + (o_.chat ? "/chat/completions" : "/completions"), 11};
@@ -280,6 +279,7 @@ class Run {
     std::vector<SseEvent> events;
     bool done = false;
     bool saw_usage = false;
+    bool usage_per_chunk = true;  // every token chunk so far carried usage (continuous_usage_stats)
     int64_t counted = 0;    // tokens in the chunks so far
   };
 
@@ -304,10 +304,14 @@ class Run {
       if (!c.ok()) return c.status().message();
       r.done = c->done;
       int32_t tokens = c->tokens;
+      if (tokens > 0 && !c->completion_tokens) r.usage_per_chunk = false;
       if (c->completion_tokens) {
-        // Continuous usage: the count grew by what this chunk carries.
+        // Continuous usage: the count grew by what this chunk carries (0 when
+        // it only releases text of tokens counted before, e.g. the rest of a
+        // UTF-8 character). A server that sends usage only at the end counts
+        // one token per chunk.
         const int64_t grew = *c->completion_tokens - (r.saw_usage ? r.rec.n_out : 0);
-        if (tokens > 0 && grew > 0) tokens = static_cast<int32_t>(grew);
+        if (tokens > 0 && r.usage_per_chunk) tokens = static_cast<int32_t>(std::max<int64_t>(0, grew));
         r.rec.n_out = *c->completion_tokens;
         r.saw_usage = true;
       }

@@ -77,21 +77,19 @@ std::string MakeRequestBody(const GenerationBody& b) {
     o["ignore_eos"] = true;
     o["min_tokens"] = b.max_tokens;
   }
-  // Token ids 100..227: valid in every vocabulary (the byte tokenizer's 259 included).
-  const auto token = [&](int64_t i) { return static_cast<int64_t>(100 + (b.seed * 7919 + i * 104729) % 128); };
   if (b.chat) {
     // Chat takes text only: " a" words are one token in most BPE vocabularies
     // (two in a byte tokenizer), so the prompt length is approximate; the
     // server's usage gives the real one.
     std::string text;
-    for (int64_t i = 0; i < b.prompt_tokens; ++i) {
+    for (int32_t id : b.prompt_ids) {
       text += ' ';
-      text += static_cast<char>('a' + token(i) % 26);
+      text += static_cast<char>('a' + id % 26);
     }
     o["messages"] = json::array{json::object{{"role", "user"}, {"content", text}}};
   } else {
     json::array ids;
-    for (int64_t i = 0; i < b.prompt_tokens; ++i) ids.push_back(token(i));
+    for (int32_t id : b.prompt_ids) ids.push_back(id);
     o["prompt"] = std::move(ids);
   }
   return json::serialize(o);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 
@@ -26,17 +27,16 @@ struct StreamChunk {
 // error whose message says what arrived.
 Result<StreamChunk> ParseStreamChunk(std::string_view data);
 
-// The body of a request for `prompt_tokens` token ids (completions) or that
-// much text (chat: one byte-ish word per token, since chat has no id form),
+// The body of a request for the prompt `prompt_ids` (completions: the ids
+// themselves; chat: one byte-ish word per id, since chat has no id form),
 // generating exactly `max_tokens` when `fixed_length` (ignore_eos and
 // min_tokens; some servers lack them, hence the switch).
 struct GenerationBody {
   std::string model;
   bool chat = false;
-  int64_t prompt_tokens = 0;
+  std::vector<int32_t> prompt_ids;  // workload/arrivals.h PromptTokenIds: shared prefixes stay shared
   int64_t max_tokens = 0;
   bool fixed_length = true;
-  uint64_t seed = 0;  // varies the prompt's tokens between requests
   int priority = 0;   // sent when non-zero (vLLM refuses priorities unless its policy is priority)
 };
 std::string MakeRequestBody(const GenerationBody& b);

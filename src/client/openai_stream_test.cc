@@ -34,7 +34,7 @@ TEST(OpenAiStream, UsageDoneAndErrors) {
 TEST(OpenAiStream, RequestBodiesFixLengths) {
   GenerationBody b;
   b.model = "m";
-  b.prompt_tokens = 5;
+  b.prompt_ids = {100, 101, 150, 200, 227};
   b.max_tokens = 7;
   auto v = boost::json::parse(MakeRequestBody(b)).as_object();
   EXPECT_EQ(v["prompt"].as_array().size(), 5u);

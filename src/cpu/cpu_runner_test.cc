@@ -30,9 +30,12 @@ std::vector<int32_t> Prompt(int n, int salt) {
 // tokens each, collecting every sampled step's logits.
 std::map<RequestId, Generation> Generate(const ModelSpec& m, const ModelWeights& w, KvFormat format,
                                     const std::vector<std::vector<int32_t>>& prompts, int max_tokens,
-                                    int64_t budget = 4096, int64_t blocks = 256, int64_t* preemptions = nullptr) {
+                                    int64_t budget = 4096, int64_t blocks = 256, int64_t* preemptions = nullptr,
+                                    int64_t* prefix_hits = nullptr) {
+  // With prefix_hits, prefix caching is on and each request arrives when the
+  // one before it has finished (so that it can find that one's blocks).
   const CpuKvLayout layout = MakeCpuKvLayout(m, 16);
-  KvCacheManager kv(layout.groups, blocks);
+  KvCacheManager kv(layout.groups, blocks, prefix_hits != nullptr);
   SchedulerConfig sc;
   sc.max_num_batched_tokens = budget;
   sc.max_num_seqs = 256;
@@ -41,7 +44,8 @@ std::map<RequestId, Generation> Generate(const ModelSpec& m, const ModelWeights&
   auto runner = CpuModelRunner::Create(m, w, layout, format, blocks, 16);
   EXPECT_TRUE(runner.ok()) << runner.status().message();
   (*runner)->keep_logits(true);
-  for (size_t i = 0; i < prompts.size(); ++i) {
+  size_t added = 0;
+  const auto add = [&](size_t i) {
     Request r;
     r.id = static_cast<RequestId>(i);
     r.arrival_time = static_cast<double>(i);
@@ -50,9 +54,12 @@ std::map<RequestId, Generation> Generate(const ModelSpec& m, const ModelWeights&
     r.sampling.max_tokens = max_tokens;
     r.sampling.ignore_eos = true;
     EXPECT_FALSE(sched.Add(r).has_value());
-  }
+    ++added;
+  };
+  if (!prefix_hits) while (added < prompts.size()) add(added);
   std::map<RequestId, Generation> out;
-  while (sched.HasWork()) {
+  while (sched.HasWork() || added < prompts.size()) {
+    if (!sched.HasWork()) add(added);
     const StepPlan& plan = sched.Schedule(0);
     StepResult result = (*runner)->Execute(plan);
     size_t k = 0;
@@ -65,6 +72,7 @@ std::map<RequestId, Generation> Generate(const ModelSpec& m, const ModelWeights&
     sched.Update(plan, result);
   }
   if (preemptions) *preemptions = sched.num_preemptions();
+  if (prefix_hits) *prefix_hits = sched.prefix_hit_tokens();
   EXPECT_EQ(kv.free_blocks(), blocks);  // every block back
   return out;
 }
@@ -144,6 +152,26 @@ TEST(CpuRunner, PreemptedRequestRecomputesTheSameGreedyTokens) {
   auto tight = Generate(m, w, KvFormat::kFp32, prompts, 40, 4096, /*blocks=*/10, &preemptions);
   EXPECT_GT(preemptions, 0);
   for (RequestId i = 0; i < 3; ++i) EXPECT_EQ(tight[i].tokens, roomy[i].tokens) << "request " << i;
+}
+
+// Requests that share a 40-token system prompt: the second and third find its
+// first two blocks (32 tokens) in the cache, and their logits still match the
+// reference model's, which computes every token itself.
+TEST(CpuRunner, PrefixCacheHitsGiveTheReferenceLogits) {
+  const ModelSpec m = *LoadModel("goodput-tiny");
+  const ModelWeights w = DummyWeights(m, 11);
+  const std::vector<int32_t> system = Prompt(40, 8);
+  std::vector<std::vector<int32_t>> prompts;
+  for (int salt = 1; salt <= 3; ++salt) {
+    prompts.push_back(system);
+    for (int32_t t : Prompt(7, salt)) prompts.back().push_back(t);
+  }
+  int64_t hits = 0;
+  auto gens = Generate(m, w, KvFormat::kFp32, prompts, 6, 4096, 256, nullptr, &hits);
+  EXPECT_EQ(hits, 2 * 32);
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    EXPECT_LT(WorstErrorAgainstReference(m, w, prompts[i], gens[i]), 1e-4) << "request " << i;
+  }
 }
 
 TEST(CpuRunner, RejectsModelsItCannotRun) {

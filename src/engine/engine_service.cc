@@ -101,6 +101,8 @@ void EngineService::RefreshStats() {
   stats_.free_blocks = kv_->free_blocks();
   stats_.num_blocks = kv_->num_blocks();
   stats_.preemptions_total = scheduler_->num_preemptions();
+  stats_.prefix_cache_queries_total = scheduler_->prefix_queried_tokens();
+  stats_.prefix_cache_hits_total = scheduler_->prefix_hit_tokens();
 }
 
 void EngineService::Loop() {

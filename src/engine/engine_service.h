@@ -36,6 +36,7 @@ struct EngineStats {
   int64_t free_blocks = 0, num_blocks = 0;
   int64_t prompt_tokens_total = 0, generation_tokens_total = 0;
   int64_t preemptions_total = 0, steps_total = 0;
+  int64_t prefix_cache_queries_total = 0, prefix_cache_hits_total = 0;  // tokens
   int64_t requests_finished_total = 0, requests_aborted_total = 0, requests_rejected_total = 0;
 };
 

@@ -7,6 +7,20 @@ namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The hash of a prefix: the previous block's hash chained with this block's
+// tokens (64-bit FNV-1a, then never 0, which marks "no hash").
+uint64_t ChainHash(uint64_t parent, const int32_t* tokens, int64_t n) {
+  uint64_t h = parent ^ 0xcbf29ce484222325ull;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t t = static_cast<uint32_t>(tokens[i]);
+    for (int byte = 0; byte < 4; ++byte, t >>= 8) {
+      h ^= t & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h == 0 ? 1 : h;
+}
+
 }  // namespace
 
 const char* FinishReasonName(FinishReason r) {
@@ -21,11 +35,50 @@ const char* FinishReasonName(FinishReason r) {
   return "?";
 }
 
-KvCacheManager::KvCacheManager(std::vector<KvGroupSpec> groups, int64_t num_blocks)
-    : groups_(std::move(groups)), num_blocks_(num_blocks) {
-  for (const auto& g : groups_) has_sliding_ = has_sliding_ || g.type == KvGroupSpec::Type::kSlidingWindow;
-  free_.reserve(static_cast<size_t>(num_blocks));
-  for (int64_t b = num_blocks - 1; b >= 0; --b) free_.push_back(static_cast<int32_t>(b));
+KvCacheManager::KvCacheManager(std::vector<KvGroupSpec> groups, int64_t num_blocks, bool prefix_caching)
+    : groups_(std::move(groups)), num_blocks_(num_blocks), pool_(num_blocks, static_cast<int>(groups_.size())) {
+  bool all_full = !groups_.empty();
+  for (const auto& g : groups_) {
+    has_sliding_ = has_sliding_ || g.type == KvGroupSpec::Type::kSlidingWindow;
+    all_full = all_full && g.type == KvGroupSpec::Type::kFull && g.block_size == groups_[0].block_size;
+  }
+  prefix_caching_ = prefix_caching && all_full;
+}
+
+int64_t KvCacheManager::AcquireCachedPrefix(RequestId id, const std::vector<int32_t>& tokens) {
+  if (!prefix_caching_ || tokens.empty() || tables_.count(id)) return 0;
+  const int64_t bs = groups_[0].block_size;
+  BlockTable t;
+  t.groups.resize(groups_.size());
+  Hashed h;
+  for (; (h.blocks + 1) * bs <= static_cast<int64_t>(tokens.size()) - 1; ++h.blocks) {
+    const uint64_t next = ChainHash(h.hash, tokens.data() + h.blocks * bs, bs);
+    std::vector<int32_t> found;
+    for (size_t g = 0; g < groups_.size(); ++g) found.push_back(pool_.Cached(static_cast<int>(g), next));
+    if (std::find(found.begin(), found.end(), -1) != found.end()) break;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      pool_.Share(found[g]);
+      t.groups[g].push_back(found[g]);
+    }
+    h.hash = next;
+  }
+  if (h.blocks == 0) return 0;
+  tables_.emplace(id, std::move(t));
+  hashed_[id] = h;
+  return h.blocks * bs;
+}
+
+void KvCacheManager::CacheFullBlocks(RequestId id, const std::vector<int32_t>& tokens, int64_t num_tokens) {
+  if (!prefix_caching_) return;
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return;
+  const int64_t bs = groups_[0].block_size;
+  const int64_t full = std::min(num_tokens, static_cast<int64_t>(tokens.size())) / bs;
+  Hashed& h = hashed_[id];
+  for (; h.blocks < full && h.blocks < static_cast<int64_t>(it->second.groups[0].size()); ++h.blocks) {
+    h.hash = ChainHash(h.hash, tokens.data() + h.blocks * bs, bs);
+    for (size_t g = 0; g < groups_.size(); ++g) pool_.Remember(static_cast<int>(g), h.hash, it->second.groups[g][h.blocks]);
+  }
 }
 
 // vLLM's remove_skipped_blocks: a new token at position num_computed attends
@@ -39,7 +92,7 @@ void KvCacheManager::ReleaseSkipped(BlockTable& t, int64_t num_computed) {
     auto& blocks = t.groups[g];
     for (int64_t i = 0; i < std::min<int64_t>(skipped_blocks, static_cast<int64_t>(blocks.size())); ++i) {
       if (blocks[i] == kNullBlock) continue;
-      free_.push_back(blocks[i]);
+      pool_.Release(blocks[i]);
       blocks[i] = kNullBlock;
     }
   }
@@ -70,10 +123,7 @@ const BlockTable* KvCacheManager::AllocateSlots(RequestId id, int64_t num_comput
   for (size_t g = 0; g < groups_.size(); ++g) {
     const int64_t want = groups_[g].type == KvGroupSpec::Type::kState ? 1 : CeilDiv(total, groups_[g].block_size);
     auto& blocks = t.groups[g];
-    while (static_cast<int64_t>(blocks.size()) < want) {
-      blocks.push_back(free_.back());
-      free_.pop_back();
-    }
+    while (static_cast<int64_t>(blocks.size()) < want) blocks.push_back(pool_.Take());
   }
   return &t;
 }
@@ -81,12 +131,15 @@ const BlockTable* KvCacheManager::AllocateSlots(RequestId id, int64_t num_comput
 void KvCacheManager::Free(RequestId id) {
   auto it = tables_.find(id);
   if (it == tables_.end()) return;
+  // Released from the last block to the first: the free queue then hands out
+  // a prefix's later blocks before its earlier ones, which more requests share.
   for (const auto& blocks : it->second.groups) {
-    for (int32_t b : blocks) {
-      if (b != kNullBlock) free_.push_back(b);
+    for (auto b = blocks.rbegin(); b != blocks.rend(); ++b) {
+      if (*b != kNullBlock) pool_.Release(*b);
     }
   }
   tables_.erase(it);
+  hashed_.erase(id);
 }
 
 const BlockTable* KvCacheManager::Table(RequestId id) const {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/block_pool.h"
 #include "engine/kv_groups.h"
 #include "engine/request.h"
 
@@ -22,7 +23,21 @@ struct BlockTable {
 
 class KvCacheManager {
  public:
-  KvCacheManager(std::vector<KvGroupSpec> groups, int64_t num_blocks);
+  // With `prefix_caching` (vLLM's automatic prefix caching), full blocks are
+  // remembered by the hash of the tokens up to their end, so that requests
+  // with the same prefix share them; it works when every group is full
+  // attention and is off otherwise (see prefix_caching()).
+  KvCacheManager(std::vector<KvGroupSpec> groups, int64_t num_blocks, bool prefix_caching = false);
+
+  // Shares with request `id`, which holds no blocks yet, the cached blocks of
+  // the longest cached prefix of `token_ids` in whole blocks, leaving at least
+  // its last token to compute. Returns how many tokens they hold (0 without
+  // prefix caching, token ids or a hit). Free(id) gives them back.
+  int64_t AcquireCachedPrefix(RequestId id, const std::vector<int32_t>& token_ids);
+  // The full blocks of `id` holding the first `num_tokens` of `token_ids`
+  // become shareable (no-op without prefix caching).
+  void CacheFullBlocks(RequestId id, const std::vector<int32_t>& token_ids, int64_t num_tokens);
+  bool prefix_caching() const { return prefix_caching_; }
 
   // Makes room for `num_new` tokens after `num_computed` for request `id`,
   // first releasing sliding-window blocks no longer attended. All or nothing:
@@ -40,7 +55,8 @@ class KvCacheManager {
 
   const BlockTable* Table(RequestId id) const;
   int64_t num_blocks() const { return num_blocks_; }
-  int64_t free_blocks() const { return static_cast<int64_t>(free_.size()); }
+  int64_t free_blocks() const { return pool_.free(); }
+  int64_t cached_blocks() const { return pool_.cached_blocks(); }  // blocks holding a remembered prefix (held or free)
   double Usage() const;  // used / total, in [0, 1]
   const std::vector<KvGroupSpec>& groups() const { return groups_; }
 
@@ -50,9 +66,17 @@ class KvCacheManager {
 
   std::vector<KvGroupSpec> groups_;
   bool has_sliding_ = false;
+  bool prefix_caching_ = false;
   int64_t num_blocks_;
-  std::vector<int32_t> free_;  // free block ids, used as a stack
+  BlockPool pool_;
   std::unordered_map<RequestId, BlockTable> tables_;
+  // Prefix caching: per request, the leading blocks registered so far and
+  // the hash of the prefix they end.
+  struct Hashed {
+    int64_t blocks = 0;
+    uint64_t hash = 0;
+  };
+  std::unordered_map<RequestId, Hashed> hashed_;
 };
 
 }  // namespace goodput

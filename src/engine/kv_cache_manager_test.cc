@@ -109,5 +109,78 @@ TEST(KvGroupSpec, ReservedBlocksAsVllmCountsThem) {
   EXPECT_EQ(ReservedBlocks({full, sliding, state}, 4096, 2048), 256 + 161 + 1);
 }
 
+std::vector<int32_t> Tokens(int n, int32_t first) {
+  std::vector<int32_t> t(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) t[i] = first + i;
+  return t;
+}
+
+// Request 1 computes 10 tokens in blocks of 4: two full blocks become
+// shareable. Request 2 with the same first 9 tokens finds both; request 3,
+// which differs in its 6th token, finds the first only.
+TEST(KvCacheManager, PrefixCachingSharesWholeBlocksOfTheSamePrefix) {
+  KvCacheManager kv({{Type::kFull, 4, 0}}, 10, /*prefix_caching=*/true);
+  ASSERT_TRUE(kv.prefix_caching());
+  const auto a = Tokens(10, 100);
+  const BlockTable* t1 = kv.AllocateSlots(1, 0, 10);
+  ASSERT_NE(t1, nullptr);
+  kv.CacheFullBlocks(1, a, 10);
+  EXPECT_EQ(kv.cached_blocks(), 2);
+  auto b = Tokens(12, 100);
+  EXPECT_EQ(kv.AcquireCachedPrefix(2, b), 8);
+  EXPECT_EQ(kv.Table(2)->groups[0][0], t1->groups[0][0]);
+  EXPECT_EQ(kv.Table(2)->groups[0][1], t1->groups[0][1]);
+  const BlockTable* t2 = kv.AllocateSlots(2, 8, 4);
+  ASSERT_NE(t2, nullptr);
+  EXPECT_EQ(t2->groups[0].size(), 3u);
+  EXPECT_EQ(kv.free_blocks(), 10 - 3 - 1);  // 3 blocks of request 1, 1 new
+  auto c = a;
+  c[5] = 7;
+  EXPECT_EQ(kv.AcquireCachedPrefix(3, c), 4);
+  kv.Free(3);
+  kv.Free(2);
+  kv.Free(1);
+  EXPECT_EQ(kv.free_blocks(), 10);
+}
+
+// At least one token is left to compute, so a prompt of exactly two cached
+// blocks reuses one of them.
+TEST(KvCacheManager, PrefixCachingLeavesTheLastTokenToCompute) {
+  KvCacheManager kv({{Type::kFull, 4, 0}}, 4, true);
+  const auto a = Tokens(8, 100);
+  ASSERT_NE(kv.AllocateSlots(1, 0, 8), nullptr);
+  kv.CacheFullBlocks(1, a, 8);
+  kv.Free(1);
+  EXPECT_EQ(kv.AcquireCachedPrefix(2, a), 4);
+}
+
+// A finished request's blocks stay findable until the free queue hands them
+// out again: the pool is then reused least recently freed first.
+TEST(KvCacheManager, CachedBlocksAreEvictedOnlyWhenTheSpaceIsNeeded) {
+  KvCacheManager kv({{Type::kFull, 4, 0}}, 4, true);
+  const auto a = Tokens(9, 100);
+  ASSERT_NE(kv.AllocateSlots(1, 0, 9), nullptr);
+  kv.CacheFullBlocks(1, a, 9);
+  kv.Free(1);
+  EXPECT_EQ(kv.free_blocks(), 4);
+  EXPECT_EQ(kv.AcquireCachedPrefix(2, a), 8);  // still there
+  kv.Free(2);
+  ASSERT_NE(kv.AllocateSlots(3, 0, 16), nullptr);  // takes all four blocks
+  kv.Free(3);
+  EXPECT_EQ(kv.cached_blocks(), 0);
+  EXPECT_EQ(kv.AcquireCachedPrefix(4, a), 0);
+}
+
+TEST(KvCacheManager, PrefixCachingIsOffWithSlidingWindowsOrWhenNotAsked) {
+  KvCacheManager sliding({{Type::kFull, 4, 0}, {Type::kSlidingWindow, 4, 8}}, 10, true);
+  EXPECT_FALSE(sliding.prefix_caching());
+  KvCacheManager off({{Type::kFull, 4, 0}}, 10);
+  const auto a = Tokens(9, 100);
+  ASSERT_NE(off.AllocateSlots(1, 0, 9), nullptr);
+  off.CacheFullBlocks(1, a, 9);
+  off.Free(1);
+  EXPECT_EQ(off.AcquireCachedPrefix(2, a), 0);
+}
+
 }  // namespace
 }  // namespace goodput

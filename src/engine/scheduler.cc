@@ -102,14 +102,14 @@ int32_t Scheduler::TokensThatFit(const Request& r, int32_t num_new) const {
   return r.offline ? lo : std::max(lo, std::min(num_new, kInteractivePrefillFloor));
 }
 
-void Scheduler::Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table) {
+void Scheduler::Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table, bool admitted) {
   ScheduledRequest& s = plan_.requests.emplace_back();  // filled in place: this runs for every request every step
   s.id = r.id;
   s.num_computed = r.num_computed_tokens;
   s.num_new = num_new;
   s.num_draft = num_draft;
   s.samples = r.num_computed_tokens + (num_new - num_draft) >= r.num_tokens();
-  s.restarted = r.num_computed_tokens == 0;
+  s.restarted = admitted;
   s.request_class = r.request_class;
   s.offline = r.offline;
   s.blocks = table;
@@ -162,7 +162,7 @@ void Scheduler::ScheduleRunning(int64_t& budget) {
       if (self) break;
     }
     if (!table) break;  // r itself was preempted: it was the last one
-    Emit(r, n, drafts, table);
+    Emit(r, n, drafts, table, /*admitted=*/false);
     budget -= n;
     ++i;
   }
@@ -178,21 +178,30 @@ void Scheduler::ScheduleWaiting(int64_t& budget) {
       Preempt(budget);
     }
     const bool capped = r.offline && config_.max_offline_seqs > 0 && offline_running_ >= config_.max_offline_seqs;
+    // A prefix other requests left in the cache need not be computed again.
+    const int64_t cached = capped ? 0 : kv_->AcquireCachedPrefix(r.id, r.token_ids);
+    r.num_computed_tokens = cached;
     const int32_t n = capped ? 0 : TokensThatFit(r, TokensToCompute(r, budget));
+    const BlockTable* table = n > 0 ? kv_->AllocateSlots(r.id, cached, n) : nullptr;
+    if (!table) {
+      if (cached > 0) kv_->Free(r.id);  // the shared prefix goes back until the request can run
+      r.num_computed_tokens = 0;
+    }
     if (n == 0) {
       if (ClassAware()) return;  // everything behind it is offline too
       ++i;                       // fcfs: interactive requests behind it may still go
       continue;
     }
-    const BlockTable* table = kv_->AllocateSlots(r.id, 0, n);
     if (!table) return;  // no room: wait for blocks to free up (never preempt for a waiting request)
+    prefix_queried_tokens_ += r.num_tokens();
+    prefix_hit_tokens_ += cached;
     waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
     r.status = RequestStatus::kRunning;
     r.admitted_seq = ++admitted_counter_;
     if (r.offline) ++offline_running_;
     else ++interactive_running_;
     InsertRunning(&r);
-    Emit(r, n, 0, table);
+    Emit(r, n, 0, table, /*admitted=*/true);
     budget -= n;
   }
 }
@@ -252,6 +261,7 @@ std::vector<RequestEvent> Scheduler::Update(const StepPlan& plan, const StepResu
     Request& r = it->second;
     if (!sampled) {
       r.num_computed_tokens += s.num_new;
+      kv_->CacheFullBlocks(r.id, r.token_ids, r.num_computed_tokens);
       continue;
     }
     const int32_t produced = std::clamp(sampled->num_tokens, 1, s.num_draft + 1);
@@ -269,6 +279,7 @@ std::vector<RequestEvent> Scheduler::Update(const StepPlan& plan, const StepResu
     }
     // Drafts accepted past a stop are dropped: their KV is not the sequence's.
     r.num_computed_tokens = std::min(r.num_computed_tokens, r.num_tokens() - 1);
+    kv_->CacheFullBlocks(r.id, r.token_ids, r.num_computed_tokens);
     if (e.finished) {
       e.reason = r.finish_reason;
       Finish(r);

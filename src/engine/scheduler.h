@@ -80,6 +80,10 @@ class Scheduler {
   size_t num_waiting() const { return waiting_.size(); }
   size_t num_running() const { return running_.size(); }
   int64_t num_preemptions() const { return preemptions_; }
+  // Prefix caching: prompt (and output) tokens of admitted requests, and how
+  // many of them were found in the cache (vLLM's prefix cache queries/hits).
+  int64_t prefix_queried_tokens() const { return prefix_queried_tokens_; }
+  int64_t prefix_hit_tokens() const { return prefix_hit_tokens_; }
   const Request* Find(RequestId id) const;
   const SchedulerConfig& config() const { return config_; }
 
@@ -94,7 +98,7 @@ class Scheduler {
   void Preempt(int64_t& budget);
   void InsertWaiting(Request* r);
   void InsertRunning(Request* r);
-  void Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table);
+  void Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table, bool admitted);
   bool CheckFinished(Request& r, int32_t last_token) const;
   void Finish(Request& r);
 
@@ -110,6 +114,7 @@ class Scheduler {
   std::vector<RequestId> released_;
   int64_t admitted_counter_ = 0;
   int64_t preemptions_ = 0;
+  int64_t prefix_queried_tokens_ = 0, prefix_hit_tokens_ = 0;
 };
 
 }  // namespace goodput

@@ -25,7 +25,10 @@ Request Req(RequestId id, int64_t prompt, int64_t out, double arrival = 0, bool 
 StepResult SampleAll(const StepPlan& plan, int32_t accepted_drafts = 0) {
   StepResult r;
   for (const auto& s : plan.requests) {
-    if (s.samples) r.sampled.push_back({s.id, std::min(s.num_draft, accepted_drafts) + 1, {}});
+    if (!s.samples) continue;
+    const int32_t n = std::min(s.num_draft, accepted_drafts) + 1;
+    // A request with token ids gets ids for its outputs (id 1).
+    r.sampled.push_back({s.id, n, s.token_ids.empty() ? std::vector<int32_t>{} : std::vector<int32_t>(n, 1)});
   }
   return r;
 }
@@ -41,14 +44,15 @@ SchedulerConfig Config() {
 }
 
 struct Harness {
-  explicit Harness(SchedulerConfig c, int64_t blocks = 1000, int64_t block_size = 4)
-      : kv({{Type::kFull, block_size, 0}}, blocks), sched(c, &kv, nullptr) {}
+  explicit Harness(SchedulerConfig c, int64_t blocks = 1000, int64_t block_size = 4, bool prefix_caching = false)
+      : kv({{Type::kFull, block_size, 0}}, blocks, prefix_caching), sched(c, &kv, nullptr) {}
   // One step; returns {id: num_new} in plan order.
   std::vector<std::pair<RequestId, int32_t>> Step(int32_t accepted = 0) {
     const StepPlan& p = sched.Schedule(0);
     std::vector<std::pair<RequestId, int32_t>> out;
     for (const auto& s : p.requests) out.emplace_back(s.id, s.num_new);
     last_preempted = p.preempted;
+    last_plan = p.requests;
     auto events = sched.Update(p, SampleAll(p, accepted));
     for (const auto& e : events) {
       if (e.finished) finished.push_back(e.id);
@@ -59,6 +63,7 @@ struct Harness {
   Scheduler sched;
   std::vector<RequestId> finished;
   std::vector<RequestId> last_preempted;
+  std::vector<ScheduledRequest> last_plan;
 };
 
 using Plan = std::vector<std::pair<RequestId, int32_t>>;
@@ -282,6 +287,33 @@ TEST(Scheduler, SloPolicyKeepsOfflineWithinTheStepTarget) {
   EXPECT_EQ(p.requests[0].num_new, 1);  // the interactive decode
   EXPECT_LE(p.requests[1].num_new, 9);  // offline: at most 9 more ms
   EXPECT_GT(p.requests[1].num_new, 0);
+}
+
+// A request whose prompt starts with blocks a finished request left in the
+// cache is admitted with them computed: it prefills only the rest, and the
+// runner is told to start it afresh all the same.
+TEST(Scheduler, PrefixCacheHitSkipsTheCachedBlocks) {
+  Harness h(Config(), 1000, 4, /*prefix_caching=*/true);
+  std::vector<int32_t> prompt(10);
+  for (int i = 0; i < 10; ++i) prompt[i] = 100 + i;
+  Request first = Req(1, 10, 2);
+  first.token_ids = prompt;
+  ASSERT_FALSE(h.sched.Add(std::move(first)).has_value());
+  EXPECT_EQ(h.Step(), (Plan{{1, 10}}));
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));
+  ASSERT_EQ(h.finished, (std::vector<RequestId>{1}));
+  Request second = Req(2, 10, 1);
+  second.token_ids = prompt;
+  ASSERT_FALSE(h.sched.Add(std::move(second)).has_value());
+  EXPECT_EQ(h.Step(), (Plan{{2, 2}}));
+  ASSERT_EQ(h.last_plan.size(), 1u);
+  EXPECT_EQ(h.last_plan[0].num_computed, 8);
+  EXPECT_TRUE(h.last_plan[0].restarted);
+  EXPECT_EQ(h.last_plan[0].token_ids, (std::vector<int32_t>{108, 109}));
+  EXPECT_EQ(h.sched.prefix_hit_tokens(), 8);
+  EXPECT_EQ(h.sched.prefix_queried_tokens(), 20);
+  EXPECT_EQ(h.finished, (std::vector<RequestId>{1, 2}));
+  EXPECT_EQ(h.kv.free_blocks(), 1000);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ class Run {
   Run(const Workload& w, const ArrivalSpec& load, const SimOptions& o, const CostModel& cost)
       : w_(w),
         gen_(w, load),
-        kv_(o.kv_groups, o.num_blocks),
+        kv_(o.kv_groups, o.num_blocks, o.prefix_caching),
         runner_(&cost, o.acceptance_rate, o.seed * 7919 + 17),
         sched_(o.scheduler, &kv_, o.scheduler.policy == SchedulingPolicy::kSlo ? &runner_ : nullptr),
         core_(&sched_, &runner_, &clock_),
@@ -67,6 +67,8 @@ void Run::Submit(const WorkItem& item) {
   r.num_prompt_tokens = item.prompt_tokens;
   r.sampling.max_tokens = item.output_tokens;
   r.sampling.ignore_eos = true;
+  // Token ids only where a cached prefix can be found: the rest stay lengths.
+  if (kv_.prefix_caching() && item.prefix_tokens > 0) r.token_ids = PromptTokenIds(item, w_.seed);
   if (auto rejected = sched_.Add(std::move(r))) {
     rec.ok = false;
     rec.error = "rejected: longer than the max model length or the KV pool";
@@ -128,6 +130,7 @@ Status Run::Go(SimRun& out) {
   }
   out.records = std::move(records_);
   out.preemptions = sched_.num_preemptions();
+  out.prefix_hit_tokens = sched_.prefix_hit_tokens();
   out.rejected = rejected_;
   out.simulated_seconds = clock_.Now();
   out.draft_steps = runner_.draft_steps();

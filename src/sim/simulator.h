@@ -26,10 +26,12 @@ struct SimOptions {
   double slo_headroom = 0.9;          // slo policy: keep steps within this share of the TPOT target
   uint64_t seed = 1;                  // added to the workload's seed: repetitions differ
   bool record_token_times = false;    // keep each step's token times in the records (for ITL)
+  bool prefix_caching = false;        // the KV manager shares cached prefixes (requests get token ids)
 };
 
 struct SimRun {
   std::vector<RequestRecord> records;  // in issue order
+  int64_t prefix_hit_tokens = 0;       // prompt tokens found in the prefix cache
   int64_t steps = 0;
   int64_t preemptions = 0;
   int64_t rejected = 0;

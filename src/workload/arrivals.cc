@@ -97,7 +97,30 @@ WorkItem RequestGenerator::Issue(Stream& s, double t, int forced_class, int64_t 
   item.class_index = cls;
   item.prompt_tokens = in > 0 ? in : c.prompt.Sample(s.rng);
   item.output_tokens = out > 0 ? out : c.output.Sample(s.rng);
+  if (c.prefix_tokens > 0 && in <= 0) {  // a trace's lengths are whole prompts
+    item.prefix_tokens = c.prefix_tokens;
+    item.prompt_tokens += c.prefix_tokens;
+    item.prefix_group = static_cast<int>(item.index % c.prefix_groups);
+  }
   return item;
+}
+
+std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed) {
+  // splitmix64 per position: distinct prompts share no block by accident (an
+  // arithmetic sequence mod 128 would make every prompt a shift of one
+  // another, and a prefix-caching server would find them in its cache).
+  const auto token = [](uint64_t stream, int64_t i) {
+    uint64_t z = stream + static_cast<uint64_t>(i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<int32_t>(100 + ((z ^ (z >> 31)) % 128));
+  };
+  const uint64_t seed = workload_seed * 0xd1b54a32d192ed03ull;
+  const uint64_t own = seed ^ (static_cast<uint64_t>(item.index) << 1);
+  const uint64_t shared = seed ^ ((static_cast<uint64_t>(item.class_index) << 32 | static_cast<uint64_t>(item.prefix_group)) << 1 | 1);
+  std::vector<int32_t> ids(static_cast<size_t>(item.prompt_tokens));
+  for (int64_t i = 0; i < item.prompt_tokens; ++i) ids[i] = i < item.prefix_tokens ? token(shared, i) : token(own, i);
+  return ids;
 }
 
 WorkItem RequestGenerator::PopOpen() {

@@ -20,7 +20,14 @@ struct WorkItem {
   int64_t output_tokens = 0;
   int client = -1;        // closed-loop client that sent it; -1 for open-loop arrivals
   bool first_wave = false;  // a closed-loop client's first request (the run's warm-up by order of admission)
+  int64_t prefix_tokens = 0;  // the first prefix_tokens of the prompt are the class's shared prefix
+  int prefix_group = 0;       // which of the class's prefixes
 };
+
+// The prompt's token ids for a request: the class's shared prefix (the same
+// ids for every request of its group), then ids of its own. Ids lie in
+// [100, 228), valid in every vocabulary goodput serves.
+std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed);
 
 class RequestGenerator {
  public:

@@ -123,5 +123,35 @@ TEST(Arrivals, TraceReplayKeepsTimesLengthsAndClasses) {
   EXPECT_FALSE(g.NextOpenArrival().has_value());
 }
 
+// A class with `prefix: {tokens: 32, groups: 2}`: every prompt starts with one
+// of two 32-token prefixes (alternating), then differs; no two requests share
+// any other block by accident.
+TEST(Arrivals, SharedPrefixesAndOtherwiseDistinctPrompts) {
+  Workload w = OneClass(6);
+  w.classes[0].prefix_tokens = 32;
+  w.classes[0].prefix_groups = 2;
+  RequestGenerator g(w, ArrivalSpec{ArrivalKind::kPoisson, 0, 10, 1});
+  std::vector<std::vector<int32_t>> ids;
+  std::vector<WorkItem> items;
+  while (g.NextOpenArrival()) {
+    items.push_back(g.PopOpen());
+    ids.push_back(PromptTokenIds(items.back(), 1));
+    ASSERT_EQ(items.back().prompt_tokens, 132);
+    ASSERT_EQ(ids.back().size(), 132u);
+    for (int32_t t : ids.back()) ASSERT_TRUE(t >= 100 && t < 228);
+  }
+  ASSERT_EQ(ids.size(), 6u);
+  const auto block = [&](size_t r, int b) { return std::vector<int32_t>(ids[r].begin() + b * 16, ids[r].begin() + b * 16 + 16); };
+  for (size_t r = 0; r < 6; ++r) {
+    EXPECT_EQ(items[r].prefix_group, static_cast<int>(r % 2));
+    for (size_t o = r + 1; o < 6; ++o) {
+      for (int b = 0; b < 2; ++b) EXPECT_EQ(block(r, b) == block(o, b), r % 2 == o % 2) << r << " " << o;
+      for (int b = 2; b < 8; ++b) EXPECT_NE(block(r, b), block(o, b)) << r << " " << o << " block " << b;
+    }
+  }
+  EXPECT_EQ(PromptTokenIds(items[0], 1), ids[0]);  // deterministic
+  EXPECT_NE(PromptTokenIds(items[0], 2), ids[0]);  // and seeded
+}
+
 }  // namespace
 }  // namespace goodput

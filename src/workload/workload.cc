@@ -87,6 +87,15 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
   if (n["offline"]) {
     GOODPUT_ASSIGN_OR_RETURN(c.offline, Get<bool>(n["offline"], at, "offline"));
   }
+  if (const YAML::Node p = n["prefix"]) {  // "prefix: 512" or "prefix: {tokens: 512, groups: 4}"
+    const YAML::Node tokens = p.IsMap() ? p["tokens"] : p;
+    if (!tokens) return Bad(at, p, "'prefix' needs 'tokens'");
+    GOODPUT_ASSIGN_OR_RETURN(c.prefix_tokens, Get<int64_t>(tokens, at, "prefix tokens"));
+    if (p.IsMap() && p["groups"]) {
+      GOODPUT_ASSIGN_OR_RETURN(c.prefix_groups, Get<int>(p["groups"], at, "prefix groups"));
+    }
+    if (c.prefix_tokens < 1 || c.prefix_groups < 1) return Bad(at, p, "'prefix' tokens and groups must be positive");
+  }
   GOODPUT_ASSIGN_OR_RETURN(c.prompt, ParseLengths(n["prompt"], at, base, "prompt"));
   GOODPUT_ASSIGN_OR_RETURN(c.output, ParseLengths(n["output"], at, base, "output"));
   if (n["slo"]) {

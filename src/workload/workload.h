@@ -42,6 +42,11 @@ struct RequestClass {
   std::optional<int> concurrency;    // its own closed-loop clients instead
   int priority = 0;
   bool offline = false;
+  // A shared prefix (a system prompt, a document asked about several times):
+  // `prefix_tokens` tokens, in `prefix_groups` variants, before each request's
+  // own prompt (`prompt` is then the length after the prefix).
+  int64_t prefix_tokens = 0;
+  int prefix_groups = 1;
   LengthDistribution prompt;
   LengthDistribution output;
   std::optional<ClassSlo> slo;

@@ -79,6 +79,24 @@ TEST(Workload, BrokenFilesNameTheProblem) {
               "offline class has no SLO");
   ExpectError("arrival:\n  type: trace\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n",
               "needs 'file'");
+  ExpectError("classes:\n  - name: a\n    prefix: {groups: 2}\n    prompt: fixed:1\n    output: fixed:1\n",
+              "'prefix' needs 'tokens'");
+  ExpectError("classes:\n  - name: a\n    prefix: 0\n    prompt: fixed:1\n    output: fixed:1\n", "must be positive");
+  ExpectError("classes:\n  - name: a\n    prefix: lots\n    prompt: fixed:1\n    output: fixed:1\n", "prefix tokens");
+}
+
+TEST(Workload, SharedPrefixInBothSpellings) {
+  auto short_form = ParseWorkload("classes:\n  - name: a\n    prefix: 512\n    prompt: fixed:10\n    output: fixed:1\n",
+                                  "w.yaml", ".");
+  ASSERT_TRUE(short_form.ok()) << short_form.status().message();
+  EXPECT_EQ(short_form->classes[0].prefix_tokens, 512);
+  EXPECT_EQ(short_form->classes[0].prefix_groups, 1);
+  auto long_form = ParseWorkload(
+      "classes:\n  - name: a\n    prefix: {tokens: 64, groups: 4}\n    prompt: fixed:10\n    output: fixed:1\n",
+      "w.yaml", ".");
+  ASSERT_TRUE(long_form.ok()) << long_form.status().message();
+  EXPECT_EQ(long_form->classes[0].prefix_tokens, 64);
+  EXPECT_EQ(long_form->classes[0].prefix_groups, 4);
 }
 
 TEST(Workload, ApplySloChecksClassNames) {

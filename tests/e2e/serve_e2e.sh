@@ -24,6 +24,14 @@ check "start-up logs the KV cache size" grep -q "GPU KV cache size: .* tokens" "
 check "start-up logs the max concurrency" grep -q "Maximum concurrency for 2,048 tokens per request" "$work/serve.err"
 body=$(curl -s "${auth[@]}" "$base/v1/completions" -d '{"model":"goodput-tiny","prompt":"Hi","max_tokens":7,"ignore_eos":true}')
 check "completion returns 7 tokens" grep -q '"completion_tokens":7' <<< "$body"
+# Prefix caching: the same 40-token prompt twice; the second finds its first
+# two 16-token blocks in the cache.
+ids=$(seq -s, 100 139)
+for _ in 1 2; do
+  curl -s "${auth[@]}" "$base/v1/completions" -d "{\"model\":\"goodput-tiny\",\"prompt\":[$ids],\"max_tokens\":2}" > /dev/null
+done
+check "a repeated prompt hits the prefix cache" \
+  grep -q '^vllm:prefix_cache_hits_total{model_name="goodput-tiny"} 32$' <<< "$(curl -s "$base/metrics")"
 sse=$(curl -s -N "${auth[@]}" "$base/v1/chat/completions" \
   -d '{"model":"goodput-tiny","messages":[{"role":"user","content":"hi"}],"max_tokens":5,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}')
 check "stream ends with [DONE]" grep -q '^data: \[DONE\]' <<< "$sse"
