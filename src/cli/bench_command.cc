@@ -17,6 +17,7 @@
 #include "cli/measurement_flags.h"
 #include "cli/sim_command.h"
 #include "core/definitions.h"
+#include "core/host.h"
 #include "client/http_target.h"
 #include "client/server_process.h"
 #include "core/text.h"
@@ -163,26 +164,12 @@ Result<MeasurementSpec> Spec(const BenchArgs& a, Mode mode) {
   return spec;
 }
 
-// "AMD EPYC (2 CPUs)" from /proc/cpuinfo, for the ledger.
-std::string HostCpu() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line, model;
-  int cpus = 0;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      model = std::string(Trim(line.substr(line.find(':') + 1)));
-      ++cpus;
-    }
-  }
-  return model.empty() ? "unknown CPU" : fmt::format("{} ({} CPUs)", model, cpus);
-}
-
 RunInfo InfoFor(const BenchArgs& a, const Workload& w, const char* name) {
   RunInfo i;
   i.command = CommandLine().empty() ? std::string("goodput ") + name : CommandLine();
   i.target = a.target + (a.serve_args.empty() ? "" : " " + a.serve_args) + (a.m.vary.empty() ? "" : " --vary " + a.m.vary);
   i.model = a.model;
-  i.hardware = a.target.rfind("sim:", 0) == 0 ? a.target : HostCpu();
+  i.hardware = a.target.rfind("sim:", 0) == 0 ? a.target : HostCpuName();
   i.workload_name = w.name;
   std::ifstream f(a.m.workload);
   std::stringstream text;
@@ -190,9 +177,7 @@ RunInfo InfoFor(const BenchArgs& a, const Workload& w, const char* name) {
   i.workload_text = text.str();
   i.slo = w.Slo().empty() ? "" : w.Slo().ToString();
   i.version = GOODPUT_VERSION;
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  i.host = host;
+  i.host = HostName();
   return i;
 }
 

@@ -54,9 +54,14 @@ Result<HardwareSpec> ResolveHardware(const DeploymentArgs& a) {
 }
 
 Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a) {
-  PlanOptions o;
   GOODPUT_ASSIGN_OR_RETURN(HardwareSpec hw, ResolveHardware(a));
+  return ToPlanOptions(a, hw);
+}
+
+Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a, const HardwareSpec& hw) {
+  PlanOptions o;
   o.gpu = hw.name;
+  o.cpu = hw.cpu;
   o.total_memory = a.gpu_memory.empty() ? hw.TotalMemoryBytes() : hw.memory_bytes;
   o.total_is_nominal = hw.total_is_nominal();
   o.tensor_parallel = a.tensor_parallel;

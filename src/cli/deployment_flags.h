@@ -37,6 +37,8 @@ void AddDeploymentFlags(CLI::App& app, DeploymentArgs& a, unsigned engine_flags)
 Result<HardwareSpec> ResolveHardware(const DeploymentArgs& a);
 
 Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a);
+// The same on hardware resolved elsewhere (a calibration's).
+Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a, const HardwareSpec& hw);
 
 // `FLAG=VALUE` applied to a copy of `base` by the same flag definitions, so
 // every flag can be varied: used by --compare and --sweep. `add_flags`

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/bench_command.h"
+#include "cli/calibrate_command.h"
 #include "cli/ledger_command.h"
 #include "cli/measurement_flags.h"
 #include "cli/plan_command.h"
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   goodput::AddSimCommand(app);
   goodput::AddServeCommand(app);
   goodput::AddBenchCommands(app);
+  goodput::AddCalibrateCommand(app);
   goodput::AddLedgerCommand(app);
   goodput::AddReportCommand(app);
   goodput::SetCommandLine(argc, argv);

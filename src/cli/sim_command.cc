@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -10,9 +11,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "calibrate/calibration.h"
 #include "cli/deployment_flags.h"
 #include "cli/measurement_flags.h"
 #include "core/definitions.h"
+#include "core/units.h"
 #include "model/catalog.h"
 #include "measure/measurement.h"
 #include "measure/point_report.h"
@@ -28,13 +31,19 @@ struct SimArgs {
   MeasurementArgs m;
   double acceptance_rate = 0.7;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead;
+  std::string calibration, gpu_bandwidth, gpu_flops;
+  bool expert_parallel = false;
+  double routing_imbalance = 1.0;
   bool capacity = false;  // set by the `capacity` subcommand
 };
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 
-constexpr const char* kCostModel = R"(Step time = overhead + max(FLOPs / (peak x compute efficiency), bytes / (bandwidth x
-bandwidth efficiency)); factors come from the GPU's catalog entry unless overridden.
+constexpr const char* kCostModel = R"(Step time = overhead + per-request cost x requests + max(compute, memory)
+  + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces + drafting;
+compute = FLOPs / (peak x efficiency at the step's tokens), memory = bytes / (bandwidth x
+bandwidth efficiency). Factors come from the GPU's catalog entry, or from --calibration
+(goodput calibrate), unless overridden.
 )";
 
 void AddSimFlags(CLI::App& c, SimArgs& a) {
@@ -45,6 +54,15 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--compute-efficiency", a.compute_efficiency, "Override the GPU entry's matmul efficiency");
   c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
   c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds)");
+  c.add_option("--calibration", a.calibration,
+               "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's");
+  c.add_option("--gpu-bandwidth", a.gpu_bandwidth, "With --gpu-memory (a card outside the catalog): memory "
+                                                   "bandwidth, e.g. 3.35TB/s");
+  c.add_option("--gpu-flops", a.gpu_flops, "With --gpu-memory: dense BF16 FLOP/s, e.g. 989T");
+  c.add_flag("--enable-expert-parallel", a.expert_parallel, "MoE: whole experts per GPU (vLLM's flag), not slices");
+  c.add_option("--routing-imbalance", a.routing_imbalance,
+               "Expert parallel: the busiest GPU's token load over the mean (1 = uniform routing)")
+      ->capture_default_str();
 }
 
 Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
@@ -63,22 +81,63 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
 
 // The simulator target the flags describe: deployment, KV pool and cost
 // model. `flags` (as given, for --target sim:GPU) end its description.
+// The hardware and plan options the flags name: a calibration's, a catalog
+// GPU, or a card given by its memory, bandwidth and FLOP/s.
+struct SimHardware {
+  HardwareSpec hw;
+  PlanOptions plan;
+  std::optional<CostFactors> factors;  // a calibration's
+};
+
+Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
+  SimHardware h;
+  if (!a.calibration.empty()) {
+    if (!a.d.gpu.empty() || !a.d.gpu_memory.empty()) {
+      return Status::InvalidArgument("--calibration names the hardware: give it or --gpu/--gpu-memory, not both");
+    }
+    GOODPUT_ASSIGN_OR_RETURN(Calibration c, LoadCalibration(a.calibration));
+    h.hw = c.hardware;
+    h.factors = c.factors;
+    GOODPUT_ASSIGN_OR_RETURN(h.plan, ToPlanOptions(a.d, h.hw));
+    h.plan.total_memory = h.hw.memory_bytes;
+    if (h.plan.engine.cache.kv_cache_dtype == "int8") h.plan.engine.cache.kv_cache_dtype = "fp8";  // the same bytes
+  } else {
+    GOODPUT_ASSIGN_OR_RETURN(h.hw, ResolveHardware(a.d));
+    if (!a.d.gpu_memory.empty()) {
+      if (a.gpu_bandwidth.empty() || a.gpu_flops.empty()) {
+        return Status::InvalidArgument("a card given by --gpu-memory needs --gpu-bandwidth and --gpu-flops too");
+      }
+      auto bw = ParseRate(a.gpu_bandwidth, "B/s");
+      if (!bw.ok()) return bw.status().WithContext("--gpu-bandwidth");
+      auto flops = ParseRate(a.gpu_flops, "FLOPS");
+      if (!flops.ok()) return flops.status().WithContext("--gpu-flops");
+      h.hw.memory_bandwidth = *bw;
+      h.hw.bf16_flops = *flops;
+    } else if (!a.gpu_bandwidth.empty() || !a.gpu_flops.empty()) {
+      return Status::InvalidArgument("--gpu-bandwidth and --gpu-flops describe a card given by --gpu-memory");
+    }
+    GOODPUT_ASSIGN_OR_RETURN(h.plan, ToPlanOptions(a.d, h.hw));
+  }
+  h.plan.expert_parallel = a.expert_parallel;
+  if (!(a.routing_imbalance >= 1)) return Status::InvalidArgument("--routing-imbalance must be at least 1");
+  h.plan.routing_imbalance = a.routing_imbalance;
+  return h;
+}
+
 Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::string& flags) {
-  GOODPUT_ASSIGN_OR_RETURN(HardwareSpec hw, ResolveHardware(a.d));
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
-  if (hw.memory_bandwidth <= 0) return Status::InvalidArgument("the simulator needs a --gpu from the catalog");
-  GOODPUT_ASSIGN_OR_RETURN(PlanOptions po, ToPlanOptions(a.d));
+  GOODPUT_ASSIGN_OR_RETURN(SimHardware h, ResolveSimHardware(a));
   if (!(a.acceptance_rate >= 0 && a.acceptance_rate <= 1)) return Status::InvalidArgument("--acceptance-rate must be in [0, 1]");
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupSimulation(model, po, hw));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupSimulation(model, h.plan, h.hw, h.factors ? &*h.factors : nullptr));
   setup.options.acceptance_rate = a.acceptance_rate;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
   const Plan& plan = setup.plan;
+  const std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : h.hw.name;
   const std::string describe = fmt::format(
-      "sim:{} ({} x{}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{})", a.d.gpu,
+      "sim:{} ({} x{}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{})", where,
       plan.model.name, plan.options.tensor_parallel, plan.precision.name, DTypeName(plan.kv_dtype),
       plan.capacity.num_blocks, plan.layout.attention_block_size, plan.options.engine.scheduler.max_num_seqs,
-      SchedulingPolicyName(plan.options.engine.scheduler.policy),
-      flags.empty() ? "" : "; ", flags);
+      SchedulingPolicyName(plan.options.engine.scheduler.policy), flags.empty() ? "" : "; ", flags);
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), describe));
 }
 
@@ -118,7 +177,9 @@ Result<std::unique_ptr<Target>> MakeSimTarget(const std::string& model, const st
   SimArgs a;
   CLI::App app;
   AddSimFlags(app, a);
-  std::vector<std::string> args = {"--model", model, "--gpu", gpu};
+  // sim:FILE: a calibration file names the hardware; sim:NAME a catalog GPU.
+  const bool calibration = std::filesystem::is_regular_file(gpu);
+  std::vector<std::string> args = {"--model", model, calibration ? "--calibration" : "--gpu", gpu};
   args.insert(args.end(), flags.begin(), flags.end());
   std::reverse(args.begin(), args.end());  // CLI11 parses a vector from its back
   try {

@@ -13,8 +13,9 @@ namespace goodput {
 
 void AddSimCommand(CLI::App& app);
 
-// The simulator as a measurement target (`--target sim:GPU`), configured by
-// goodput sim's own engine flags, e.g. {"--max-num-seqs", "64"}.
+// The simulator as a measurement target (`--target sim:GPU`, or
+// `sim:FILE` for a calibration file), configured by goodput sim's own engine
+// flags, e.g. {"--max-num-seqs", "64"}.
 Result<std::unique_ptr<Target>> MakeSimTarget(const std::string& model, const std::string& gpu,
                                               const std::vector<std::string>& flags);
 

@@ -6,20 +6,31 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
 namespace goodput {
 namespace {
 
+// "" 1, "k" 1e3, "m" 1e6, "g" 1e9, "t" 1e12, "p" 1e15 (lower case); 0 for anything else.
+double SiScale(const std::string& prefix) {
+  static const std::pair<const char*, double> kScales[] = {{"", 1}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}, {"p", 1e15}};
+  for (const auto& [name, scale] : kScales) {
+    if (prefix == name) return scale;
+  }
+  return 0;
+}
+
 // Splits "1.5GiB" into its number (1.5) and unit ("GiB"). The number must use
 // plain decimal notation.
-Status SplitNumber(std::string_view text, double* number, std::string_view* unit) {
+Status SplitNumber(std::string_view text, double* number, std::string_view* unit,
+                   std::chars_format format = std::chars_format::fixed) {
   std::string_view s = Trim(text);
   if (s.empty()) return Status::InvalidArgument("empty value");
   const char* begin = s.data();
   const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(begin, end, *number, std::chars_format::fixed);
+  auto [ptr, ec] = std::from_chars(begin, end, *number, format);
   if (ec != std::errc() || ptr == begin) {
     return Status::InvalidArgument(fmt::format("'{}' does not start with a number", text));
   }
@@ -60,17 +71,12 @@ Result<int64_t> ParseBytes(std::string_view text) {
   if (Status st = SplitNumber(text, &n, &unit); !st.ok()) return st;
   std::string u = Lower(unit);
   if (!u.empty() && u.back() == 'b') u.pop_back();  // "GiB" -> "gi", "GB" -> "g", "B" -> ""
-  double scale = 0;
-  if (u.empty()) scale = 1;
-  else if (u == "k") scale = 1e3;
-  else if (u == "m") scale = 1e6;
-  else if (u == "g") scale = 1e9;
-  else if (u == "t") scale = 1e12;
-  else if (u == "ki") scale = 1024.0;
+  double scale = SiScale(u);
+  if (u == "ki") scale = 1024.0;
   else if (u == "mi") scale = 1024.0 * 1024;
   else if (u == "gi") scale = 1024.0 * 1024 * 1024;
   else if (u == "ti") scale = 1024.0 * 1024 * 1024 * 1024;
-  else {
+  if (scale == 0) {
     return Status::InvalidArgument(
         fmt::format("size '{}' has unknown unit '{}' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)",
                     Trim(text), unit));
@@ -130,6 +136,22 @@ std::string FormatCount(int64_t n) {
     ++count;
   }
   return n < 0 ? "-" + out : out;
+}
+
+Result<double> ParseRate(std::string_view text, std::string_view unit) {
+  double n = 0;
+  std::string_view rest;
+  if (Status st = SplitNumber(text, &n, &rest, std::chars_format::general); !st.ok()) return st;
+  std::string u = Lower(std::string(Trim(rest)));
+  const std::string want = Lower(std::string(unit));
+  if (u.size() >= want.size() && u.compare(u.size() - want.size(), want.size(), want) == 0) u.resize(u.size() - want.size());
+  const double scale = SiScale(u);
+  if (scale == 0) {
+    return Status::InvalidArgument(fmt::format("'{}' has unknown unit '{}' (use k, M, G, T or P, then {})", Trim(text),
+                                               Trim(rest), unit));
+  }
+  if (!(n > 0)) return Status::InvalidArgument(fmt::format("'{}' must be positive", Trim(text)));
+  return n * scale;
 }
 
 }  // namespace goodput

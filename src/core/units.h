@@ -27,6 +27,12 @@ Result<int64_t> ParseBytes(std::string_view text);
 // A plain integer is taken as is. The count must be a whole number >= 1.
 Result<int64_t> ParseTokenCount(std::string_view text);
 
+// A rate with a decimal SI prefix and an optional unit: "3.35TB/s",
+// "900 GB/s" and "3.35e12" are 3.35e12 (unit "B/s"); "989T", "989 TFLOPS" and
+// "9.89e14" are 9.89e14 (unit "FLOPS"). `unit` is the one accepted unit
+// (case-insensitive). Errors name the text; zero and negative are refused.
+Result<double> ParseRate(std::string_view text, std::string_view unit);
+
 // "51.38 GiB" style formatting helpers for tables.
 double ToGiB(int64_t bytes);
 std::string FormatGiB(int64_t bytes, int decimals = 2);     // "51.38 GiB"

@@ -69,5 +69,17 @@ TEST(Format, CountsAndGiB) {
   EXPECT_EQ(FormatDuration(1.5), "1.50 s");
 }
 
+TEST(ParseRate, SiPrefixesAndUnits) {
+  EXPECT_DOUBLE_EQ(*ParseRate("3.35TB/s", "B/s"), 3.35e12);
+  EXPECT_DOUBLE_EQ(*ParseRate("900 GB/s", "B/s"), 900e9);
+  EXPECT_DOUBLE_EQ(*ParseRate("3.35e12", "B/s"), 3.35e12);
+  EXPECT_DOUBLE_EQ(*ParseRate("989T", "FLOPS"), 989e12);
+  EXPECT_DOUBLE_EQ(*ParseRate("989 tflops", "FLOPS"), 989e12);
+  EXPECT_FALSE(ParseRate("fast", "B/s").ok());
+  EXPECT_NE(ParseRate("3 XB/s", "B/s").status().message().find("unknown unit"), std::string::npos);
+  EXPECT_FALSE(ParseRate("0 GB/s", "B/s").ok());
+  EXPECT_FALSE(ParseRate("-1T", "FLOPS").ok());
+}
+
 }  // namespace
 }  // namespace goodput

@@ -4,9 +4,8 @@
 
 
 namespace goodput::cpu {
-namespace {
 
-Request Throwaway(RequestId id, int64_t prompt, int64_t max_tokens) {
+Request StepTimingRequest(RequestId id, int64_t prompt, int64_t max_tokens) {
   Request r;
   r.id = id;
   r.num_prompt_tokens = prompt;
@@ -15,6 +14,8 @@ Request Throwaway(RequestId id, int64_t prompt, int64_t max_tokens) {
   r.sampling.ignore_eos = true;
   return r;
 }
+
+namespace {
 
 double Attended(const StepPlan& plan) {
   double attended = 0;
@@ -44,7 +45,7 @@ Result<StepSample> MedianDecodeStep(Scheduler& s, ModelRunner& runner, const Clo
                                     RequestId& next_id) {
   constexpr int64_t kSteps = 7;
   for (int64_t i = 0; i < batch; ++i) {
-    if (s.Add(Throwaway(next_id++, 16, kSteps + 1))) return Status::FailedPrecondition("calibration request rejected");
+    if (s.Add(StepTimingRequest(next_id++, 16, kSteps + 1))) return Status::FailedPrecondition("calibration request rejected");
   }
   TimedStep(s, runner, clock);
   std::vector<StepSample> steps;
@@ -59,7 +60,7 @@ Result<StepSample> MedianDecodeStep(Scheduler& s, ModelRunner& runner, const Clo
 Result<StepSample> MedianPrefillStep(Scheduler& s, ModelRunner& runner, const Clock& clock, RequestId& next_id) {
   std::vector<StepSample> steps;
   for (int rep = 0; rep < 3; ++rep) {
-    if (s.Add(Throwaway(next_id++, kCalibrationPrefill, 1))) {
+    if (s.Add(StepTimingRequest(next_id++, kCalibrationPrefill, 1))) {
       return Status::FailedPrecondition("calibration request rejected");
     }
     steps.push_back(TimedStep(s, runner, clock));

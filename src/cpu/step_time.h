@@ -41,6 +41,10 @@ struct CpuStepCalibration {
 constexpr int64_t kCalibrationBatch = 16;
 constexpr int64_t kCalibrationPrefill = 256;
 
+// A request for timing steps: `prompt` token ids of its own (valid in every
+// vocabulary) and `max_tokens` outputs past any EOS.
+Request StepTimingRequest(RequestId id, int64_t prompt, int64_t max_tokens);
+
 // Solves for the line through three steps of different shapes (a decode at
 // batch 1, a wider decode, a prefill). A coefficient the noise drives below
 // zero is clamped at zero.

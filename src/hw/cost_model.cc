@@ -7,12 +7,38 @@
 
 namespace goodput {
 
+namespace {
+
+// `curve` at `x`, interpolated in log(x), constant beyond its ends.
+double Interpolate(const std::vector<std::pair<double, double>>& c, double x) {
+  const double tokens = x;
+  if (tokens <= c.front().first) return c.front().second;
+  if (tokens >= c.back().first) return c.back().second;
+  size_t i = 1;
+  while (c[i].first < tokens) ++i;
+  const double x0 = std::log(c[i - 1].first), x1 = std::log(c[i].first);
+  const double w = (std::log(tokens) - x0) / (x1 - x0);
+  return c[i - 1].second + w * (c[i].second - c[i - 1].second);
+}
+
+}  // namespace
+
+double CostFactors::EfficiencyAt(double tokens) const {
+  return efficiency_curve.empty() ? compute_efficiency : Interpolate(efficiency_curve, tokens);
+}
+
+double CostFactors::AttentionEfficiencyAt(double query_tokens) const {
+  return attention_curve.empty() ? compute_efficiency : Interpolate(attention_curve, query_tokens);
+}
+
 Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precision) {
   CostFactors f;
   f.bandwidth = hw.memory_bandwidth;
   f.compute_efficiency = hw.compute_efficiency;
   f.bandwidth_efficiency = hw.bandwidth_efficiency;
   f.step_overhead_s = hw.step_overhead_s;
+  f.link_bandwidth = hw.link_bandwidth;
+  f.link_latency_s = hw.link_latency_s;
   std::optional<double> peak = hw.bf16_flops;
   if (precision == "fp8" || precision == "fp8-block" || precision == "int8") {
     peak = hw.fp8_flops ? hw.fp8_flops : hw.bf16_flops;
@@ -43,48 +69,96 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
                               per_layer_mla * static_cast<double>(s.CountLayers(LayerKind::kMla));
   attn_flops_per_pair_sliding_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kSlidingAttention));
   moe_touch_ = s.IsMoe() ? static_cast<double>(s.moe.experts_per_token) / static_cast<double>(s.moe.num_experts) : 0;
+  expert_flops_per_token_ = 2.0 * static_cast<double>(p.routed_experts) * moe_touch_ / tp;
+  activation_bytes_per_token_ = 2.0 * static_cast<double>(s.hidden_size);  // bf16 activations
+  layers_ = static_cast<int>(s.layers.size());
 }
 
-void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples) const {
+void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t drafts) const {
   const double cd = static_cast<double>(c), nd = static_cast<double>(n);
+  step.requests += 1;
   step.tokens += nd;
+  if (drafts > 0) {
+    step.drafting += 1;
+    step.draft_passes = std::max(step.draft_passes, static_cast<double>(drafts));
+  }
   step.samples += samples ? 1 : 0;
   // Token at position c + i attends to c + i + 1 keys (causal within the chunk).
-  step.attn_pairs_full += nd * cd + nd * (nd + 1) / 2;
+  const double full = nd * cd + nd * (nd + 1) / 2;
+  double sliding = 0;
   if (m_.sliding_window > 0) {
     const double w = static_cast<double>(m_.sliding_window);
     const double last = cd + nd;  // keys of the last token
     const double ramp_end = std::min(last, w);
     const double ramp = ramp_end > cd ? (ramp_end * (ramp_end + 1) - cd * (cd + 1)) / 2 : 0;
-    step.attn_pairs_sliding += ramp + std::max(0.0, last - std::max(cd, w)) * w;
+    sliding = ramp + std::max(0.0, last - std::max(cd, w)) * w;
   }
+  step.attn_pairs_full += full;
+  step.attn_pairs_sliding += sliding;
+  step.attn_flops_scaled += (attn_flops_per_pair_full_ * full + attn_flops_per_pair_sliding_ * sliding) /
+                            f_.AttentionEfficiencyAt(nd);
   step.kv_bytes += static_cast<double>(m_.full_bytes_per_token) * (cd + nd) +
                    static_cast<double>(m_.sliding_bytes_per_token) *
                        std::min(cd + nd, static_cast<double>(m_.sliding_window) + nd) +
                    2.0 * static_cast<double>(m_.state_bytes);
 }
 
-double CostModel::ComputeSeconds(const Step& s) const {
-  const double flops = linear_flops_per_token_ * s.tokens + lm_head_flops_ * s.samples +
-                       attn_flops_per_pair_full_ * s.attn_pairs_full +
-                       attn_flops_per_pair_sliding_ * s.attn_pairs_sliding;
-  return flops / (f_.peak_flops * f_.compute_efficiency);
+double CostModel::MatmulSeconds(const Step& s) const {
+  // Under expert parallelism the busiest GPU computes its share of the
+  // routed tokens times the imbalance; tensor-sliced experts split evenly.
+  const double expert_scale =
+      m_.expert_parallel > 1 ? m_.routing_imbalance * m_.tensor_parallel / static_cast<double>(m_.expert_parallel) : 1.0;
+  const double linear = linear_flops_per_token_ - expert_flops_per_token_ + expert_flops_per_token_ * expert_scale;
+  return (linear * s.tokens + lm_head_flops_ * s.samples) / (f_.peak_flops * f_.EfficiencyAt(s.tokens));
 }
 
-double CostModel::MemorySeconds(const Step& s) const {
+double CostModel::AttentionSeconds(const Step& s) const { return s.attn_flops_scaled / f_.peak_flops; }
+
+double CostModel::WeightSeconds(const Step& s) const {
   double weights = static_cast<double>(m_.weight_bytes);
   if (moe_touch_ > 0 && s.tokens > 0) {
     // Each token picks k of E experts per layer: the share of experts the
-    // step reads is 1 - (1 - k/E)^tokens (routing taken as uniform).
-    const double touched = 1.0 - std::pow(1.0 - moe_touch_, s.tokens);
+    // step reads is 1 - (1 - k/E)^tokens (routing taken as uniform; the
+    // busiest expert-parallel GPU sees `routing_imbalance` times the tokens).
+    const double load = m_.expert_parallel > 1 ? s.tokens * m_.routing_imbalance : s.tokens;
+    const double touched = 1.0 - std::pow(1.0 - moe_touch_, load);
     weights -= static_cast<double>(m_.expert_weight_bytes) * (1.0 - touched);
   }
-  return (weights + s.kv_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
+  return weights / (f_.bandwidth * f_.bandwidth_efficiency);
+}
+
+double CostModel::KvSeconds(const Step& s) const { return s.kv_bytes / (f_.bandwidth * f_.bandwidth_efficiency); }
+
+double CostModel::ComputeSeconds(const Step& s) const { return MatmulSeconds(s) + AttentionSeconds(s); }
+
+double CostModel::MemorySeconds(const Step& s) const { return WeightSeconds(s) + KvSeconds(s); }
+
+double CostModel::CommunicationSeconds(const Step& s) const {
+  const int tp = m_.tensor_parallel;
+  if (tp <= 1 || s.tokens <= 0) return 0;
+  // Two all-reduces of the step's activations per layer (after attention and
+  // after the MLP); a ring all-reduce moves 2 (n - 1) / n of the payload.
+  const double payload = s.tokens * activation_bytes_per_token_;
+  const double link = f_.link_bandwidth > 0 ? f_.link_bandwidth : 32e9;  // unknown link: PCIe 4.0 x16
+  const double per_reduce = f_.link_latency_s + 2.0 * (tp - 1) / tp * payload / link;
+  return 2.0 * layers_ * per_reduce;
+}
+
+double CostModel::DraftSeconds(const Step& s) const {
+  if (s.draft_passes <= 0 || m_.draft_params <= 0) return 0;
+  // The drafter runs once per draft token over the drafting requests, each
+  // pass reading its weights and computing one token per request.
+  const double compute = 2.0 * static_cast<double>(m_.draft_params) * s.drafting /
+                         (f_.peak_flops * f_.EfficiencyAt(s.drafting));
+  const double memory = static_cast<double>(m_.draft_weight_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
+  return s.draft_passes * std::max(compute, memory);
 }
 
 double CostModel::Seconds(const Step& s) const {
   if (s.tokens <= 0) return 0;
-  return f_.step_overhead_s + std::max(ComputeSeconds(s), MemorySeconds(s));
+  const auto roof = [&](double c, double m) { return std::max(c, m) + (1 - f_.overlap) * std::min(c, m); };
+  return f_.step_overhead_s + f_.per_sequence_s * s.requests + roof(MatmulSeconds(s), WeightSeconds(s)) +
+         roof(AttentionSeconds(s), KvSeconds(s)) + CommunicationSeconds(s) + DraftSeconds(s);
 }
 
 }  // namespace goodput

@@ -1,16 +1,27 @@
-// The roofline cost model of one engine step (DESIGN.md §2):
-//   step time = overhead + max(compute time, memory time)
+// The roofline cost model of one engine step (DESIGN.md §2), two phases in
+// sequence (the matmuls stream the weights; attention streams the KV cache),
+// each its own roofline:
+//   step time = overhead + per-request cost x requests
+//             + roof(matmul FLOPs, weight bytes) + roof(attention FLOPs, KV bytes)
+//             + tensor-parallel all-reduces + drafting
+//   roof(c, m) = max(c, m) + (1 - overlap) x min(c, m)
 // memory: the weights are read once per step (MoE layers only the experts
 // the step's tokens touch), plus every scheduled request's KV context per
 // layer kind (sliding layers up to the window, state layers their fixed
 // state, read and written); compute: dense-matmul FLOPs of the scheduled
 // tokens, the LM head where a token is sampled, and attention over each
-// token's context. Per GPU under tensor parallelism (communication is not
-// modelled). Peaks are the hardware entry's dense figures for the weight
-// precision, scaled by its efficiency factors.
+// token's context, at an efficiency that may depend on the step's token count
+// (small matmuls run far below peak). Per GPU under tensor parallelism, with
+// two all-reduces of the step's activations per layer over the GPUs' link;
+// under expert parallelism each GPU computes its experts' tokens, the busiest
+// `routing_imbalance` times the mean. Speculative decoding adds the
+// drafter's passes. Peaks are the hardware entry's dense figures for the
+// weight precision; the factors come from the entry or a calibration.
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/status.h"
 #include "hw/hardware.h"
@@ -34,6 +45,14 @@ struct DeployedModel {
   int64_t sliding_bytes_per_token = 0;
   int64_t sliding_window = 0;
   int64_t state_bytes = 0;
+  // Expert parallelism: each of `expert_parallel` GPUs holds E / ep whole
+  // experts (instead of a 1/tp slice of each); the busiest GPU gets
+  // `routing_imbalance` times the mean token load.
+  int expert_parallel = 1;
+  double routing_imbalance = 1.0;
+  // A drafter (EAGLE-style layers) run once per draft token of a step.
+  int64_t draft_params = 0;     // per GPU
+  int64_t draft_weight_bytes = 0;
 };
 
 struct CostFactors {
@@ -42,6 +61,22 @@ struct CostFactors {
   double compute_efficiency = 0.6;
   double bandwidth_efficiency = 0.85;
   double step_overhead_s = 0.0005;
+  double per_sequence_s = 0;  // host-side cost per scheduled request (inputs, sampling, bookkeeping)
+  double overlap = 1.0;       // 1: a phase's compute and memory fully overlap (max); 0: they add up
+  // Attention efficiency by a request's query tokens in the step (a decode's
+  // one row reads its whole context; a prefill chunk's rows share it), log-
+  // interpolated; empty: compute_efficiency.
+  std::vector<std::pair<double, double>> attention_curve;
+  // Compute efficiency by tokens in the step, interpolated in log(tokens)
+  // (constant beyond the ends); empty: compute_efficiency throughout.
+  std::vector<std::pair<double, double>> efficiency_curve;
+  double link_bandwidth = 0;  // bytes/s per direction between tensor-parallel GPUs
+  double link_latency_s = 0;  // per all-reduce
+
+  // The compute efficiency of a step of `tokens` tokens.
+  double EfficiencyAt(double tokens) const;
+  // The attention efficiency of a request computing `query_tokens` tokens.
+  double AttentionEfficiencyAt(double query_tokens) const;
 };
 
 // The hardware entry's peak for a weight precision (fp8/int8 use FP8 tensor
@@ -55,17 +90,28 @@ class CostModel {
 
   // One step's work, accumulated request by request.
   struct Step {
+    double requests = 0;     // requests scheduled
     double tokens = 0;       // tokens computed
     double samples = 0;      // positions that run the LM head
     double attn_pairs_full = 0;     // (query, key) pairs over full/MLA layers
     double attn_pairs_sliding = 0;  // over sliding layers
+    double attn_flops_scaled = 0;   // attention FLOPs over each request's attention efficiency
     double kv_bytes = 0;
+    double drafting = 0;     // requests that draft this step
+    double draft_passes = 0; // the most drafts any of them proposes (the drafter runs that often)
   };
-  // Adds a request computing `num_new` tokens after `num_computed`.
-  void Add(Step& step, int64_t num_computed, int64_t num_new, bool samples) const;
+  // Adds a request computing `num_new` tokens after `num_computed` (with
+  // `drafts` speculative tokens to propose for the next step).
+  void Add(Step& step, int64_t num_computed, int64_t num_new, bool samples, int32_t drafts = 0) const;
   double Seconds(const Step& step) const;
-  double ComputeSeconds(const Step& step) const;
-  double MemorySeconds(const Step& step) const;
+  double ComputeSeconds(const Step& step) const;   // matmuls and attention
+  double MemorySeconds(const Step& step) const;    // weights and KV
+  double MatmulSeconds(const Step& step) const;
+  double AttentionSeconds(const Step& step) const;
+  double WeightSeconds(const Step& step) const;
+  double KvSeconds(const Step& step) const;
+  double CommunicationSeconds(const Step& step) const;  // tensor-parallel all-reduces
+  double DraftSeconds(const Step& step) const;
 
   const DeployedModel& model() const { return m_; }
   const CostFactors& factors() const { return f_; }
@@ -78,6 +124,9 @@ class CostModel {
   double attn_flops_per_pair_full_ = 0;
   double attn_flops_per_pair_sliding_ = 0;
   double moe_touch_ = 0;  // k / E
+  double expert_flops_per_token_ = 0;  // routed-expert share of linear_flops_per_token_
+  double activation_bytes_per_token_ = 0;  // one all-reduce's payload per token
+  int layers_ = 0;
 };
 
 }  // namespace goodput

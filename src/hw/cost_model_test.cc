@@ -1,5 +1,7 @@
 #include "hw/cost_model.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "model/catalog.h"
@@ -91,6 +93,105 @@ TEST(CostModel, PrecisionPicksTheTensorCorePeak) {
   EXPECT_DOUBLE_EQ(FactorsFor(b200, "nvfp4")->peak_flops, 9.0e15);
   EXPECT_DOUBLE_EQ(FactorsFor(b200, "int4")->peak_flops, 2.25e15);  // weight-only: BF16 math
   EXPECT_DOUBLE_EQ(FactorsFor(*FindGpu("a100"), "fp8")->peak_flops, 312e12);  // no FP8 cores
+}
+
+// `name` in bf16, its weights split over 4 GPUs by tensor parallelism.
+DeployedModel Bf16Over4(const std::string& name) {
+  DeployedModel d;
+  d.model = *LoadModel(name);
+  d.params = CountParams(d.model);
+  d.weight_bytes = d.params.total() * 2 / 4;
+  d.tensor_parallel = 4;
+  return d;
+}
+
+// Tensor parallelism: two ring all-reduces of the step's bf16 activations per
+// layer. Llama-3.1-8B (32 layers, hidden 4096) on 4 H100s, 512 tokens:
+// payload 512 x 4096 x 2 = 4 MiB; per all-reduce 15 us + 2 x 3/4 x 4 MiB /
+// 450 GB/s = 28.98 us; 64 of them: 1.855 ms. One GPU has none.
+TEST(CostModel, TensorParallelAllReducesByHand) {
+  DeployedModel d = Bf16Over4("llama-3.1-8b");
+  CostModel tp4(d, *FactorsFor(*FindGpu("h100-sxm"), "bf16"));
+  CostModel::Step s;
+  tp4.Add(s, 0, 512, true);
+  const double per_reduce = 15e-6 + 2.0 * 3 / 4 * (512.0 * 4096 * 2) / 450e9;
+  EXPECT_NEAR(tp4.CommunicationSeconds(s), 64 * per_reduce, 1e-12);
+  d.tensor_parallel = 1;
+  CostModel tp1(d, *FactorsFor(*FindGpu("h100-sxm"), "bf16"));
+  EXPECT_EQ(tp1.CommunicationSeconds(s), 0);
+}
+
+// Expert parallelism: the busiest GPU computes imbalance x its share of the
+// routed work; with an even split it is the same as slicing every expert.
+TEST(CostModel, ExpertParallelImbalanceSlowsTheBusiestGpu) {
+  DeployedModel d = Bf16Over4("qwen3-30b-a3b");
+  auto f = *FactorsFor(*FindGpu("h100-sxm"), "bf16");
+  CostModel sliced(d, f);
+  d.expert_parallel = 4;
+  d.routing_imbalance = 1.0;
+  CostModel even(d, f);
+  d.routing_imbalance = 1.5;
+  CostModel skewed(d, f);
+  CostModel::Step s;
+  sliced.Add(s, 0, 2048, true);
+  EXPECT_NEAR(even.MatmulSeconds(s), sliced.MatmulSeconds(s), 1e-12);
+  const double dense = sliced.MatmulSeconds(s) - 2.0 * d.params.routed_experts * 8 / 128 / 4 * 2048 /
+                                                     (f.peak_flops * f.compute_efficiency);
+  EXPECT_NEAR(skewed.MatmulSeconds(s) - dense, 1.5 * (sliced.MatmulSeconds(s) - dense), 1e-9);
+}
+
+// A drafter runs once per draft token: three passes of one EAGLE layer plus
+// the LM head over the drafting requests (memory-bound at batch 8: its
+// weights read three times).
+TEST(CostModel, DrafterPassesAddTheirOwnCost) {
+  DeployedModel d;
+  d.model = *LoadModel("llama-3.1-8b");
+  d.params = CountParams(d.model);
+  d.weight_bytes = d.params.total() * 2;
+  d.draft_params = 800'000'000;
+  d.draft_weight_bytes = 1'600'000'000;
+  CostModel m(d, *FactorsFor(*FindGpu("h100-sxm"), "bf16"));
+  CostModel::Step plain, drafting;
+  for (int i = 0; i < 8; ++i) {
+    m.Add(plain, 100, 4, true);
+    m.Add(drafting, 100, 4, true, 3);
+  }
+  EXPECT_NEAR(m.DraftSeconds(drafting), 3 * 1.6e9 / (3.35e12 * 0.85), 1e-12);
+  EXPECT_NEAR(m.Seconds(drafting) - m.Seconds(plain), m.DraftSeconds(drafting), 1e-12);
+}
+
+// Per-request host cost and the overlap of compute and memory, by hand.
+TEST(CostModel, PerRequestCostAndOverlap) {
+  DeployedModel d;
+  d.model = *LoadModel("goodput-small");
+  d.params = CountParams(d.model);
+  d.weight_bytes = 400'000'000;
+  CostFactors f;
+  f.peak_flops = 1e11;
+  f.compute_efficiency = 1;
+  f.bandwidth = 4e10;
+  f.bandwidth_efficiency = 1;
+  f.step_overhead_s = 0;
+  f.per_sequence_s = 1e-4;
+  f.overlap = 1;
+  CostModel full(d, f);
+  f.overlap = 0;
+  CostModel none(d, f);
+  CostModel::Step s;
+  for (int i = 0; i < 10; ++i) full.Add(s, 0, 1, true);
+  const double mm = full.MatmulSeconds(s), w = full.WeightSeconds(s), at = full.AttentionSeconds(s), kv = full.KvSeconds(s);
+  EXPECT_NEAR(full.Seconds(s), 10 * 1e-4 + std::max(mm, w) + std::max(at, kv), 1e-12);
+  EXPECT_NEAR(none.Seconds(s), 10 * 1e-4 + mm + w + at + kv, 1e-12);
+}
+
+// Efficiency curves are interpolated in log(tokens) and constant beyond.
+TEST(CostFactors, CurvesInterpolateInLogTokens) {
+  CostFactors f;
+  f.efficiency_curve = {{1, 0.1}, {100, 0.5}};
+  EXPECT_DOUBLE_EQ(f.EfficiencyAt(0.5), 0.1);
+  EXPECT_DOUBLE_EQ(f.EfficiencyAt(10), 0.3);  // halfway in log
+  EXPECT_DOUBLE_EQ(f.EfficiencyAt(1000), 0.5);
+  EXPECT_DOUBLE_EQ(f.AttentionEfficiencyAt(5), f.compute_efficiency);  // no attention curve
 }
 
 }  // namespace

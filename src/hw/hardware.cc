@@ -63,6 +63,9 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
   h.compute_efficiency = OptNum(o, "compute_efficiency").value_or(h.compute_efficiency);
   h.bandwidth_efficiency = OptNum(o, "bandwidth_efficiency").value_or(h.bandwidth_efficiency);
   h.step_overhead_s = OptNum(o, "step_overhead_s").value_or(h.step_overhead_s);
+  h.link_bandwidth = OptNum(o, "link_bandwidth").value_or(0);
+  h.link_latency_s = OptNum(o, "link_latency_s").value_or(0);
+  if (h.link_bandwidth < 0 || h.link_latency_s < 0) return Status::InvalidArgument(at + ": link figures must be >= 0");
   if (!(h.compute_efficiency > 0 && h.compute_efficiency <= 1) ||
       !(h.bandwidth_efficiency > 0 && h.bandwidth_efficiency <= 1) || h.step_overhead_s < 0) {
     return Status::InvalidArgument(at + ": efficiencies must be in (0, 1] and the step overhead >= 0");

@@ -27,6 +27,11 @@ struct HardwareSpec {
   double compute_efficiency = 0.6;     // achieved / peak dense FLOP/s in matmuls
   double bandwidth_efficiency = 0.85;  // achieved / peak memory bandwidth
   double step_overhead_s = 0.0005;     // fixed cost of one engine step
+  // The link between tensor-parallel GPUs (NVLink, Infinity Fabric, PCIe):
+  // bytes/s per direction per GPU, and the latency of one all-reduce.
+  double link_bandwidth = 0;
+  double link_latency_s = 0;
+  bool cpu = false;  // the CPU engine, as a calibration describes it (vLLM's CPU defaults apply)
 
   // The memory vLLM sees as "total": the reported figure where known, else the
   // nominal capacity.

@@ -13,6 +13,26 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
   d.tensor_parallel = p.options.tensor_parallel;
   d.expert_weight_bytes = static_cast<int64_t>(std::llround(static_cast<double>(p.params.routed_experts) *
                                                             p.precision.linear_bytes / p.options.tensor_parallel));
+  if (p.options.expert_parallel && p.model.IsMoe()) {
+    d.expert_parallel = p.options.tensor_parallel;
+    d.routing_imbalance = p.options.routing_imbalance;
+  }
+  if (p.options.num_draft_layers > 0 && !p.model.layers.empty()) {
+    // EAGLE-style: that many decoder layers of the target's shape, plus the
+    // target's LM head, which each draft pass runs too.
+    const ParamCounts& c = p.params;
+    const double per_layer = static_cast<double>(c.mixer_linear + c.dense_mlp + c.shared_experts) /
+                                 static_cast<double>(p.model.layers.size()) +
+                             static_cast<double>(c.routed_experts) * (p.model.IsMoe()
+                                                                         ? static_cast<double>(p.model.moe.experts_per_token) /
+                                                                               p.model.moe.num_experts
+                                                                         : 0) /
+                                 static_cast<double>(p.model.layers.size());
+    const double head = static_cast<double>(p.model.vocab_size * p.model.hidden_size);
+    const double params = (p.options.num_draft_layers * per_layer + head) / p.options.tensor_parallel;
+    d.draft_params = std::llround(params);
+    d.draft_weight_bytes = std::llround(params * p.precision.linear_bytes);
+  }
   for (const CacheSpec& s : p.layout.layer_specs) {
     switch (s.group.type) {
       case KvGroupSpec::Type::kFull: d.full_bytes_per_token += s.bytes_per_token; break;

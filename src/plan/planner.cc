@@ -232,7 +232,8 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   p.model = model;
   p.options = options;
   PlanOptions& o = p.options;
-  ResolveEngineDefaults(o.engine, GpuDevice(o.total_memory, o.gpu), model.max_position_embeddings);
+  ResolveEngineDefaults(o.engine, o.cpu ? EngineDevice::kCpu : GpuDevice(o.total_memory, o.gpu),
+                        model.max_position_embeddings);
   GOODPUT_ASSIGN_OR_RETURN(p.kv_dtype, ResolveKvDtype(o.engine.cache.kv_cache_dtype, model));
   if (o.mamba_ssm_cache_dtype == "auto") {
     p.ssm_dtype = model.ssm_state_dtype.value_or(model.dtype);

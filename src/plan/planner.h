@@ -27,6 +27,7 @@ struct PlanOptions {
   std::string gpu;                           // catalog name, for display
   int64_t total_memory = 0;                  // bytes vLLM sees as total
   bool total_is_nominal = false;             // the catalog had only the nominal capacity
+  bool cpu = false;                          // the CPU engine (vLLM's CPU defaults), not a GPU
   int tensor_parallel = 1;
   // Scheduler and cache settings (sizes at 0 resolve to vLLM's defaults for
   // the GPU); kv_cache_dtype: auto (model dtype), bf16, fp16, fp8, fp8_e5m2,
@@ -37,6 +38,8 @@ struct PlanOptions {
   double gpu_memory_utilization = 0.9;
   int64_t kernel_block_alignment = 16;
   int num_draft_layers = 0;                  // EAGLE-style draft layers sharing the KV pool
+  bool expert_parallel = false;              // vLLM's --enable-expert-parallel: whole experts per GPU
+  double routing_imbalance = 1.0;            // expert parallel: the busiest GPU's load / the mean
   bool disable_hybrid_kv_cache_manager = false;
   std::optional<int64_t> weights_memory;     // measured values (vLLM's profiling log) replace estimates
   std::optional<int64_t> activation_memory;

@@ -20,13 +20,9 @@ namespace goodput::server {
 
 struct Serving::Parts {
   ServeConfig config;
-  ModelSpec model;
-  std::unique_ptr<Tokenizer> tokenizer;
-  cpu::CpuKvLayout layout;
-  int64_t num_blocks = 0;
+  CpuEngine cpu;
   std::unique_ptr<KvCacheManager> kv;
   std::unique_ptr<Scheduler> scheduler;
-  std::unique_ptr<cpu::CpuModelRunner> runner;
   std::unique_ptr<cpu::CpuStepTimePredictor> predictor;  // slo policy only
   RealClock clock;
   std::unique_ptr<EngineService> engine;
@@ -75,10 +71,12 @@ Status SetSloStepTarget(const ServeConfig& c, SchedulerConfig& sc) {
 }
 
 // Measures this machine's step times for the slo policy's predictor.
-Status FitStepTimes(Serving::Parts& s, int64_t block_size, double step_target, std::ostream& log) {
+Status FitStepTimes(Serving::Parts& s, double step_target, std::ostream& log) {
   log << "goodput serve: measuring step times for the slo policy ...\n" << std::flush;
+  const CpuEngine& e = s.cpu;
   GOODPUT_ASSIGN_OR_RETURN(cpu::CpuStepCalibration cal,
-                           cpu::CalibrateCpuSteps(*s.runner, s.layout.groups, s.num_blocks, block_size, s.clock));
+                           cpu::CalibrateCpuSteps(*e.runner, e.layout.groups, e.num_blocks, e.config.cache.block_size,
+                                                  s.clock));
   const cpu::CpuStepCoefficients& c = cal.fit;
   log << fmt::format(
       "goodput serve: step time = {:.2f} ms + {:.3f} ms per token + {:.2f} ns per attended KV token "
@@ -91,52 +89,57 @@ Status FitStepTimes(Serving::Parts& s, int64_t block_size, double step_target, s
 }
 
 // The model, its tokenizer and the engine settings resolved for the CPU.
-Status LoadModelAndSettings(Serving::Parts& s) {
-  const ServeConfig& c = s.config;
-  GOODPUT_ASSIGN_OR_RETURN(s.model, LoadModel(c.model));
-  GOODPUT_RETURN_IF_ERROR(cpu::CheckCpuSupported(s.model));
-  GOODPUT_ASSIGN_OR_RETURN(s.tokenizer, MakeTokenizer(c, ModelDir(c.model)));
-  if (s.tokenizer->vocab_size() > s.model.vocab_size) {
+Status LoadModelAndSettings(const ServeConfig& c, CpuEngine& e) {
+  GOODPUT_ASSIGN_OR_RETURN(e.model, LoadModel(c.model));
+  GOODPUT_RETURN_IF_ERROR(cpu::CheckCpuSupported(e.model));
+  GOODPUT_ASSIGN_OR_RETURN(e.tokenizer, MakeTokenizer(c, ModelDir(c.model)));
+  if (e.tokenizer->vocab_size() > e.model.vocab_size) {
     return Status::InvalidArgument(fmt::format("the tokenizer has {} tokens but the model only {}",
-                                               s.tokenizer->vocab_size(), s.model.vocab_size));
+                                               e.tokenizer->vocab_size(), e.model.vocab_size));
   }
-  GOODPUT_RETURN_IF_ERROR(ValidateEngineConfig(s.config.engine));
-  ResolveEngineDefaults(s.config.engine, EngineDevice::kCpu, s.model.max_position_embeddings);
-  SchedulerConfig& sc = s.config.engine.scheduler;
+  e.config = c.engine;
+  GOODPUT_RETURN_IF_ERROR(ValidateEngineConfig(e.config));
+  ResolveEngineDefaults(e.config, EngineDevice::kCpu, e.model.max_position_embeddings);
+  SchedulerConfig& sc = e.config.scheduler;
   GOODPUT_RETURN_IF_ERROR(SetSloStepTarget(c, sc));
-  sc.eos_token_id = s.model.eos_token_ids.empty() ? s.tokenizer->eos_id() : s.model.eos_token_ids.front();
+  sc.eos_token_id = e.model.eos_token_ids.empty() ? e.tokenizer->eos_id() : e.model.eos_token_ids.front();
   return Status::Ok();
 }
 
 }  // namespace
 
+Result<CpuEngine> LoadCpuEngine(const ServeConfig& config) {
+  CpuEngine e;
+  GOODPUT_RETURN_IF_ERROR(LoadModelAndSettings(config, e));
+  const SchedulerConfig& sc = e.config.scheduler;
+  const CacheConfig& cache = e.config.cache;
+  GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::KvFormatFor(cache.kv_cache_dtype, e.model.dtype));
+  e.layout = cpu::MakeCpuKvLayout(e.model, cache.block_size);
+  e.num_blocks = cpu::CpuKvBlocksFor(e.model, e.layout, format, cache.block_size, *cache.kv_cache_memory);
+  e.capacity = CapacityForBlocks(e.layout.groups, e.num_blocks, sc.max_model_len, sc.max_num_batched_tokens);
+  if (e.capacity.max_concurrency < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "--kv-cache-memory {} holds {} blocks, less than one {}-token request needs; raise it or lower --max-model-len",
+        FormatGiB(*cache.kv_cache_memory), e.num_blocks, sc.max_model_len));
+  }
+  GOODPUT_ASSIGN_OR_RETURN(cpu::ModelWeights weights, MakeWeights(config, e.model, ModelDir(config.model)));
+  GOODPUT_ASSIGN_OR_RETURN(e.runner, cpu::CpuModelRunner::Create(e.model, std::move(weights), e.layout, format,
+                                                                   e.num_blocks, cache.block_size));
+  return e;
+}
+
 Result<std::unique_ptr<Serving>> Serving::Build(const ServeConfig& config, std::ostream& log) {
   auto parts = std::make_unique<Parts>();
   Parts& s = *parts;
   s.config = config;
-  GOODPUT_RETURN_IF_ERROR(LoadModelAndSettings(s));
-  const SchedulerConfig& sc = s.config.engine.scheduler;
-  const CacheConfig& cache = s.config.engine.cache;
-  GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::KvFormatFor(cache.kv_cache_dtype, s.model.dtype));
-  s.layout = cpu::MakeCpuKvLayout(s.model, cache.block_size);
-  s.num_blocks = cpu::CpuKvBlocksFor(s.model, s.layout, format, cache.block_size, *cache.kv_cache_memory);
-  const KvCapacity capacity =
-      CapacityForBlocks(s.layout.groups, s.num_blocks, sc.max_model_len, sc.max_num_batched_tokens);
-  if (capacity.max_concurrency < 1) {
-    return Status::InvalidArgument(fmt::format(
-        "--kv-cache-memory {} holds {} blocks, less than one {}-token request needs; raise it or lower --max-model-len",
-        FormatGiB(*cache.kv_cache_memory), s.num_blocks, sc.max_model_len));
-  }
-  GOODPUT_ASSIGN_OR_RETURN(cpu::ModelWeights weights, MakeWeights(s.config, s.model, ModelDir(s.config.model)));
-  GOODPUT_ASSIGN_OR_RETURN(s.runner, cpu::CpuModelRunner::Create(s.model, std::move(weights), s.layout, format,
-                                                                   s.num_blocks, cache.block_size));
-  if (sc.policy == SchedulingPolicy::kSlo) {
-    GOODPUT_RETURN_IF_ERROR(FitStepTimes(s, cache.block_size, sc.slo_step_target, log));
-  }
-  s.kv = std::make_unique<KvCacheManager>(s.layout.groups, s.num_blocks);
+  GOODPUT_ASSIGN_OR_RETURN(s.cpu, LoadCpuEngine(config));
+  const SchedulerConfig& sc = s.cpu.config.scheduler;
+  if (sc.policy == SchedulingPolicy::kSlo) GOODPUT_RETURN_IF_ERROR(FitStepTimes(s, sc.slo_step_target, log));
+  s.kv = std::make_unique<KvCacheManager>(s.cpu.layout.groups, s.cpu.num_blocks,
+                                          s.cpu.config.cache.enable_prefix_caching);
   s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());
-  s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.runner.get(), &s.clock);
-  log << KvCapacityLogLines(capacity, sc.max_model_len);
+  s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.cpu.runner.get(), &s.clock);
+  log << KvCapacityLogLines(s.cpu.capacity, sc.max_model_len);
   return std::unique_ptr<Serving>(new Serving(std::move(parts)));
 }
 
@@ -149,8 +152,8 @@ Serving::~Serving() {
 Status Serving::Run(std::ostream& log) {
   Parts& s = *parts_;
   boost::asio::io_context ioc;
-  const ServedModel served{s.config.served_name.empty() ? s.model.name : s.config.served_name,
-                           s.config.engine.scheduler.max_model_len, s.tokenizer.get(), s.config.offline_classes};
+  const ServedModel served{s.config.served_name.empty() ? s.cpu.model.name : s.config.served_name,
+                           s.cpu.config.scheduler.max_model_len, s.cpu.tokenizer.get(), s.config.offline_classes};
   Server http(ioc, *s.engine, served, s.config.http);
   GOODPUT_RETURN_IF_ERROR(http.Listen());
   s.engine->Start();

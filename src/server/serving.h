@@ -13,7 +13,10 @@
 #include <vector>
 
 #include "core/status.h"
+#include "cpu/cpu_runner.h"
 #include "engine/engine_config.h"
+#include "engine/kv_groups.h"
+#include "model/tokenizer.h"
 #include "server/http_server.h"
 
 namespace goodput::server {
@@ -30,6 +33,21 @@ struct ServeConfig {
   std::vector<std::string> offline_classes = {"offline"};
   ServerOptions http;
 };
+
+// The CPU engine's model, tokenizer, resolved settings, KV pool and runner,
+// as `serve` runs them (and `goodput calibrate steps` measures them).
+struct CpuEngine {
+  ModelSpec model;
+  std::unique_ptr<Tokenizer> tokenizer;
+  EngineConfig config;  // resolved: vLLM's CPU defaults filled in
+  cpu::CpuKvLayout layout;
+  int64_t num_blocks = 0;
+  KvCapacity capacity;
+  std::unique_ptr<cpu::CpuModelRunner> runner;
+};
+
+// Loads and sizes the engine `config` describes. Errors are bad settings, named.
+Result<CpuEngine> LoadCpuEngine(const ServeConfig& config);
 
 class Serving {
  public:

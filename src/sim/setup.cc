@@ -5,14 +5,21 @@
 
 namespace goodput {
 
-Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw) {
+Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
+                                 const CostFactors* calibrated) {
   SimSetup s;
   GOODPUT_ASSIGN_OR_RETURN(s.plan, MakePlan(model, plan_options));
   if (!s.plan.startup_error.empty()) return Status::FailedPrecondition(s.plan.startup_error);
-  GOODPUT_ASSIGN_OR_RETURN(CostFactors factors, FactorsFor(hw, s.plan.precision.name));
+  CostFactors factors;
+  if (calibrated) {
+    factors = *calibrated;
+  } else {
+    GOODPUT_ASSIGN_OR_RETURN(factors, FactorsFor(hw, s.plan.precision.name));
+  }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
   s.options.scheduler = s.plan.options.engine.scheduler;  // sizes resolved by the plan
   s.options.kv_groups = s.plan.layout.EngineGroups();
+  s.options.prefix_caching = s.plan.options.engine.cache.enable_prefix_caching;
   s.options.num_blocks = s.plan.capacity.num_blocks;
   return s;
 }

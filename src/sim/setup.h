@@ -25,7 +25,9 @@ struct SimSetup {
 // settings are plan_options.engine, with sizes resolved by the plan (vLLM's
 // defaults for the GPU). A deployment vLLM would refuse to start is an error
 // naming why.
-Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw);
+// With `factors` (a calibration's), they replace the hardware entry's.
+Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
+                                 const CostFactors* factors = nullptr);
 
 // The same for catalog names: `options` need not name the GPU or its memory.
 Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options);

@@ -1,0 +1,99 @@
+// The simulator against the real CPU engine, side by side: goodput serve's
+// own steps are measured and fitted (goodput calibrate steps), then two
+// workloads — short chat, and long prompts with preemption in a small KV pool
+// — run over a concurrency ladder on goodput serve (real HTTP) and on the
+// calibrated simulator with the same engine settings. Prints every figure
+// with the simulator's error and the capacities, against the targets: TTFT
+// and TPOT p50 within 10%, p99 within 15%, throughput within 5%, the same
+// capacity +- one ladder step.
+//
+// Usage: sim_vs_serve [GOODPUT_BINARY] [CALIBRATION_FILE]
+//   (default: the goodput binary beside this program's directory; without a
+//   file the calibration is measured first and written to sim_vs_serve.json)
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "calibrate/engine_calibration.h"
+#include "calibrate/validation.h"
+#include "core/data_dir.h"
+#include "core/units.h"
+
+using namespace goodput;
+
+namespace {
+
+struct Case {
+  std::string workload;
+  std::string kv_cache_memory;
+  int64_t max_model_len = 0;
+  std::vector<int> ladder;
+};
+
+bool Within(double sim, double serve, double tolerance) {
+  return std::isfinite(sim) && std::isfinite(serve) && serve > 0 && std::fabs(sim / serve - 1) <= tolerance;
+}
+
+// Counts the figures within their targets.
+void Score(const Comparison& c, int& met, int& total) {
+  for (const auto& r : c.rows) {
+    for (auto [sim, serve, tol] : {std::tuple{r.sim.ttft.p50, r.serve.ttft.p50, 0.10}, {r.sim.tpot.p50, r.serve.tpot.p50, 0.10},
+                                   {r.sim.ttft.p99, r.serve.ttft.p99, 0.15}, {r.sim.tpot.p99, r.serve.tpot.p99, 0.15},
+                                   {r.sim.throughput, r.serve.throughput, 0.05}}) {
+      ++total;
+      met += Within(sim, serve, tol);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string self_dir = std::filesystem::read_symlink("/proc/self/exe").parent_path().string();
+  const std::string binary = argc > 1 ? argv[1] : self_dir + "/../goodput";
+  server::ServeConfig base;
+  base.model = "goodput-small";
+  base.engine.cache.kv_cache_memory = int64_t{512} << 20;
+  Calibration cal;
+  if (argc > 2) {
+    auto loaded = LoadCalibration(argv[2]);
+    if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 2;
+    cal = *loaded;
+  } else {
+    std::fprintf(stderr, "measuring goodput serve's steps ...\n");
+    auto c = CalibrateCpuEngine(base, StepGrid{});
+    if (!c.ok()) return std::fprintf(stderr, "%s\n", c.status().message().c_str()), 2;
+    cal = *c;
+    (void)SaveCalibration(cal, "sim_vs_serve.json");
+  }
+  std::printf("calibration: %s\n%s\n", cal.source.c_str(), FormatResiduals(cal).c_str());
+  const std::vector<Case> cases = {{"chat-cpu.yaml", "512MiB", 0, {2, 4, 8, 16, 32}},
+                                   {"long-cpu.yaml", "64MiB", 2048, {1, 2, 4, 8}}};
+  int met = 0, total = 0, capacities_ok = 0;
+  for (const Case& k : cases) {
+    MeasurementSpec spec;
+    auto w = LoadWorkload(DataDir() + "/workloads/" + k.workload);
+    if (!w.ok()) return std::fprintf(stderr, "%s\n", w.status().message().c_str()), 2;
+    spec.workload = *w;
+    for (int c : k.ladder) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
+    spec.repeat = 2;
+    spec.max_repeat = 2;
+    server::ServeConfig config = base;
+    config.engine.cache.kv_cache_memory = *ParseBytes(k.kv_cache_memory);
+    config.engine.scheduler.max_model_len = k.max_model_len;
+    auto cmp = CompareSimToServe(binary, config, cal, spec, [](const std::string& line) {
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    });
+    std::fprintf(stderr, "\r\033[K");
+    if (!cmp.ok()) return std::fprintf(stderr, "%s\n", cmp.status().message().c_str()), 2;
+    std::printf("%s\n", FormatComparison(*cmp).c_str());
+    Score(*cmp, met, total);
+    capacities_ok += cmp->capacity_steps_apart <= 1;
+  }
+  std::printf("figures within their targets (p50 10%%, p99 15%%, throughput 5%%): %d of %d\n", met, total);
+  std::printf("capacities within one ladder step: %d of %zu\n", capacities_ok, cases.size());
+  return 0;
+}

@@ -1,0 +1,222 @@
+#include "calibrate/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+namespace goodput {
+namespace json = boost::json;
+namespace {
+
+json::value Num(double x) { return std::isfinite(x) ? json::value(x) : json::value(nullptr); }
+
+struct Reader {
+  const json::object& o;
+  std::string where;
+  Status status = Status::Ok();
+
+  double Number(const char* key, double fallback, bool required = false) {
+    const json::value* v = o.if_contains(key);
+    if (!v || v->is_null()) {
+      if (required && status.ok()) status = Status::InvalidArgument(fmt::format("{}: '{}' is required", where, key));
+      return fallback;
+    }
+    if (!v->is_number()) {
+      if (status.ok()) status = Status::InvalidArgument(fmt::format("{}: '{}' must be a number", where, key));
+      return fallback;
+    }
+    return v->to_number<double>();
+  }
+  std::string Text(const char* key) {
+    const json::value* v = o.if_contains(key);
+    return v && v->is_string() ? std::string(v->as_string()) : "";
+  }
+  const json::object* Object(const char* key) {
+    const json::value* v = o.if_contains(key);
+    if (v && v->is_object()) return &v->as_object();
+    if (status.ok()) status = Status::InvalidArgument(fmt::format("{}: '{}' must be an object", where, key));
+    return nullptr;
+  }
+};
+
+Status CheckFactors(const CostFactors& f, const std::string& where) {
+  const auto bad = [&](const char* what) { return Status::InvalidArgument(where + ": " + what); };
+  if (!(f.peak_flops > 0) || !(f.bandwidth > 0)) return bad("peak_flops and bandwidth must be positive");
+  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1)) {
+    return bad("efficiencies must be in (0, 1]");
+  }
+  if (f.step_overhead_s < 0 || f.per_sequence_s < 0) return bad("overheads must be >= 0");
+  if (!(f.overlap >= 0 && f.overlap <= 1)) return bad("overlap must be in [0, 1]");
+  for (const auto* curve : {&f.efficiency_curve, &f.attention_curve}) {
+    double last = 0;
+    for (const auto& [tokens, eff] : *curve) {
+      if (!(tokens > last) || !(eff > 0 && eff <= 1)) {
+        return bad("efficiency curves must list [tokens, efficiency] with tokens rising and efficiency in (0, 1]");
+      }
+      last = tokens;
+    }
+  }
+  return Status::Ok();
+}
+
+// One field per line, two spaces per level: the file is read and diffed by
+// people, and Boost.JSON serializes on one line only. Arrays of numbers stay
+// on one line.
+std::string PrettyJson(const json::value& v, int depth) {
+  const std::string pad(2 * (depth + 1), ' '), end(2 * depth, ' ');
+  if (v.is_object()) {
+    if (v.as_object().empty()) return "{}";
+    std::string s = "{\n";
+    bool first = true;
+    for (const auto& [key, value] : v.as_object()) {
+      s += (first ? "" : ",\n") + pad + json::serialize(json::value(key)) + ": " + PrettyJson(value, depth + 1);
+      first = false;
+    }
+    return s + "\n" + end + "}";
+  }
+  if (v.is_array()) {
+    const json::array& a = v.as_array();
+    const bool flat = std::all_of(a.begin(), a.end(), [](const json::value& e) { return !e.is_structured(); });
+    if (flat) {
+      std::string s = "[";
+      for (size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + PrettyJson(a[i], depth + 1);
+      return s + "]";
+    }
+    std::string s = "[\n";
+    for (size_t i = 0; i < a.size(); ++i) s += (i ? ",\n" : "") + pad + PrettyJson(a[i], depth + 1);
+    return s + "\n" + end + "]";
+  }
+  if (v.is_double()) return fmt::format("{:.6g}", v.as_double());  // "0.6", not Boost's "6E-1"
+  return json::serialize(v);
+}
+
+}  // namespace
+
+std::string CalibrationToJson(const Calibration& c) {
+  json::array curve, attention;
+  for (const auto& [tokens, eff] : c.factors.efficiency_curve) curve.push_back(json::array{tokens, eff});
+  for (const auto& [tokens, eff] : c.factors.attention_curve) attention.push_back(json::array{tokens, eff});
+  json::array residuals;
+  for (const FitResidual& r : c.residuals) {
+    residuals.push_back(json::object{{"what", r.what}, {"measured", Num(r.measured)}, {"modeled", Num(r.modeled)}});
+  }
+  const HardwareSpec& h = c.hardware;
+  const CostFactors& f = c.factors;
+  const json::object doc{
+      {"goodput_calibration", Calibration::kVersion},
+      {"source", c.source},
+      {"model", c.model},
+      {"hardware", json::object{{"name", h.name},
+                                {"display", h.display},
+                                {"cpu", h.cpu},
+                                {"memory_bytes", h.memory_bytes},
+                                {"link_bandwidth", Num(h.link_bandwidth)},
+                                {"link_latency_s", Num(h.link_latency_s)}}},
+      {"factors", json::object{{"peak_flops", Num(f.peak_flops)},
+                               {"bandwidth", Num(f.bandwidth)},
+                               {"compute_efficiency", Num(f.compute_efficiency)},
+                               {"efficiency_curve", curve},
+                               {"attention_curve", attention},
+                               {"bandwidth_efficiency", Num(f.bandwidth_efficiency)},
+                               {"step_overhead_s", Num(f.step_overhead_s)},
+                               {"per_sequence_s", Num(f.per_sequence_s)},
+                               {"overlap", Num(f.overlap)}}},
+      {"fit", json::object{{"rms_log_error", Num(c.rms_log_error)}, {"residuals", residuals}}}};
+  return PrettyJson(doc, 0) + "\n";
+}
+
+Result<Calibration> ParseCalibration(const std::string& text, const std::string& where) {
+  boost::system::error_code ec;
+  const json::value v = json::parse(text, ec);
+  if (ec || !v.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
+  Reader top{v.as_object(), where};
+  const double version = top.Number("goodput_calibration", 0, true);
+  GOODPUT_RETURN_IF_ERROR(top.status);
+  if (version > Calibration::kVersion || version < 1) {
+    return Status::InvalidArgument(fmt::format("{}: calibration version {} (this goodput reads version {})", where,
+                                               version, Calibration::kVersion));
+  }
+  Calibration c;
+  c.source = top.Text("source");
+  c.model = top.Text("model");
+  const json::object* hw = top.Object("hardware");
+  const json::object* fo = top.Object("factors");
+  GOODPUT_RETURN_IF_ERROR(top.status);
+  Reader h{*hw, where + ": hardware"};
+  c.hardware.name = h.Text("name");
+  c.hardware.display = h.Text("display");
+  if (const json::value* cpu = hw->if_contains("cpu"); cpu && cpu->is_bool()) c.hardware.cpu = cpu->as_bool();
+  c.hardware.memory_bytes = static_cast<int64_t>(h.Number("memory_bytes", 0, true));
+  c.hardware.link_bandwidth = h.Number("link_bandwidth", 0);
+  c.hardware.link_latency_s = h.Number("link_latency_s", 0);
+  GOODPUT_RETURN_IF_ERROR(h.status);
+  Reader f{*fo, where + ": factors"};
+  CostFactors& k = c.factors;
+  k.peak_flops = f.Number("peak_flops", 0, true);
+  k.bandwidth = f.Number("bandwidth", 0, true);
+  k.compute_efficiency = f.Number("compute_efficiency", k.compute_efficiency);
+  k.bandwidth_efficiency = f.Number("bandwidth_efficiency", k.bandwidth_efficiency);
+  k.step_overhead_s = f.Number("step_overhead_s", k.step_overhead_s);
+  k.per_sequence_s = f.Number("per_sequence_s", k.per_sequence_s);
+  k.overlap = f.Number("overlap", k.overlap);
+  GOODPUT_RETURN_IF_ERROR(f.status);
+  for (auto [key, curve] : {std::pair{"efficiency_curve", &k.efficiency_curve}, {"attention_curve", &k.attention_curve}}) {
+    const json::value* v = fo->if_contains(key);
+    if (!v || !v->is_array()) continue;
+    for (const json::value& p : v->as_array()) {
+      if (!p.is_array() || p.as_array().size() != 2 || !p.as_array()[0].is_number() || !p.as_array()[1].is_number()) {
+        return Status::InvalidArgument(fmt::format("{}: {} entries must be [tokens, efficiency]", where, key));
+      }
+      curve->emplace_back(p.as_array()[0].to_number<double>(), p.as_array()[1].to_number<double>());
+    }
+  }
+  k.link_bandwidth = c.hardware.link_bandwidth;
+  k.link_latency_s = c.hardware.link_latency_s;
+  GOODPUT_RETURN_IF_ERROR(CheckFactors(k, where));
+  c.hardware.memory_bandwidth = k.bandwidth;
+  c.hardware.bf16_flops = k.peak_flops;
+  c.hardware.compute_efficiency = k.compute_efficiency;
+  c.hardware.bandwidth_efficiency = k.bandwidth_efficiency;
+  c.hardware.step_overhead_s = k.step_overhead_s;
+  if (c.hardware.memory_bytes <= 0) return Status::InvalidArgument(where + ": hardware memory_bytes must be positive");
+  return c;
+}
+
+Result<Calibration> LoadCalibration(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound("cannot read calibration " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseCalibration(text.str(), path);
+}
+
+Status SaveCalibration(const Calibration& c, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << CalibrationToJson(c);
+    if (!out) return Status::IoError("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::IoError(fmt::format("cannot write {}: {}", path, ec.message()));
+  return Status::Ok();
+}
+
+std::string FormatResiduals(const Calibration& c) {
+  std::vector<FitResidual> rs = c.residuals;
+  std::stable_sort(rs.begin(), rs.end(),
+                   [](const FitResidual& a, const FitResidual& b) { return std::fabs(a.Error()) < std::fabs(b.Error()); });
+  std::string s = fmt::format("  {:<40}{:>14}{:>14}{:>10}\n", "measurement", "measured", "model", "error");
+  for (const FitResidual& r : rs) {
+    s += fmt::format("  {:<40}{:>14.6g}{:>14.6g}{:>9.1f}%\n", r.what, r.measured, r.modeled, 100 * r.Error());
+  }
+  return s + fmt::format("  rms log error {:.3f} over {} measurements\n", c.rms_log_error, c.residuals.size());
+}
+
+}  // namespace goodput

@@ -1,0 +1,50 @@
+// A calibration: the cost model's factors fitted to measurements, with the
+// hardware they describe and how well they fit, kept in a versioned JSON
+// file that `goodput sim --calibration FILE` and `--target sim:...` read.
+// Two sources (goodput calibrate): goodput serve's own steps on this CPU (the
+// CPU engine becomes a hardware the simulator can model), or a ledger run of
+// any target (TTFT/TPOT at several loads, fitted through the simulator).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "hw/cost_model.h"
+#include "hw/hardware.h"
+
+namespace goodput {
+
+// One measurement against what the fitted model says of it.
+struct FitResidual {
+  std::string what;   // "decode 8 x ctx 512", "load 16: TPOT p50"
+  double measured = 0;
+  double modeled = 0;
+  double Error() const { return measured != 0 ? modeled / measured - 1 : 0; }
+};
+
+struct Calibration {
+  static constexpr int kVersion = 1;
+  std::string source;        // how it was measured, for people
+  std::string model;         // the model it was measured with
+  HardwareSpec hardware;     // peaks as the factors refer to them
+  CostFactors factors;       // peak_flops and bandwidth included
+  std::vector<FitResidual> residuals;
+  double rms_log_error = 0;  // sqrt(mean(log(modeled / measured)^2))
+};
+
+// The JSON text of `c` (pretty enough to read and diff).
+std::string CalibrationToJson(const Calibration& c);
+
+// Parses a calibration; errors name the file and the field. A file of a
+// newer version is refused.
+Result<Calibration> ParseCalibration(const std::string& text, const std::string& where);
+Result<Calibration> LoadCalibration(const std::string& path);
+
+// Writes `c` to `path` through a temporary file (nothing half-written).
+Status SaveCalibration(const Calibration& c, const std::string& path);
+
+// The residuals' table for people, worst last.
+std::string FormatResiduals(const Calibration& c);
+
+}  // namespace goodput

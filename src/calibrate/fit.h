@@ -1,0 +1,25 @@
+// Least squares on log step times: the parameters of a cost model that make
+// it say what was measured. The minimizer is NLopt's Subplex (derivative-
+// free, bounded): the cost model's max() and interpolation have no useful
+// gradients, and a few hundred evaluations of a closed-form model are cheap.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "core/status.h"
+
+namespace goodput {
+
+struct FitParameter {
+  double initial = 0;
+  double lower = 0;
+  double upper = 0;
+};
+
+// Minimizes `objective` over parameters within their bounds; returns the best
+// parameters found. Errors: NLopt refused the problem.
+Result<std::vector<double>> Minimize(const std::function<double(const std::vector<double>&)>& objective,
+                                     const std::vector<FitParameter>& parameters, int max_evaluations);
+
+}  // namespace goodput

@@ -1,0 +1,42 @@
+// The cost model fitted to measured engine steps: each step's requests (what
+// they computed) and its duration. Used for goodput serve's own steps (the
+// CPU engine), whose peaks are not known beforehand: the fit finds the
+// effective bandwidth, the matmul rate by tokens per step (small steps run
+// far below the best rate), the per-step and per-request costs and how far
+// compute and memory overlap.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calibrate/calibration.h"
+#include "core/status.h"
+#include "hw/cost_model.h"
+
+namespace goodput {
+
+struct StepRequest {
+  int64_t num_computed = 0;
+  int64_t num_new = 0;
+  bool samples = true;
+};
+
+struct MeasuredStep {
+  std::string shape;  // "decode 8 x ctx 512", "prefill 256"
+  std::vector<StepRequest> requests;
+  double seconds = 0;
+};
+
+// The token counts at which the efficiency curves are fitted: matmul
+// efficiency by tokens per step, attention efficiency by a request's tokens.
+const std::vector<double>& CurveTokens();
+const std::vector<double>& AttentionTokens();
+
+// Fits factors for `model` to `steps` (at least as many steps as the fit has
+// parameters). The result's factors have peak_flops = the best fitted matmul
+// rate and bandwidth = the fitted effective bandwidth, so efficiencies are
+// relative to them; residuals list every step.
+Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<MeasuredStep>& steps);
+
+}  // namespace goodput

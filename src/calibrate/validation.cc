@@ -1,0 +1,114 @@
+#include "calibrate/validation.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "calibrate/engine_calibration.h"
+#include "client/server_process.h"
+#include "model/catalog.h"
+#include "sim/sim_target.h"
+
+namespace goodput {
+namespace {
+
+// goodput serve's flags for `e` (sizes as plain numbers: exact).
+std::vector<std::string> ServeArgs(const EngineConfig& e) {
+  std::vector<std::string> args = {"--kv-cache-dtype", e.cache.kv_cache_dtype,
+                                   "--scheduling-policy", SchedulingPolicyName(e.scheduler.policy)};
+  const auto add = [&](const char* flag, int64_t v) {
+    if (v > 0) args.insert(args.end(), {flag, std::to_string(v)});
+  };
+  add("--max-num-seqs", e.scheduler.max_num_seqs);
+  add("--max-num-batched-tokens", e.scheduler.max_num_batched_tokens);
+  add("--max-model-len", e.scheduler.max_model_len);
+  add("--block-size", e.cache.block_size);
+  add("--long-prefill-token-threshold", e.scheduler.long_prefill_token_threshold);
+  if (e.cache.kv_cache_memory) add("--kv-cache-memory", *e.cache.kv_cache_memory);
+  return args;
+}
+
+Result<std::unique_ptr<Target>> SimTargetFor(const server::ServeConfig& config, const Calibration& calibration) {
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
+  EngineConfig engine = config.engine;
+  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
+                           SetupSimulation(model, PlanOptionsFor(calibration, engine), calibration.hardware,
+                                           &calibration.factors));
+  return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), "sim (calibrated)"));
+}
+
+int StepsApart(const std::vector<Comparison::Row>& rows, const std::optional<std::string>& a,
+               const std::optional<std::string>& b) {
+  const auto index = [&](const std::optional<std::string>& label) {
+    if (!label) return -1;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].serve.label == *label) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  return std::abs(index(a) - index(b));
+}
+
+std::string Pct(double sim, double serve) {
+  if (!std::isfinite(sim) || !std::isfinite(serve) || serve == 0) return "-";
+  return fmt::format("{:+.0f}%", 100 * (sim / serve - 1));
+}
+
+}  // namespace
+
+Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
+                                     const Calibration& calibration, const MeasurementSpec& spec,
+                                     const std::function<void(const std::string&)>& progress) {
+  MeasurementSpec ladder = spec;
+  ladder.search_capacity = false;
+  ladder.vary.reset();
+  MeasurementHooks hooks;
+  hooks.progress = progress;
+  EngineConfig engine = config.engine;
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
+  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
+  const std::vector<std::string> serve_args = ServeArgs(engine);
+  auto serve = Measure(
+      ladder,
+      [&](const Setting&) -> Result<std::unique_ptr<Target>> {
+        GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(goodput_binary, config.model, serve_args, {}));
+        return std::unique_ptr<Target>(std::move(t));
+      },
+      hooks);
+  if (!serve.ok()) return serve.status().WithContext("goodput serve");
+  auto sim = Measure(ladder, [&](const Setting&) { return SimTargetFor(config, calibration); }, hooks);
+  if (!sim.ok()) return sim.status().WithContext("simulator");
+  Comparison c;
+  c.workload = spec.workload.name;
+  const SweepResult& a = serve->front().sweep;
+  const SweepResult& b = sim->front().sweep;
+  for (size_t i = 0; i < a.points.size() && i < b.points.size(); ++i) c.rows.push_back({a.points[i], b.points[i]});
+  if (a.capacity) c.serve_capacity = a.points[*a.capacity].label;
+  if (b.capacity) c.sim_capacity = b.points[*b.capacity].label;
+  c.capacity_steps_apart = StepsApart(c.rows, c.serve_capacity, c.sim_capacity);
+  return c;
+}
+
+std::string FormatComparison(const Comparison& c) {
+  std::string s = fmt::format("workload {}: goodput serve (real HTTP) vs the simulator calibrated from its steps\n",
+                              c.workload);
+  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>8}\n", "load", "TTFT p50 serve/sim/err",
+                   "TTFT p99 serve/sim/err", "TPOT p50 serve/sim/err", "TPOT p99 serve/sim/err",
+                   "throughput serve/sim/err", "preempt");
+  const auto ms = [](double x) { return std::isfinite(x) ? fmt::format("{:.1f}", x * 1e3) : std::string("-"); };
+  const auto cell = [&](double a, double b) { return fmt::format("{}/{} {}", ms(a), ms(b), Pct(b, a)); };
+  for (const auto& r : c.rows) {
+    s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>8}\n", r.serve.label, cell(r.serve.ttft.p50, r.sim.ttft.p50),
+                     cell(r.serve.ttft.p99, r.sim.ttft.p99), cell(r.serve.tpot.p50, r.sim.tpot.p50),
+                     cell(r.serve.tpot.p99, r.sim.tpot.p99),
+                     fmt::format("{:.0f}/{:.0f} {}", r.serve.throughput, r.sim.throughput,
+                                 Pct(r.sim.throughput, r.serve.throughput)),
+                     fmt::format("{:.0f}", r.sim.preemptions));
+  }
+  s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),
+                   c.sim_capacity.value_or("none"), c.capacity_steps_apart, c.capacity_steps_apart == 1 ? "" : "s");
+  return s;
+}
+
+}  // namespace goodput

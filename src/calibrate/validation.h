@@ -1,0 +1,39 @@
+// The proof that the simulator can be trusted for the CPU engine: the same
+// workload, loads and engine settings measured on goodput serve over real
+// HTTP and on the simulator calibrated from goodput serve's own steps, side
+// by side, with the error of every figure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibrate/calibration.h"
+#include "core/status.h"
+#include "measure/measurement.h"
+#include "server/serving.h"
+
+namespace goodput {
+
+struct Comparison {
+  struct Row {
+    PointResult serve, sim;
+  };
+  std::string workload;
+  std::vector<Row> rows;  // by load
+  std::optional<std::string> serve_capacity, sim_capacity;  // labels; empty: none
+  int capacity_steps_apart = 0;  // ladder steps between the two capacities
+};
+
+// Measures `spec` (its ladder, not a search) on goodput serve started from
+// `goodput_binary` with `config`'s engine settings, and on the simulator
+// with the same settings and `calibration`. `progress` is told each run.
+Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
+                                     const Calibration& calibration, const MeasurementSpec& spec,
+                                     const std::function<void(const std::string&)>& progress = {});
+
+// The figures side by side with the simulator's error (sim / serve - 1) for
+// TTFT p50/p99, TPOT p50/p99 and throughput, and the two capacities.
+std::string FormatComparison(const Comparison& c);
+
+}  // namespace goodput

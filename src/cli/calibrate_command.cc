@@ -1,0 +1,136 @@
+#include "cli/calibrate_command.h"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "calibrate/engine_calibration.h"
+#include "calibrate/ledger_fit.h"
+#include "cli/deployment_flags.h"
+#include "cli/engine_flags.h"
+#include "cli/measurement_flags.h"
+#include "model/catalog.h"
+
+namespace goodput {
+namespace {
+
+struct StepsArgs {
+  std::string model = "goodput-small", load_format = "auto", out = "cpu-calibration.json";
+  uint64_t seed = 0;
+  EngineArgs engine;
+  int repeats = 5;
+};
+
+struct LedgerArgs {
+  int64_t run = 0;
+  std::string ledger = "goodput.db", out;
+  DeploymentArgs d;
+  int max_evaluations = 400;
+};
+
+constexpr const char* kStepsFooter = R"(Runs goodput serve's CPU engine (the same model, KV pool and runner) in this process
+over a grid of steps — decodes of 1 to 64 requests at short and long contexts,
+prefills of 16 to 1,024 tokens — times each on the real clock (median of --repeats),
+and fits the cost model: per-step and per-request costs, effective memory bandwidth,
+the matmul rate by tokens per step, and the overlap of compute and memory. The CPU
+becomes a hardware the simulator models: goodput sim --calibration FILE.
+)";
+
+void Fail(const Status& st) { throw CLI::RuntimeError("goodput calibrate: " + st.message(), 2); }
+
+void Report(const Calibration& c, const std::string& out) {
+  std::cout << fmt::format("calibration of {} on {}\n{}\n", c.model, c.hardware.display.empty() ? c.hardware.name
+                                                                                               : c.hardware.display,
+                           c.source);
+  std::cout << FormatResiduals(c);
+  const CostFactors& f = c.factors;
+  std::cout << fmt::format(
+      "factors: peak {:.3g} FLOP/s, bandwidth {:.3g} B/s, compute efficiency {:.3f}, bandwidth efficiency {:.3f}, "
+      "step overhead {:.3f} ms, per request {:.1f} us, overlap {:.2f}\n",
+      f.peak_flops, f.bandwidth, f.compute_efficiency, f.bandwidth_efficiency, f.step_overhead_s * 1e3,
+      f.per_sequence_s * 1e6, f.overlap);
+  for (auto [what, curve] : {std::pair{"matmul efficiency by tokens per step:", &f.efficiency_curve},
+                             {"attention efficiency by a request's tokens:", &f.attention_curve}}) {
+    if (curve->empty()) continue;
+    std::cout << what;
+    for (const auto& [tokens, eff] : *curve) std::cout << fmt::format(" {:g}:{:.3f}", tokens, eff);
+    std::cout << "\n";
+  }
+  if (Status st = SaveCalibration(c, out); !st.ok()) Fail(st);
+  std::cout << "written: " << out << " (goodput sim --calibration " << out << ")\n";
+}
+
+void RunSteps(const StepsArgs& a) {
+  server::ServeConfig config;
+  config.model = a.model;
+  config.load_format = a.load_format;
+  config.seed = a.seed;
+  auto engine = ToEngineConfig(a.engine);
+  if (!engine.ok()) Fail(engine.status());
+  config.engine = *engine;
+  if (a.repeats < 1) Fail(Status::InvalidArgument("--repeats must be at least 1"));
+  StepGrid grid;
+  grid.repeats = a.repeats;
+  auto c = CalibrateCpuEngine(config, grid, [](const std::string& shape) { Progress("calibrate: measured " + shape); });
+  Progress("");
+  if (!c.ok()) Fail(c.status());
+  Report(*c, a.out);
+}
+
+void RunLedger(const LedgerArgs& a) {
+  if (a.d.model.empty()) Fail(Status::InvalidArgument("--model is required: the model the run served"));
+  if (a.ledger != ":memory:" && !std::filesystem::exists(a.ledger)) Fail(Status::NotFound("no ledger at " + a.ledger));
+  auto ledger = Ledger::Open(a.ledger);
+  if (!ledger.ok()) Fail(ledger.status());
+  auto model = LoadModel(a.d.model);
+  if (!model.ok()) Fail(model.status());
+  auto hw = ResolveHardware(a.d);
+  if (!hw.ok()) Fail(hw.status());
+  auto po = ToPlanOptions(a.d, *hw);
+  if (!po.ok()) Fail(po.status());
+  auto setup = SetupSimulation(*model, *po, *hw);
+  if (!setup.ok()) Fail(setup.status());
+  LedgerFitOptions options;
+  options.max_evaluations = a.max_evaluations;
+  Progress("calibrate: fitting the simulator to ledger run " + std::to_string(a.run));
+  auto c = FitLedgerRun(**ledger, a.run, *setup, *hw, options);
+  Progress("");
+  if (!c.ok()) Fail(c.status());
+  Report(*c, a.out.empty() ? fmt::format("{}-calibration.json", hw->name) : a.out);
+}
+
+}  // namespace
+
+void AddCalibrateCommand(CLI::App& app) {
+  CLI::App* cal = app.add_subcommand("calibrate", "Fit the simulator's cost model to measurements: write a calibration file");
+  cal->require_subcommand(1);
+  auto steps = std::make_shared<StepsArgs>();
+  CLI::App* s = cal->add_subcommand("steps", "Measure goodput serve's CPU engine step by step and fit the cost model");
+  s->add_option("--model,-m", steps->model, "Preset, catalog name or model directory (as goodput serve takes)")
+      ->capture_default_str();
+  s->add_option("--load-format", steps->load_format, "auto | dummy | safetensors")->capture_default_str();
+  s->add_option("--seed", steps->seed, "Seed of dummy weights")->capture_default_str();
+  AddEngineFlags(*s, steps->engine, kEngineSizeFlags);
+  s->add_option("--repeats", steps->repeats, "Steps timed per shape (the median is kept)")->capture_default_str();
+  s->add_option("--out,-o", steps->out, "The calibration file to write")->capture_default_str();
+  s->footer(kStepsFooter);
+  s->callback([steps]() { RunSteps(*steps); });
+
+  auto led = std::make_shared<LedgerArgs>();
+  CLI::App* l = cal->add_subcommand("ledger", "Fit the simulator to a ledger run's TTFT, TPOT and throughput by load");
+  l->add_option("run", led->run, "Run number (goodput ledger list)")->required();
+  l->add_option("--ledger", led->ledger, "The SQLite ledger")->capture_default_str();
+  AddDeploymentFlags(*l, led->d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
+  l->add_option("--max-evaluations", led->max_evaluations, "Simulations the fit may run per point set")
+      ->capture_default_str();
+  l->add_option("--out,-o", led->out, "The calibration file to write (default GPU-calibration.json)");
+  l->footer("The run's own workload (stored in the ledger) is simulated at each of its loads on the\n"
+            "deployment the flags describe (--model, --gpu and the engine settings the run used);\n"
+            "compute and bandwidth efficiency, step overhead and per-request cost are fitted so the\n"
+            "simulated TTFT p50, TPOT p50 and throughput match the measured ones.\n");
+  l->callback([led]() { RunLedger(*led); });
+}
+
+}  // namespace goodput
