@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "calibrate/engine_calibration.h"
 #include "calibrate/step_fit.h"
+#include "sim/setup.h"
 #include "model/catalog.h"
 #include "model/params.h"
 
@@ -109,6 +111,31 @@ TEST(FitSteps, RecoversAKnownCostModel) {
     EXPECT_NEAR(fitted.Seconds(f) / cost.Seconds(a), 1.0, 0.05) << b << "x" << c << "+" << n;
   }
   EXPECT_LE(fit->factors.efficiency_curve.front().second, 1.0);
+}
+
+// The simulator of a calibrated CPU engine has goodput serve's KV pool: the
+// same blocks of the same size, the same resolved engine sizes.
+TEST(PlanOptionsFor, TheSimulatorGetsServesPool) {
+  for (auto [dtype, mib] : {std::pair<const char*, int64_t>{"auto", 512}, {"int8", 64}}) {
+    {
+      server::ServeConfig config;
+      config.model = "goodput-small";
+      config.load_format = "dummy";
+      config.engine.cache.kv_cache_memory = mib << 20;
+      config.engine.cache.kv_cache_dtype = dtype;
+      config.engine.scheduler.max_model_len = 2048;
+      auto engine = server::LoadCpuEngine(config);
+      ASSERT_TRUE(engine.ok()) << engine.status().message();
+      const Calibration cal = Example();
+      auto setup = SetupCalibratedSimulation(engine->model, PlanOptionsFor(cal, engine->config), cal);
+      ASSERT_TRUE(setup.ok()) << setup.status().message();
+      EXPECT_EQ(setup->options.num_blocks, engine->num_blocks) << dtype << " " << mib << " MiB";
+      EXPECT_EQ(setup->options.kv_groups.front().block_size, engine->layout.groups.front().block_size);
+      EXPECT_EQ(setup->options.scheduler.max_num_seqs, engine->config.scheduler.max_num_seqs);
+      EXPECT_EQ(setup->options.scheduler.max_num_batched_tokens, engine->config.scheduler.max_num_batched_tokens);
+      EXPECT_EQ(setup->options.scheduler.max_model_len, 2048);
+    }
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/host.h"
+#include "cpu/cpu_runner.h"
 #include "plan/deployment.h"
 
 namespace goodput {
@@ -26,9 +27,25 @@ PlanOptions PlanOptionsFor(const Calibration& calibration, EngineConfig engine) 
   o.gpu = calibration.hardware.name;
   o.total_memory = calibration.hardware.memory_bytes;
   o.cpu = calibration.hardware.cpu;
-  if (engine.cache.kv_cache_dtype == "int8") engine.cache.kv_cache_dtype = "fp8";
   o.engine = std::move(engine);
   return o;
+}
+
+Result<SimSetup> SetupCalibratedSimulation(const ModelSpec& model, const PlanOptions& options,
+                                           const Calibration& calibration) {
+  PlanOptions planned = options;
+  const std::string kv_dtype = options.engine.cache.kv_cache_dtype;
+  if (kv_dtype == "int8") planned.engine.cache.kv_cache_dtype = "fp8";  // the planner's type of one byte
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
+                           SetupSimulation(model, planned, calibration.hardware, &calibration.factors));
+  if (!calibration.hardware.cpu) return setup;
+  const CacheConfig& cache = setup.plan.options.engine.cache;  // sizes resolved
+  GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::KvFormatFor(kv_dtype, model.dtype));
+  const cpu::CpuKvLayout layout = cpu::MakeCpuKvLayout(model, cache.block_size);
+  setup.options.kv_groups = layout.groups;
+  setup.options.num_blocks = cpu::CpuKvBlocksFor(model, layout, format, cache.block_size, *cache.kv_cache_memory);
+  setup.plan.capacity.num_blocks = setup.options.num_blocks;
+  return setup;
 }
 
 Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const StepGrid& grid,
@@ -45,7 +62,8 @@ Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const 
   shell.hardware.memory_bytes = HostMemoryBytes();
   EngineConfig planned = engine.config;
   planned.scheduler.eos_token_id = -1;
-  GOODPUT_ASSIGN_OR_RETURN(Plan plan, MakePlan(engine.model, PlanOptionsFor(shell, planned)));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCalibratedSimulation(engine.model, PlanOptionsFor(shell, planned), shell));
+  const Plan& plan = setup.plan;
   GOODPUT_ASSIGN_OR_RETURN(Calibration c, FitSteps(DeployedModelFromPlan(plan), steps));
   c.hardware = shell.hardware;
   c.hardware.memory_bandwidth = c.factors.bandwidth;

@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "plan/planner.h"
 #include "server/serving.h"
+#include "sim/setup.h"
 
 namespace goodput {
 
@@ -22,7 +23,14 @@ Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const 
 
 // Plan options for simulating on `calibration`'s hardware with `engine`
 // settings: the hardware's memory as total, the CPU defaults when it is the
-// CPU engine. (KV cache dtype int8 on the CPU plans as fp8: the same bytes.)
+// CPU engine.
 PlanOptions PlanOptionsFor(const Calibration& calibration, EngineConfig engine);
+
+// The simulator of `model` on `calibration`'s hardware and factors with
+// `options` (PlanOptionsFor's, or a command's). On the CPU engine the KV pool
+// is counted by the CPU engine's own layout (int8 KV with its scales), so the
+// simulator's pool is goodput serve's, block for block.
+Result<SimSetup> SetupCalibratedSimulation(const ModelSpec& model, const PlanOptions& options,
+                                           const Calibration& calibration);
 
 }  // namespace goodput

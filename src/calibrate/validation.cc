@@ -32,9 +32,7 @@ Result<std::unique_ptr<Target>> SimTargetFor(const server::ServeConfig& config, 
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
   EngineConfig engine = config.engine;
   ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
-                           SetupSimulation(model, PlanOptionsFor(calibration, engine), calibration.hardware,
-                                           &calibration.factors));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCalibratedSimulation(model, PlanOptionsFor(calibration, engine), calibration));
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), "sim (calibrated)"));
 }
 
@@ -93,18 +91,19 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
 std::string FormatComparison(const Comparison& c) {
   std::string s = fmt::format("workload {}: goodput serve (real HTTP) vs the simulator calibrated from its steps\n",
                               c.workload);
-  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>8}\n", "load", "TTFT p50 serve/sim/err",
+  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>18}\n", "load", "TTFT p50 serve/sim/err",
                    "TTFT p99 serve/sim/err", "TPOT p50 serve/sim/err", "TPOT p99 serve/sim/err",
-                   "throughput serve/sim/err", "preempt");
+                   "throughput serve/sim/err", "preempt serve/sim");
   const auto ms = [](double x) { return std::isfinite(x) ? fmt::format("{:.1f}", x * 1e3) : std::string("-"); };
+  const auto count = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f}", x) : std::string("-"); };
   const auto cell = [&](double a, double b) { return fmt::format("{}/{} {}", ms(a), ms(b), Pct(b, a)); };
   for (const auto& r : c.rows) {
-    s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>8}\n", r.serve.label, cell(r.serve.ttft.p50, r.sim.ttft.p50),
+    s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>18}\n", r.serve.label, cell(r.serve.ttft.p50, r.sim.ttft.p50),
                      cell(r.serve.ttft.p99, r.sim.ttft.p99), cell(r.serve.tpot.p50, r.sim.tpot.p50),
                      cell(r.serve.tpot.p99, r.sim.tpot.p99),
                      fmt::format("{:.0f}/{:.0f} {}", r.serve.throughput, r.sim.throughput,
                                  Pct(r.sim.throughput, r.serve.throughput)),
-                     fmt::format("{:.0f}", r.sim.preemptions));
+                     fmt::format("{}/{}", count(r.serve.preemptions), count(r.sim.preemptions)));
   }
   s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),
                    c.sim_capacity.value_or("none"), c.capacity_steps_apart, c.capacity_steps_apart == 1 ? "" : "s");

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "calibrate/calibration.h"
+#include "calibrate/engine_calibration.h"
 #include "cli/deployment_flags.h"
 #include "cli/measurement_flags.h"
 #include "core/definitions.h"
@@ -86,7 +87,7 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
 struct SimHardware {
   HardwareSpec hw;
   PlanOptions plan;
-  std::optional<CostFactors> factors;  // a calibration's
+  std::optional<Calibration> calibration;
 };
 
 Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
@@ -95,12 +96,10 @@ Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
     if (!a.d.gpu.empty() || !a.d.gpu_memory.empty()) {
       return Status::InvalidArgument("--calibration names the hardware: give it or --gpu/--gpu-memory, not both");
     }
-    GOODPUT_ASSIGN_OR_RETURN(Calibration c, LoadCalibration(a.calibration));
-    h.hw = c.hardware;
-    h.factors = c.factors;
+    GOODPUT_ASSIGN_OR_RETURN(h.calibration, LoadCalibration(a.calibration));
+    h.hw = h.calibration->hardware;
     GOODPUT_ASSIGN_OR_RETURN(h.plan, ToPlanOptions(a.d, h.hw));
     h.plan.total_memory = h.hw.memory_bytes;
-    if (h.plan.engine.cache.kv_cache_dtype == "int8") h.plan.engine.cache.kv_cache_dtype = "fp8";  // the same bytes
   } else {
     GOODPUT_ASSIGN_OR_RETURN(h.hw, ResolveHardware(a.d));
     if (!a.d.gpu_memory.empty()) {
@@ -128,7 +127,8 @@ Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::stri
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
   GOODPUT_ASSIGN_OR_RETURN(SimHardware h, ResolveSimHardware(a));
   if (!(a.acceptance_rate >= 0 && a.acceptance_rate <= 1)) return Status::InvalidArgument("--acceptance-rate must be in [0, 1]");
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupSimulation(model, h.plan, h.hw, h.factors ? &*h.factors : nullptr));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, h.calibration ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
+                                                          : SetupSimulation(model, h.plan, h.hw));
   setup.options.acceptance_rate = a.acceptance_rate;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
   const Plan& plan = setup.plan;

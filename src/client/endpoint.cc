@@ -1,5 +1,10 @@
 #include "client/endpoint.h"
 
+#include <chrono>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
 #include <fmt/format.h>
 
@@ -29,6 +34,29 @@ Result<Endpoint> ParseEndpoint(const std::string& url) {
   while (!path.empty() && path.back() == '/') path.pop_back();
   if (!path.empty()) e.api_prefix = path;
   return e;
+}
+
+Result<std::string> HttpGet(const Endpoint& e, const std::string& path, double timeout_s) {
+  namespace net = boost::asio;
+  namespace http = boost::beast::http;
+  if (e.tls) return Status::FailedPrecondition("side requests over https are not made");
+  try {
+    net::io_context ioc;
+    boost::beast::tcp_stream stream(ioc);
+    stream.expires_after(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+    stream.connect(net::ip::tcp::resolver(ioc).resolve(e.host, std::to_string(e.port)));
+    http::request<http::empty_body> req{http::verb::get, path, 11};
+    req.set(http::field::host, e.host);
+    if (!e.api_key.empty()) req.set(http::field::authorization, "Bearer " + e.api_key);
+    http::write(stream, req);
+    boost::beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    if (res.result_int() != 200) return Status::IoError(fmt::format("GET {}: HTTP {}", path, res.result_int()));
+    return std::move(res.body());
+  } catch (const std::exception& ex) {
+    return Status::IoError(fmt::format("GET {}: {}", path, ex.what()));
+  }
 }
 
 }  // namespace goodput::client

@@ -23,4 +23,9 @@ struct Endpoint {
 // user info, queries and fragments are refused with a clear message.
 Result<Endpoint> ParseEndpoint(const std::string& url);
 
+// GET `path` (e.g. "/metrics") on `e` over plain HTTP with its API key,
+// within `timeout_s`: the body of a 200 answer. Errors: no answer, another
+// status, an https endpoint (callers use this for side information only).
+Result<std::string> HttpGet(const Endpoint& e, const std::string& path, double timeout_s = 2);
+
 }  // namespace goodput::client

@@ -1,14 +1,29 @@
 #include "client/http_target.h"
 
+#include <random>
+
 #include <fmt/format.h>
 
+#include "client/engine_metrics.h"
+
 namespace goodput {
+
+HttpTarget::HttpTarget(client::LoadOptions options) : options_(std::move(options)) {
+  options_.prompt_salt = std::random_device{}();
+  options_.prompt_salt = options_.prompt_salt << 32 | std::random_device{}();
+}
 
 Result<MeasuredRun> HttpTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
   client::LoadOptions o = options_;
   o.seed = static_cast<uint64_t>(repetition);
+  o.prompt_salt = options_.prompt_salt + ++runs_;
+  const client::EngineMetrics before = client::ScrapeEngineMetrics(o.endpoint);
   GOODPUT_ASSIGN_OR_RETURN(std::vector<RequestRecord> records, client::RunLoad(o, workload, load, clock_));
+  const client::EngineMetrics after = client::ScrapeEngineMetrics(o.endpoint);
   MeasuredRun run;
+  if (before.preemptions && after.preemptions) {
+    run.engine.preemptions = static_cast<int64_t>(*after.preemptions - *before.preemptions);
+  }
   run.records = std::move(records);
   run.window = MeasurementWindow(workload, run.records);
   return run;

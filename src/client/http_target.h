@@ -12,7 +12,9 @@ namespace goodput {
 
 class HttpTarget final : public Target {
  public:
-  explicit HttpTarget(client::LoadOptions options) : options_(std::move(options)) {}
+  // Every run salts its prompts anew (LoadOptions::prompt_salt): each starts
+  // from a cold prefix cache, also against a server an earlier command used.
+  explicit HttpTarget(client::LoadOptions options);
   Result<MeasuredRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
   // "http://127.0.0.1:8000/v1 (model m, completions with token-id prompts)".
   std::string Describe() const override;
@@ -20,6 +22,7 @@ class HttpTarget final : public Target {
  private:
   client::LoadOptions options_;
   RealClock clock_;
+  uint64_t runs_ = 0;
 };
 
 }  // namespace goodput

@@ -170,7 +170,7 @@ class Run {
     GenerationBody b;
     b.model = o_.model;
     b.chat = o_.chat;
-    b.prompt_ids = PromptTokenIds(item, workload_.seed);
+    b.prompt_ids = PromptTokenIds(item, workload_.seed, o_.prompt_salt);
     b.max_tokens = std::max<int64_t>(1, item.output_tokens);
     b.fixed_length = o_.fixed_length;
     b.priority = w_.classes[item.class_index].priority;

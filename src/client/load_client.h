@@ -28,6 +28,10 @@ struct LoadOptions {
   double timeout_s = 600;      // per request, from its send
   bool insecure_tls = false;   // https: accept any certificate (self-signed test servers)
   uint64_t seed = 1;           // added to the workload's seed (repetitions differ)
+  // Mixed into every prompt's token ids (not its length): runs with
+  // different salts share no prompt block, so a prefix-caching server never
+  // serves one run's prompts from what an earlier run left in its cache.
+  uint64_t prompt_salt = 0;
   // When set, receives the clock time the run's record times count from.
   double* start_time = nullptr;
   // When set and true (it is checked every 20 ms), no further request is

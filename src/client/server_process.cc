@@ -165,26 +165,7 @@ std::string EmbeddedTarget::KvCapacityLines() const {
 namespace {
 
 // GET {api}/models answers 200: the server is up.
-bool ModelsAnswer(const client::Endpoint& e) {
-  namespace net = boost::asio;
-  namespace http = boost::beast::http;
-  try {
-    net::io_context ioc;
-    boost::beast::tcp_stream stream(ioc);
-    stream.expires_after(std::chrono::seconds(2));
-    stream.connect(net::ip::tcp::resolver(ioc).resolve(e.host, std::to_string(e.port)));
-    http::request<http::empty_body> req{http::verb::get, e.api_prefix + "/models", 11};
-    req.set(http::field::host, e.host);
-    if (!e.api_key.empty()) req.set(http::field::authorization, "Bearer " + e.api_key);
-    http::write(stream, req);
-    boost::beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(stream, buffer, res);
-    return res.result_int() == 200;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
+bool ModelsAnswer(const client::Endpoint& e) { return client::HttpGet(e, e.api_prefix + "/models").ok(); }
 
 // SIGTERM to the process group, SIGKILL after 10 s.
 void StopGroup(int pid) {

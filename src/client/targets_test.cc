@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "client/engine_metrics.h"
 #include "client/http_target.h"
 #include "client/server_process.h"
 #include "core/stats.h"
@@ -75,6 +76,38 @@ TEST(EmbeddedTarget, StartsMeasuresAndStopsGoodputServe) {
   ASSERT_TRUE(after.ok());
   EXPECT_FALSE((*after)[0].ok);
   EXPECT_NE((*after)[0].error.find("connect"), std::string::npos) << (*after)[0].error;
+}
+
+// goodput serve caches prompt prefixes: a second run of the same requests on
+// the same server must not find the first run's prompts (its prompts are
+// salted anew), while a class's shared prefix is found within a run. The
+// server's preemption counter reaches the run through /metrics.
+TEST(EmbeddedTarget, EveryRunStartsFromAColdPrefixCache) {
+  auto target = EmbeddedTarget::Start(GOODPUT_BINARY, "goodput-tiny", {"--kv-cache-memory", "64MiB"}, {});
+  ASSERT_TRUE(target.ok()) << target.status().message();
+  const std::string d = (*target)->Describe();
+  client::Endpoint e;
+  e.port = static_cast<uint16_t>(std::stoi(d.substr(d.rfind(' ') + 1)));
+  const auto hits = [&] {
+    auto page = client::HttpGet(e, "/metrics");
+    EXPECT_TRUE(page.ok()) << page.status().message();
+    return client::PrometheusCounter(page.ok() ? *page : "", "vllm:prefix_cache_hits_total").value_or(-1);
+  };
+  ArrivalSpec load;
+  load.concurrency = 2;
+  const Workload w = FixedLengthWorkload(8, 48, 4, "interactive");  // 3 blocks each
+  for (int run = 0; run < 2; ++run) {
+    auto r = (*target)->Run(w, load, 1);  // the same repetition: the same lengths and seed
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_TRUE(r->engine.preemptions.has_value());
+    EXPECT_EQ(*r->engine.preemptions, 0);
+  }
+  EXPECT_EQ(hits(), 0);
+  Workload shared = w;
+  shared.classes[0].prefix_tokens = 32;
+  auto r = (*target)->Run(shared, ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1}, 1);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(hits(), 7 * 32);  // every request after the first finds the prefix's two blocks
 }
 
 TEST(EmbeddedTarget, ReportsWhyServeDidNotStart) {

@@ -144,7 +144,7 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
     rate.push_back(rep.request_throughput);
     good.push_back(rep.goodput);
     good_tok.push_back(rep.goodput_tokens);
-    pre.push_back(static_cast<double>(run.engine.preemptions));
+    pre.push_back(run.engine.preemptions ? static_cast<double>(*run.engine.preemptions) : kNoValue);
     rej.push_back(static_cast<double>(run.engine.rejected));
     steps.push_back(static_cast<double>(run.engine.steps));
     AddLatencies(w, run, lat);
@@ -168,7 +168,8 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
   p.itl = SummariseLatency(std::move(lat.itl));
   p.e2e = SummariseLatency(std::move(lat.e2e));
   p.per_request_speed = p.tpot.p50 > 0 ? 1.0 / p.tpot.p50 : kNoValue;
-  p.preemptions = Med(pre);
+  // Unknown when any run's target could not see them.
+  p.preemptions = std::any_of(pre.begin(), pre.end(), [](double x) { return std::isnan(x); }) ? kNoValue : Med(pre);
   p.rejected = Med(rej);
   p.steps = Med(steps);
   if (p.throughput > 0 && !thr.empty()) {

@@ -69,7 +69,7 @@ struct PointResult {
   // Pooled over the measured successful requests of the classes with an SLO
   // (of every class when none has one).
   LatencyStats ttft, tpot, itl, e2e;
-  double preemptions = 0;         // engine counters (0 where the target cannot see them)
+  double preemptions = 0;         // engine counters (preemptions: kNoValue where the target cannot see them)
   double rejected = 0;
   double steps = 0;
   std::vector<ClassAttainment> classes;

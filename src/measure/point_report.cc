@@ -61,7 +61,7 @@ std::string FormatPointTable(const std::vector<PointResult>& points) {
     for (const auto& c : p.classes) {
       if (c.has_slo) s += fmt::format("  {:<28}", AttainmentCell(c));
     }
-    s += fmt::format("{:>10.2f}{:>7.1f}%{:>8.0f}{:>6}  {}\n", p.goodput, 100 * p.throughput_spread, p.preemptions,
+    s += fmt::format("{:>10.2f}{:>7.1f}%{:>8}{:>6}  {}\n", p.goodput, 100 * p.throughput_spread, Number(p.preemptions, 0),
                      p.repeats, VerdictName(p.verdict));
   }
   return s;

@@ -1,10 +1,12 @@
 // One run of a workload against a Target, as the measurement layer sees it:
 // the per-request records (DESIGN.md §1), the window they are judged over,
 // and whatever engine counters the target can see (the simulator sees its
-// steps and preemptions; an HTTP target sees none and leaves them 0).
+// steps and preemptions; an HTTP target its server's preemptions when the
+// server has vLLM's /metrics).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/request_record.h"
@@ -15,7 +17,7 @@ namespace goodput {
 
 struct EngineCounters {
   int64_t steps = 0;
-  int64_t preemptions = 0;
+  std::optional<int64_t> preemptions;  // empty: the target cannot see them
   int64_t rejected = 0;  // requests the engine refused (longer than the max model length or the KV pool)
 };
 

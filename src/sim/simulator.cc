@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <queue>
 
 #include <fmt/format.h>
 
@@ -24,7 +26,8 @@ class Run {
         runner_(&cost, o.acceptance_rate, o.seed * 7919 + 17),
         sched_(o.scheduler, &kv_, o.scheduler.policy == SchedulingPolicy::kSlo ? &runner_ : nullptr),
         core_(&sched_, &runner_, &clock_),
-        record_token_times_(o.record_token_times) {}
+        record_token_times_(o.record_token_times),
+        turnaround_s_(o.client_turnaround_s) {}
 
   Status Go(SimRun& out);
 
@@ -32,6 +35,7 @@ class Run {
   void Submit(const WorkItem& item);
   void OnEvent(const RequestEvent& e, double now);
   bool AdmitArrivals();
+  std::optional<double> NextArrival() const;
 
   const Workload& w_;
   RequestGenerator gen_;
@@ -44,6 +48,12 @@ class Run {
   std::vector<int> client_of_;
   int64_t rejected_ = 0;
   bool record_token_times_;
+  double turnaround_s_;
+  // Closed-loop requests on their way to the engine, earliest first.
+  struct Later {
+    bool operator()(const WorkItem& a, const WorkItem& b) const { return a.t_arrival > b.t_arrival; }
+  };
+  std::priority_queue<WorkItem, std::vector<WorkItem>, Later> in_flight_;
 };
 
 void Run::Submit(const WorkItem& item) {
@@ -88,17 +98,29 @@ void Run::OnEvent(const RequestEvent& e, double now) {
   if (!e.finished) return;
   const int client = client_of_[e.id];
   if (client >= 0) {
-    if (auto next = gen_.NextForClient(client, now)) Submit(*next);
+    if (auto next = gen_.NextForClient(client, now + turnaround_s_)) in_flight_.push(*next);
   }
 }
 
-// Submits every open-loop arrival due by now; true if any remain later.
+// Submits every request due by now (open-loop arrivals and closed-loop
+// requests in flight); true if any remain later.
 bool Run::AdmitArrivals() {
+  while (!in_flight_.empty() && in_flight_.top().t_arrival <= clock_.Now()) {
+    const WorkItem item = in_flight_.top();
+    in_flight_.pop();
+    Submit(item);
+  }
   while (auto t = gen_.NextOpenArrival()) {
-    if (*t > clock_.Now()) return true;
+    if (*t > clock_.Now()) break;
     Submit(gen_.PopOpen());
   }
-  return false;
+  return NextArrival().has_value();
+}
+
+std::optional<double> Run::NextArrival() const {
+  std::optional<double> t = gen_.NextOpenArrival();
+  if (!in_flight_.empty() && (!t || in_flight_.top().t_arrival < *t)) t = in_flight_.top().t_arrival;
+  return t;
 }
 
 Status Run::Go(SimRun& out) {
@@ -109,7 +131,7 @@ Status Run::Go(SimRun& out) {
     const bool more_arrivals = AdmitArrivals();
     if (!sched_.HasWork()) {
       if (!more_arrivals) break;
-      clock_.AdvanceTo(*gen_.NextOpenArrival());
+      clock_.AdvanceTo(*NextArrival());
       continue;
     }
     StepStats stats;
@@ -120,7 +142,7 @@ Status Run::Go(SimRun& out) {
             "the engine stalled at t={:.3f}s with {} waiting and {} running requests and nothing left to arrive",
             clock_.Now(), sched_.num_waiting(), sched_.num_running()));
       }
-      clock_.AdvanceTo(*gen_.NextOpenArrival());
+      clock_.AdvanceTo(*NextArrival());
       continue;
     }
     ++out.steps;

@@ -27,6 +27,11 @@ struct SimOptions {
   uint64_t seed = 1;                  // added to the workload's seed: repetitions differ
   bool record_token_times = false;    // keep each step's token times in the records (for ITL)
   bool prefix_caching = false;        // the KV manager shares cached prefixes (requests get token ids)
+  // A closed-loop client's next request reaches the engine this long after its
+  // previous request's last token left it (the answer's way back, the next
+  // request's way in). Never 0 on a real server: the engine has started its
+  // next step by then, and the request waits for that step to end.
+  double client_turnaround_s = 1e-3;
 };
 
 struct SimRun {

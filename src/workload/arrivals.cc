@@ -105,7 +105,7 @@ WorkItem RequestGenerator::Issue(Stream& s, double t, int forced_class, int64_t 
   return item;
 }
 
-std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed) {
+std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed, uint64_t salt) {
   // splitmix64 per position: distinct prompts share no block by accident (an
   // arithmetic sequence mod 128 would make every prompt a shift of one
   // another, and a prefix-caching server would find them in its cache).
@@ -115,7 +115,7 @@ std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return static_cast<int32_t>(100 + ((z ^ (z >> 31)) % 128));
   };
-  const uint64_t seed = workload_seed * 0xd1b54a32d192ed03ull;
+  const uint64_t seed = workload_seed * 0xd1b54a32d192ed03ull + salt * 0x8cb92ba72f3d8dd7ull;
   const uint64_t own = seed ^ (static_cast<uint64_t>(item.index) << 1);
   const uint64_t shared = seed ^ ((static_cast<uint64_t>(item.class_index) << 32 | static_cast<uint64_t>(item.prefix_group)) << 1 | 1);
   std::vector<int32_t> ids(static_cast<size_t>(item.prompt_tokens));

@@ -25,9 +25,10 @@ struct WorkItem {
 };
 
 // The prompt's token ids for a request: the class's shared prefix (the same
-// ids for every request of its group), then ids of its own. Ids lie in
-// [100, 228), valid in every vocabulary goodput serves.
-std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed);
+// ids for every request of its group), then ids of its own; `salt` changes
+// them all (a new run on the same server starts from a cold prefix cache).
+// Ids lie in [100, 228), valid in every vocabulary goodput serves.
+std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed, uint64_t salt = 0);
 
 class RequestGenerator {
  public:

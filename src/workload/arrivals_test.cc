@@ -151,6 +151,12 @@ TEST(Arrivals, SharedPrefixesAndOtherwiseDistinctPrompts) {
   }
   EXPECT_EQ(PromptTokenIds(items[0], 1), ids[0]);  // deterministic
   EXPECT_NE(PromptTokenIds(items[0], 2), ids[0]);  // and seeded
+  // A salt changes every block, the shared prefix's too, and keeps the length.
+  const auto salted = PromptTokenIds(items[0], 1, 7);
+  ASSERT_EQ(salted.size(), ids[0].size());
+  for (int b = 0; b < 8; ++b) {
+    EXPECT_NE(std::vector<int32_t>(salted.begin() + b * 16, salted.begin() + b * 16 + 16), block(0, b)) << b;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,148 @@
+// End-to-end tests of `goodput calibrate` and of the simulator's hardware
+// flags (--calibration, sim:FILE, a card by its figures, expert parallelism).
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "support/run_command.h"
+
+namespace goodput {
+namespace {
+
+using testing::RunGoodput;
+
+const std::string kData = GOODPUT_SOURCE_DATA_DIR;
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+double Throughput(const std::string& json_out) {
+  auto doc = boost::json::parse(json_out);
+  return doc.at("results").at(0).at("points").at(0).at("throughput_tokens_per_s").to_number<double>();
+}
+
+// goodput-tiny's steps (milliseconds each) measured and fitted, written to a
+// file that sim --calibration and bench --target sim:FILE then run on.
+TEST(CliCalibrate, StepsWriteAFileTheSimulatorRuns) {
+  const std::string file = TempPath("tiny-cal.json");
+  auto r = RunGoodput("calibrate steps --model goodput-tiny --kv-cache-memory 64MiB --repeats 1 -o " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rms log error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("prefill 1024"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("written: " + file), std::string::npos) << r.out;
+  auto doc = boost::json::parse(ReadFile(file));
+  EXPECT_EQ(doc.at("goodput_calibration").as_int64(), 1);
+  EXPECT_TRUE(doc.at("hardware").at("cpu").as_bool());
+  const std::string wl = " --workload " + kData + "/workloads/chat-cpu.yaml --concurrency 4 --repeat 1 --json";
+  auto sim = RunGoodput("sim --model goodput-tiny --kv-cache-memory 64MiB --calibration " + file + wl);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_GT(Throughput(sim.out), 0);
+  auto bench = RunGoodput("bench --target sim:" + file + " --model goodput-tiny --no-ledger --serve-args "
+                          "'--kv-cache-memory 64MiB'" + wl);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  // The same simulator with the same settings and seeds: the same figure.
+  EXPECT_DOUBLE_EQ(Throughput(bench.out), Throughput(sim.out));
+}
+
+TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
+  const std::string wl = " --workload " + kData + "/workloads/chat.yaml --concurrency 4 --requests 50";
+  const std::string broken = TempPath("broken-cal.json");
+  std::ofstream(broken) << "{\"goodput_calibration\": 1, \"hardware\": {}, ";
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"sim --model llama-3.1-8b --calibration /nonexistent.json" + wl, "/nonexistent.json"},
+           {"sim --model llama-3.1-8b --calibration " + broken + wl, broken},
+           {"sim --model llama-3.1-8b --gpu h100 --calibration " + broken + wl, "not both"},
+           {"calibrate steps --model goodput-tiny --repeats 0", "--repeats must be at least 1"},
+           {"calibrate steps --model no-such-model", "no-such-model"},
+           {"calibrate ledger 1 --ledger /nonexistent.db --model llama-3.1-8b --gpu h100", "no ledger at"},
+           {"calibrate ledger 1 --model llama-3.1-8b --gpu h100 --ledger " + broken, broken},
+       }) {
+    auto r = RunGoodput(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+// A ledger run recorded on a simulated card whose effective bandwidth is 60%
+// of the H100's datasheet figure and whose steps cost 2 ms: fitting the H100
+// simulator to that run recovers both.
+TEST(CliCalibrate, LedgerFitRecoversTheCardThatMadeTheRun) {
+  const std::string truth = TempPath("truth-cal.json");
+  std::ofstream(truth) << R"({"goodput_calibration": 1, "source": "test", "model": "llama-3.1-8b",
+    "hardware": {"name": "h100-sxm", "memory_bytes": 85899345920, "usable_memory_gib": 79.18},
+    "factors": {"peak_flops": 989.4e12, "bandwidth": 3.35e12, "compute_efficiency": 0.6,
+                "bandwidth_efficiency": 0.6, "step_overhead_s": 0.002, "per_sequence_s": 0, "overlap": 1}})";
+  const std::string db = TempPath("fit.db");
+  std::remove(db.c_str());
+  auto rec = RunGoodput("sweep --target sim:" + truth + " --model llama-3.1-8b --workload " + kData +
+                        "/workloads/chat.yaml --requests 200 --concurrency 4,32 --repeat 1 --ledger " + db +
+                        " --serve-args '--max-model-len 32k'");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string out = TempPath("fitted.json");
+  auto fit = RunGoodput("calibrate ledger 1 --ledger " + db + " --model llama-3.1-8b --gpu h100 --max-model-len 32k -o " + out);
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("load 32: TPOT p50"), std::string::npos) << fit.out;
+  auto doc = boost::json::parse(ReadFile(out));
+  const auto& f = doc.at("factors");
+  EXPECT_NEAR(f.at("bandwidth_efficiency").to_number<double>(), 0.6, 0.06) << fit.out;
+  EXPECT_NEAR(f.at("step_overhead_s").to_number<double>(), 0.002, 0.0005) << fit.out;
+  EXPECT_LT(doc.at("fit").at("rms_log_error").to_number<double>(), 0.05) << fit.out;
+}
+
+// A card outside the catalog by its figures: the H100's own figures give the
+// H100's result; half its bandwidth gives less throughput.
+TEST(CliSimHardware, ACardByItsFigures) {
+  const std::string base = "sim --model llama-3.1-8b --max-model-len 32k --workload " + kData +
+                           "/workloads/chat.yaml --requests 200 --concurrency 32 --repeat 1 --json ";
+  auto h100 = RunGoodput(base + "--gpu h100");
+  auto same = RunGoodput(base + "--gpu-memory 79.18GiB --gpu-bandwidth 3.35TB/s --gpu-flops 989.4TFLOPS");
+  auto slow = RunGoodput(base + "--gpu-memory 79.18GiB --gpu-bandwidth 1.675TB/s --gpu-flops 989.4TFLOPS");
+  ASSERT_EQ(h100.exit_code, 0) << h100.err;
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  EXPECT_NEAR(Throughput(same.out) / Throughput(h100.out), 1.0, 0.01);
+  EXPECT_LT(Throughput(slow.out), 0.8 * Throughput(same.out));
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--gpu-memory 80GiB", "needs --gpu-bandwidth and --gpu-flops"},
+           {"--gpu h100 --gpu-bandwidth 2TB/s", "describe a card given by --gpu-memory"},
+           {"--gpu-memory 80GiB --gpu-bandwidth fast --gpu-flops 1P", "--gpu-bandwidth"},
+           {"--gpu-memory 80GiB --gpu-bandwidth 2TB/s --gpu-flops 1PW", "--gpu-flops"},
+       }) {
+    auto r = RunGoodput(base + args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+// Qwen3-30B-A3B on 4 H100s: expert parallelism with a busiest GPU 1.5x its
+// share is slower than with an even spread.
+TEST(CliSimHardware, ExpertParallelRoutingImbalance) {
+  const std::string base = "sim --model qwen3-30b-a3b --gpu h100 --tp 4 --max-model-len 32k --workload " + kData +
+                           "/workloads/chat.yaml --requests 200 --concurrency 64 --repeat 1 --json "
+                           "--enable-expert-parallel ";
+  auto even = RunGoodput(base + "--routing-imbalance 1");
+  auto skewed = RunGoodput(base + "--routing-imbalance 1.5");
+  ASSERT_EQ(even.exit_code, 0) << even.err;
+  ASSERT_EQ(skewed.exit_code, 0) << skewed.err;
+  EXPECT_LT(Throughput(skewed.out), Throughput(even.out));
+  auto bad = RunGoodput(base + "--routing-imbalance 0.5");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--routing-imbalance must be at least 1"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace goodput
