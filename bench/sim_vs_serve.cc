@@ -1,7 +1,8 @@
-// The simulator against the real CPU engine, side by side: goodput serve's
-// own steps are measured and fitted (goodput calibrate steps), then two
+// The simulator against the real CPU engine, side by side. Calibration run:
+// both workloads with other seeds (other requests) on goodput serve with
+// --step-log, and the cost model fitted to the steps it took. Comparison: two
 // workloads — short chat, and long prompts with preemption in a small KV pool
-// — run over a concurrency ladder on goodput serve (real HTTP) and on the
+// — over a concurrency ladder on goodput serve (real HTTP) and on the
 // calibrated simulator with the same engine settings. Prints every figure
 // with the simulator's error and the capacities, against the targets: TTFT
 // and TPOT p50 within 10%, p99 within 15%, throughput within 5%, the same
@@ -9,7 +10,8 @@
 //
 // Usage: sim_vs_serve [GOODPUT_BINARY] [CALIBRATION_FILE]
 //   (default: the goodput binary beside this program's directory; without a
-//   file the calibration is measured first and written to sim_vs_serve.json)
+//   file the calibration run comes first and its fit is written to
+//   sim_vs_serve.json)
 #include <unistd.h>
 
 #include <cmath>
@@ -52,31 +54,18 @@ void Score(const Comparison& c, int& met, int& total) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each table survives an interrupted run
   const std::string self_dir = std::filesystem::read_symlink("/proc/self/exe").parent_path().string();
   const std::string binary = argc > 1 ? argv[1] : self_dir + "/../goodput";
   server::ServeConfig base;
   base.model = "goodput-small";
-  base.engine.cache.kv_cache_memory = int64_t{512} << 20;
-  Calibration cal;
-  if (argc > 2) {
-    auto loaded = LoadCalibration(argv[2]);
-    if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 2;
-    cal = *loaded;
-  } else {
-    std::fprintf(stderr, "measuring goodput serve's steps ...\n");
-    auto c = CalibrateCpuEngine(base, StepGrid{});
-    if (!c.ok()) return std::fprintf(stderr, "%s\n", c.status().message().c_str()), 2;
-    cal = *c;
-    (void)SaveCalibration(cal, "sim_vs_serve.json");
-  }
-  std::printf("calibration: %s\n%s\n", cal.source.c_str(), FormatResiduals(cal).c_str());
   const std::vector<Case> cases = {{"chat-cpu.yaml", "512MiB", 0, {2, 4, 8, 16, 32}},
                                    {"long-cpu.yaml", "64MiB", 2048, {1, 2, 4, 8}}};
-  int met = 0, total = 0, capacities_ok = 0;
+  std::vector<std::pair<server::ServeConfig, MeasurementSpec>> setups;
   for (const Case& k : cases) {
-    MeasurementSpec spec;
     auto w = LoadWorkload(DataDir() + "/workloads/" + k.workload);
     if (!w.ok()) return std::fprintf(stderr, "%s\n", w.status().message().c_str()), 2;
+    MeasurementSpec spec;
     spec.workload = *w;
     for (int c : k.ladder) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
     spec.repeat = 2;
@@ -84,9 +73,36 @@ int main(int argc, char** argv) {
     server::ServeConfig config = base;
     config.engine.cache.kv_cache_memory = *ParseBytes(k.kv_cache_memory);
     config.engine.scheduler.max_model_len = k.max_model_len;
-    auto cmp = CompareSimToServe(binary, config, cal, spec, [](const std::string& line) {
-      std::fprintf(stderr, "\r\033[K%s", line.c_str());
-    });
+    setups.emplace_back(config, spec);
+  }
+  const auto progress = [](const std::string& line) { std::fprintf(stderr, "\r\033[K%s", line.c_str()); };
+  Calibration cal;
+  if (argc > 2) {
+    auto loaded = LoadCalibration(argv[2]);
+    if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 2;
+    cal = *loaded;
+  } else {
+    // Every other load of each ladder, one run each, with other requests.
+    std::vector<ServeRun> runs;
+    for (const auto& [config, spec] : setups) {
+      ServeRun run{config, spec};
+      run.spec.workload.seed += 1000;
+      run.spec.repeat = run.spec.max_repeat = 1;
+      run.spec.loads.clear();
+      for (size_t i = 0; i < spec.loads.size(); i += 2) run.spec.loads.push_back(spec.loads[i]);
+      runs.push_back(run);
+    }
+    std::fprintf(stderr, "calibration run: goodput serve's steps ...\n");
+    auto c = CalibrateFromServeRuns(binary, runs, progress);
+    std::fprintf(stderr, "\r\033[K");
+    if (!c.ok()) return std::fprintf(stderr, "%s\n", c.status().message().c_str()), 2;
+    cal = *c;
+    (void)SaveCalibration(cal, "sim_vs_serve.json");
+  }
+  std::printf("calibration: %s\n%s\n", cal.source.c_str(), FormatResiduals(cal).c_str());
+  int met = 0, total = 0, capacities_ok = 0;
+  for (const auto& [config, spec] : setups) {
+    auto cmp = CompareSimToServe(binary, config, cal, spec, progress);
     std::fprintf(stderr, "\r\033[K");
     if (!cmp.ok()) return std::fprintf(stderr, "%s\n", cmp.status().message().c_str()), 2;
     std::printf("%s\n", FormatComparison(*cmp).c_str());

@@ -9,6 +9,8 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include "support/temp_file.h"
+
 #include "support/run_command.h"
 
 namespace goodput {
@@ -18,9 +20,7 @@ using testing::RunGoodput;
 
 const std::string kData = GOODPUT_SOURCE_DATA_DIR;
 
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
-}
+using testing::TempPath;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream f(path);

@@ -7,6 +7,8 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include "support/temp_file.h"
+
 #include "support/run_command.h"
 
 namespace goodput {
@@ -18,11 +20,7 @@ const std::string kData = GOODPUT_SOURCE_DATA_DIR;
 const std::string kBase = "sim --model llama-3.1-8b --gpu h100 --max-model-len 32k --workload " + kData +
                           "/workloads/chat.yaml --requests 300 --repeat 1 ";
 
-std::string TempFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::WriteTempFile;
 
 TEST(CliSim, LadderTableWithCapacity) {
   auto r = RunGoodput(kBase + "--concurrency 1,8,32");
@@ -112,20 +110,20 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CliSim, BrokenWorkloadFilesNameFileAndLine) {
-  const std::string bad_dist = TempFile("bad_dist.yaml",
+  const std::string bad_dist = WriteTempFile("bad_dist.yaml",
                                         "classes:\n  - name: a\n    prompt: normal:1k,-3\n    output: fixed:10\n");
   auto r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + bad_dist);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find(":3: class 'a': 'prompt'"), std::string::npos) << r.err;
-  const std::string trace = TempFile("trace.csv", "timestamp,input_length,output_length\n2,10,10\n1,10,10\n");
-  const std::string traced = TempFile("traced.yaml", "arrival:\n  type: trace\n  file: " + trace +
+  const std::string trace = WriteTempFile("trace.csv", "timestamp,input_length,output_length\n2,10,10\n1,10,10\n");
+  const std::string traced = WriteTempFile("traced.yaml", "arrival:\n  type: trace\n  file: " + trace +
                                                          "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
   r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + traced);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("timestamps go backwards at request 2"), std::string::npos) << r.err;
-  const std::string no_cols = TempFile("nocols.csv", "when,prompt\n1,2\n");
-  const std::string traced2 = TempFile("traced2.yaml", "arrival:\n  type: trace\n  file: " + no_cols +
+  const std::string no_cols = WriteTempFile("nocols.csv", "when,prompt\n1,2\n");
+  const std::string traced2 = WriteTempFile("traced2.yaml", "arrival:\n  type: trace\n  file: " + no_cols +
                                                           "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
   r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + traced2);
   EXPECT_NE(r.exit_code, 0);
@@ -133,9 +131,9 @@ TEST(CliSim, BrokenWorkloadFilesNameFileAndLine) {
 }
 
 TEST(CliSim, TraceReplayRuns) {
-  const std::string trace = TempFile("ok_trace.csv", "timestamp,input_length,output_length\n0,100,20\n0.5,200,30\n"
+  const std::string trace = WriteTempFile("ok_trace.csv", "timestamp,input_length,output_length\n0,100,20\n0.5,200,30\n"
                                                      "1.0,300,40\n1.5,50,10\n");
-  const std::string wl = TempFile("ok_traced.yaml", "requests: 100\narrival:\n  type: trace\n  file: " + trace +
+  const std::string wl = WriteTempFile("ok_traced.yaml", "requests: 100\narrival:\n  type: trace\n  file: " + trace +
                                                         "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
   auto r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --repeat 1 --json --workload " + wl);
   ASSERT_EQ(r.exit_code, 0) << r.err;

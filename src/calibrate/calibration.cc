@@ -212,11 +212,12 @@ std::string FormatResiduals(const Calibration& c) {
   std::vector<FitResidual> rs = c.residuals;
   std::stable_sort(rs.begin(), rs.end(),
                    [](const FitResidual& a, const FitResidual& b) { return std::fabs(a.Error()) < std::fabs(b.Error()); });
-  std::string s = fmt::format("  {:<40}{:>14}{:>14}{:>10}\n", "measurement", "measured", "model", "error");
+  std::string s = fmt::format("  {:<52}{:>14}{:>14}{:>10}\n", "measurement", "measured", "model", "error");
   for (const FitResidual& r : rs) {
-    s += fmt::format("  {:<40}{:>14.6g}{:>14.6g}{:>9.1f}%\n", r.what, r.measured, r.modeled, 100 * r.Error());
+    s += fmt::format("  {:<52}{:>14.6g}{:>14.6g}{:>9.1f}%\n", r.what, r.measured, r.modeled, 100 * r.Error());
   }
-  return s + fmt::format("  rms log error {:.3f} over {} measurements\n", c.rms_log_error, c.residuals.size());
+  return s + fmt::format("  rms log error {:.3f} over {} measurements\n", c.rms_log_error,
+                         c.measurements > 0 ? c.measurements : static_cast<int64_t>(c.residuals.size()));
 }
 
 }  // namespace goodput

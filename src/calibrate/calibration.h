@@ -30,7 +30,8 @@ struct Calibration {
   HardwareSpec hardware;     // peaks as the factors refer to them
   CostFactors factors;       // peak_flops and bandwidth included
   std::vector<FitResidual> residuals;
-  double rms_log_error = 0;  // sqrt(mean(log(modeled / measured)^2))
+  double rms_log_error = 0;  // sqrt(mean(log(modeled / measured)^2)) over every measurement
+  int64_t measurements = 0;  // fitted (residuals may group them by shape)
 };
 
 // The JSON text of `c` (pretty enough to read and diff).

@@ -1,12 +1,15 @@
 #include "calibrate/engine_calibration.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/clock.h"
 #include "core/host.h"
+#include "engine/step_log.h"
 #include "cpu/cpu_runner.h"
 #include "plan/deployment.h"
 
@@ -48,13 +51,11 @@ Result<SimSetup> SetupCalibratedSimulation(const ModelSpec& model, const PlanOpt
   return setup;
 }
 
-Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const StepGrid& grid,
-                                       const std::function<void(const std::string&)>& progress) {
-  GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngine(config));
-  RealClock clock;
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredStep> steps,
-                           MeasureSteps(*engine.runner, engine.layout.groups, engine.num_blocks,
-                                        engine.config.scheduler.max_model_len, grid, clock, progress));
+namespace {
+
+// The fit of `steps` taken by `engine`; the hardware is this CPU.
+Result<Calibration> FitCpuEngine(const server::CpuEngine& engine, const std::vector<MeasuredStep>& steps,
+                                 const std::string& how) {
   Calibration shell;
   shell.hardware.name = "cpu";
   shell.hardware.display = HostCpuName();
@@ -63,15 +64,63 @@ Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const 
   EngineConfig planned = engine.config;
   planned.scheduler.eos_token_id = -1;
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCalibratedSimulation(engine.model, PlanOptionsFor(shell, planned), shell));
-  const Plan& plan = setup.plan;
-  GOODPUT_ASSIGN_OR_RETURN(Calibration c, FitSteps(DeployedModelFromPlan(plan), steps));
+  GOODPUT_ASSIGN_OR_RETURN(Calibration c, FitSteps(DeployedModelFromPlan(setup.plan), steps));
   c.hardware = shell.hardware;
   c.hardware.memory_bandwidth = c.factors.bandwidth;
   c.hardware.bf16_flops = c.factors.peak_flops;
   c.model = engine.model.name;
-  c.source = fmt::format("goodput calibrate steps: {} steps of goodput serve's CPU engine ({}, {} KV) on {}, {}",
-                         steps.size(), engine.model.name, engine.config.cache.kv_cache_dtype, HostCpuName(), Today());
+  c.source = fmt::format("{}: {} steps of goodput serve's CPU engine ({}, {} KV) on {}, {}", how, steps.size(),
+                         engine.model.name, engine.config.cache.kv_cache_dtype, HostCpuName(), Today());
   return c;
+}
+
+// "1", "2", "3-4", "5-8", ...: powers of two, for grouping steps by shape.
+std::string Bucket(int64_t n) {
+  if (n <= 2) return std::to_string(n);
+  int64_t hi = 2;
+  while (hi < n) hi *= 2;
+  return fmt::format("{}-{}", hi / 2 + 1, hi);
+}
+
+MeasuredStep FromLog(const LoggedStep& logged) {
+  MeasuredStep s;
+  s.requests = logged.requests;
+  s.seconds = logged.seconds;
+  int64_t decodes = 0, prefill = 0;
+  for (const StepRequest& r : logged.requests) {
+    if (r.num_new == 1) ++decodes;
+    else prefill += r.num_new;
+  }
+  s.shape = prefill == 0 ? fmt::format("decode {} requests", Bucket(decodes))
+                         : fmt::format("prefill {} tokens + {} decodes", Bucket(prefill), Bucket(decodes));
+  return s;
+}
+
+}  // namespace
+
+Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const StepGrid& grid,
+                                       const std::function<void(const std::string&)>& progress) {
+  GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngine(config));
+  RealClock clock;
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredStep> steps,
+                           MeasureSteps(*engine.runner, engine.layout.groups, engine.num_blocks,
+                                        engine.config.scheduler.max_model_len, grid, clock, progress));
+  return FitCpuEngine(engine, steps, "goodput calibrate steps");
+}
+
+Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, const std::vector<std::string>& step_logs,
+                                          size_t max_steps) {
+  std::vector<LoggedStep> logged;
+  for (const std::string& path : step_logs) {
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<LoggedStep> more, ReadStepLog(path));
+    logged.insert(logged.end(), more.begin(), more.end());
+  }
+  if (logged.empty()) return Status::InvalidArgument("no step log given");
+  GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngine(config));
+  std::vector<MeasuredStep> steps;
+  const size_t n = std::min(max_steps, logged.size());
+  for (size_t i = 0; i < n; ++i) steps.push_back(FromLog(logged[i * logged.size() / n]));
+  return FitCpuEngine(engine, steps, fmt::format("goodput serve's step log ({})", fmt::join(step_logs, ", ")));
 }
 
 }  // namespace goodput

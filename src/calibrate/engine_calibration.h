@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "calibrate/calibration.h"
 #include "calibrate/cpu_steps.h"
@@ -20,6 +21,13 @@ namespace goodput {
 // model to its steps; the hardware is this CPU (memory: the host's).
 Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const StepGrid& grid,
                                        const std::function<void(const std::string&)>& progress = {});
+
+// Fits the cost model to the steps goodput serve took while serving (its
+// --step-log FILE; several logs of the same model pool their steps), for the
+// model `config` names. Steps are grouped by shape in the residuals; at most
+// `max_steps` are fitted, spread evenly over the logs.
+Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, const std::vector<std::string>& step_logs,
+                                          size_t max_steps = 1500);
 
 // Plan options for simulating on `calibration`'s hardware with `engine`
 // settings: the hardware's memory as total, the CPU defaults when it is the

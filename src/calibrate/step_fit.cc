@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "calibrate/fit.h"
+#include "core/stats.h"
 
 namespace goodput {
 namespace {
@@ -26,8 +30,7 @@ CostFactors FactorsFrom(const std::vector<double>& x) {
   return f;
 }
 
-double ModelSeconds(const DeployedModel& model, const CostFactors& f, const MeasuredStep& s) {
-  const CostModel cost(model, f);
+double ModelSeconds(const CostModel& cost, const MeasuredStep& s) {
   CostModel::Step step;
   for (const StepRequest& r : s.requests) cost.Add(step, r.num_computed, r.num_new, r.samples);
   return cost.Seconds(step);
@@ -60,6 +63,29 @@ double FastestApparentRate(const DeployedModel& model, const std::vector<Measure
   return best;
 }
 
+// Steps of the same shape (a step log's thousands) as one row each: the
+// median measured and modeled time, "(N steps)".
+std::vector<FitResidual> GroupedByShape(const std::vector<FitResidual>& each) {
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
+  for (const FitResidual& r : each) {
+    auto [it, fresh] = groups.try_emplace(r.what);
+    if (fresh) order.push_back(r.what);
+    it->second.first.push_back(r.measured);
+    it->second.second.push_back(r.modeled);
+  }
+  std::vector<FitResidual> out;
+  for (const std::string& shape : order) {
+    auto& [measured, modeled] = groups[shape];
+    if (measured.size() == 1) {
+      out.push_back(FitResidual{shape, measured[0], modeled[0]});
+      continue;
+    }
+    out.push_back(FitResidual{fmt::format("{} ({} steps)", shape, measured.size()), *Median(measured), *Median(modeled)});
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<double>& CurveTokens() {
@@ -89,10 +115,10 @@ Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<Measu
     return Status::InvalidArgument("a step fit needs at least " + std::to_string(params.size()) + " measured steps");
   }
   const auto objective = [&](const std::vector<double>& x) {
-    const CostFactors f = FactorsFrom(x);
+    const CostModel cost(model, FactorsFrom(x));
     double sum = 0;
     for (const MeasuredStep& s : steps) {
-      const double e = std::log(ModelSeconds(model, f, s) / s.seconds);
+      const double e = std::log(ModelSeconds(cost, s) / s.seconds);
       sum += e * e;
     }
     return sum;
@@ -100,12 +126,16 @@ Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<Measu
   GOODPUT_ASSIGN_OR_RETURN(std::vector<double> x, Minimize(objective, params, 20000));
   Calibration c;
   c.factors = Normalised(FactorsFrom(x));
+  const CostModel fitted(model, c.factors);
   double sum = 0;
+  std::vector<FitResidual> each;
   for (const MeasuredStep& s : steps) {
-    const double modeled = ModelSeconds(model, c.factors, s);
-    c.residuals.push_back(FitResidual{s.shape, s.seconds, modeled});
+    const double modeled = ModelSeconds(fitted, s);
+    each.push_back(FitResidual{s.shape, s.seconds, modeled});
     sum += std::pow(std::log(modeled / s.seconds), 2);
   }
+  c.residuals = GroupedByShape(each);
+  c.measurements = static_cast<int64_t>(steps.size());
   c.rms_log_error = std::sqrt(sum / static_cast<double>(steps.size()));
   return c;
 }

@@ -12,15 +12,10 @@
 
 #include "calibrate/calibration.h"
 #include "core/status.h"
+#include "engine/step_log.h"
 #include "hw/cost_model.h"
 
 namespace goodput {
-
-struct StepRequest {
-  int64_t num_computed = 0;
-  int64_t num_new = 0;
-  bool samples = true;
-};
 
 struct MeasuredStep {
   std::string shape;  // "decode 8 x ctx 512", "prefill 256"

@@ -1,6 +1,9 @@
 #include "calibrate/validation.h"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -53,7 +56,48 @@ std::string Pct(double sim, double serve) {
   return fmt::format("{:+.0f}%", 100 * (sim / serve - 1));
 }
 
+// `spec` as a plain ladder on goodput serve with `config`'s engine (and
+// `extra` flags).
+Result<SweepResult> MeasureOnServe(const std::string& binary, const server::ServeConfig& config, const MeasurementSpec& spec,
+                                   const std::vector<std::string>& extra, const MeasurementHooks& hooks) {
+  MeasurementSpec ladder = spec;
+  ladder.search_capacity = false;
+  ladder.vary.reset();
+  EngineConfig engine = config.engine;
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
+  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
+  std::vector<std::string> serve_args = ServeArgs(engine);
+  serve_args.insert(serve_args.end(), extra.begin(), extra.end());
+  auto serve = Measure(
+      ladder,
+      [&](const Setting&) -> Result<std::unique_ptr<Target>> {
+        GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(binary, config.model, serve_args, {}));
+        return std::unique_ptr<Target>(std::move(t));
+      },
+      hooks);
+  if (!serve.ok()) return serve.status().WithContext("goodput serve");
+  return serve->front().sweep;
+}
+
 }  // namespace
+
+Result<Calibration> CalibrateFromServeRuns(const std::string& goodput_binary, const std::vector<ServeRun>& runs,
+                                           const std::function<void(const std::string&)>& progress) {
+  if (runs.empty()) return Status::InvalidArgument("no calibration run");
+  MeasurementHooks hooks;
+  hooks.progress = progress;
+  std::vector<std::string> logs;
+  const auto removed = [&](Result<Calibration> r) {
+    for (const std::string& log : logs) std::filesystem::remove(log);
+    return r;
+  };
+  for (size_t i = 0; i < runs.size(); ++i) {
+    logs.push_back((std::filesystem::temp_directory_path() / fmt::format("goodput-steps-{}-{}.log", getpid(), i)).string());
+    auto measured = MeasureOnServe(goodput_binary, runs[i].config, runs[i].spec, {"--step-log", logs.back()}, hooks);
+    if (!measured.ok()) return removed(measured.status().WithContext("calibration run"));
+  }
+  return removed(CalibrateFromStepLogs(runs.front().config, logs));
+}
 
 Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
                                      const Calibration& calibration, const MeasurementSpec& spec,
@@ -63,23 +107,13 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
   ladder.vary.reset();
   MeasurementHooks hooks;
   hooks.progress = progress;
-  EngineConfig engine = config.engine;
-  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
-  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
-  const std::vector<std::string> serve_args = ServeArgs(engine);
-  auto serve = Measure(
-      ladder,
-      [&](const Setting&) -> Result<std::unique_ptr<Target>> {
-        GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(goodput_binary, config.model, serve_args, {}));
-        return std::unique_ptr<Target>(std::move(t));
-      },
-      hooks);
-  if (!serve.ok()) return serve.status().WithContext("goodput serve");
+  auto serve = MeasureOnServe(goodput_binary, config, ladder, {}, hooks);
+  if (!serve.ok()) return serve.status();
   auto sim = Measure(ladder, [&](const Setting&) { return SimTargetFor(config, calibration); }, hooks);
   if (!sim.ok()) return sim.status().WithContext("simulator");
   Comparison c;
   c.workload = spec.workload.name;
-  const SweepResult& a = serve->front().sweep;
+  const SweepResult& a = *serve;
   const SweepResult& b = sim->front().sweep;
   for (size_t i = 0; i < a.points.size() && i < b.points.size(); ++i) c.rows.push_back({a.points[i], b.points[i]});
   if (a.capacity) c.serve_capacity = a.points[*a.capacity].label;

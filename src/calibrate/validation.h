@@ -25,6 +25,20 @@ struct Comparison {
   int capacity_steps_apart = 0;  // ladder steps between the two capacities
 };
 
+// A calibration run: a workload's ladder on goodput serve with an engine.
+struct ServeRun {
+  server::ServeConfig config;
+  MeasurementSpec spec;
+};
+
+// Runs each of `runs` on goodput serve (started from `goodput_binary` with
+// --step-log) and fits the cost model to the steps they took: the engine's
+// steps as it served, mixed prefill and decode, with the load generator and
+// the HTTP threads on the same cores. Use workload seeds the comparison does
+// not, so that the comparison is not judged on the steps it was fitted to.
+Result<Calibration> CalibrateFromServeRuns(const std::string& goodput_binary, const std::vector<ServeRun>& runs,
+                                           const std::function<void(const std::string&)>& progress = {});
+
 // Measures `spec` (its ladder, not a search) on goodput serve started from
 // `goodput_binary` with `config`'s engine settings, and on the simulator
 // with the same settings and `calibration`. `progress` is told each run.

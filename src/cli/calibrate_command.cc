@@ -18,6 +18,7 @@ namespace {
 
 struct StepsArgs {
   std::string model = "goodput-small", load_format = "auto", out = "cpu-calibration.json";
+  std::vector<std::string> step_logs;
   uint64_t seed = 0;
   EngineArgs engine;
   int repeats = 5;
@@ -36,6 +37,10 @@ prefills of 16 to 1,024 tokens — times each on the real clock (median of --rep
 and fits the cost model: per-step and per-request costs, effective memory bandwidth,
 the matmul rate by tokens per step, and the overlap of compute and memory. The CPU
 becomes a hardware the simulator models: goodput sim --calibration FILE.
+
+With --from-step-log FILE it fits the steps goodput serve took while serving instead
+(goodput serve --step-log FILE): mixed prefill and decode steps, timed as they ran, with
+the load generator and the HTTP threads on the same cores.
 )";
 
 void Fail(const Status& st) { throw CLI::RuntimeError("goodput calibrate: " + st.message(), 2); }
@@ -73,7 +78,10 @@ void RunSteps(const StepsArgs& a) {
   if (a.repeats < 1) Fail(Status::InvalidArgument("--repeats must be at least 1"));
   StepGrid grid;
   grid.repeats = a.repeats;
-  auto c = CalibrateCpuEngine(config, grid, [](const std::string& shape) { Progress("calibrate: measured " + shape); });
+  if (!a.step_logs.empty()) Progress("calibrate: fitting the logged steps");
+  auto c = !a.step_logs.empty()
+               ? CalibrateFromStepLogs(config, a.step_logs)
+               : CalibrateCpuEngine(config, grid, [](const std::string& shape) { Progress("calibrate: measured " + shape); });
   Progress("");
   if (!c.ok()) Fail(c.status());
   Report(*c, a.out);
@@ -114,6 +122,9 @@ void AddCalibrateCommand(CLI::App& app) {
   s->add_option("--seed", steps->seed, "Seed of dummy weights")->capture_default_str();
   AddEngineFlags(*s, steps->engine, kEngineSizeFlags);
   s->add_option("--repeats", steps->repeats, "Steps timed per shape (the median is kept)")->capture_default_str();
+  s->add_option("--from-step-log", steps->step_logs,
+                "Fit the steps goodput serve took while serving (goodput serve --step-log FILE, the same model; "
+                "repeat for several logs) instead of timing a grid");
   s->add_option("--out,-o", steps->out, "The calibration file to write")->capture_default_str();
   s->footer(kStepsFooter);
   s->callback([steps]() { RunSteps(*steps); });

@@ -13,7 +13,7 @@ namespace {
 
 struct ServeArgs {
   EngineArgs engine;
-  std::string model, load_format = "auto", tokenizer, slo_tpot, host = "127.0.0.1", api_key, served_name;
+  std::string model, load_format = "auto", tokenizer, slo_tpot, host = "127.0.0.1", api_key, served_name, step_log;
   std::vector<std::string> offline_classes = {"offline"};
   uint64_t seed = 0;
   double slo_headroom = 0.9;
@@ -46,6 +46,9 @@ void AddServeFlags(CLI::App& c, ServeArgs& a) {
                "aborted")
       ->capture_default_str();
   c.add_option("--served-model-name", a.served_name, "Model name in the API (default: the model's)");
+  c.add_option("--step-log", a.step_log,
+               "Write every engine step (its duration and what each request computed) to this file, for "
+               "goodput calibrate steps --from-step-log");
 }
 
 Result<server::ServeConfig> ToServeConfig(const ServeArgs& a) {
@@ -63,6 +66,7 @@ Result<server::ServeConfig> ToServeConfig(const ServeArgs& a) {
   c.slo_headroom = a.slo_headroom;
   c.served_name = a.served_name;
   c.offline_classes = a.offline_classes;
+  c.step_log = a.step_log;
   if (a.port < 0 || a.port > 65535) return Status::InvalidArgument("--port must be 0..65535");
   if (a.timeout_keep_alive < 1) return Status::InvalidArgument("--timeout-keep-alive must be at least 1");
   if (a.timeout_write < 1) return Status::InvalidArgument("--timeout-write must be at least 1");

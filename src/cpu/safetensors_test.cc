@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "support/temp_file.h"
+
 #include "cpu/kernels.h"
 #include "cpu/weights.h"
 #include "model/catalog.h"
@@ -16,7 +18,7 @@ namespace goodput::cpu {
 namespace {
 
 std::string TempDirFor(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
+  const std::string dir = testing::TempPath(name);
   std::filesystem::create_directories(dir);
   return dir;
 }

@@ -9,7 +9,9 @@ std::vector<RequestEvent> EngineCore::Step(StepStats* stats) {
   if (plan.empty()) return {};
   StepResult result = runner_->Execute(plan);
   clock_->Elapse(result.modeled_seconds);
-  if (stats) stats->end = clock_->Now();
+  const double end = clock_->Now();
+  if (stats) stats->end = end;
+  if (observer_) observer_(plan, end - start);
   return scheduler_->Update(plan, result);
 }
 

@@ -3,6 +3,7 @@
 // it; neither reads the time anywhere else.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "core/clock.h"
@@ -19,6 +20,10 @@ struct StepStats {
   size_t num_preempted = 0;
 };
 
+// Told of every step that ran: its plan and its duration on the clock
+// (scheduling and execution). Runs on the stepping thread.
+using StepObserver = std::function<void(const StepPlan& plan, double seconds)>;
+
 class EngineCore {
  public:
   EngineCore(Scheduler* scheduler, ModelRunner* runner, Clock* clock)
@@ -29,11 +34,13 @@ class EngineCore {
   std::vector<RequestEvent> Step(StepStats* stats = nullptr);
 
   bool HasWork() const { return scheduler_->HasWork(); }
+  void set_observer(StepObserver observer) { observer_ = std::move(observer); }
 
  private:
   Scheduler* scheduler_;
   ModelRunner* runner_;
   Clock* clock_;
+  StepObserver observer_;
 };
 
 }  // namespace goodput

@@ -45,6 +45,9 @@ class EngineService {
   EngineService(Scheduler* scheduler, KvCacheManager* kv, ModelRunner* runner, Clock* clock);
   ~EngineService();  // stops, aborting what is in flight
 
+  // Before Start: `observer` is told of every step, on the engine thread
+  // (goodput serve --step-log).
+  void set_step_observer(StepObserver observer) { core_.set_observer(std::move(observer)); }
   void Start();
   // Stops taking requests; with `finish_inflight` the engine first runs what
   // it holds to completion, otherwise aborts it. Joins the engine thread.

@@ -1,6 +1,7 @@
 #include "server/serving.h"
 
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 
 #include <boost/asio.hpp>
@@ -13,6 +14,7 @@
 #include "cpu/step_time.h"
 #include "engine/engine_service.h"
 #include "engine/kv_groups.h"
+#include "engine/step_log.h"
 #include "model/catalog.h"
 #include "model/tokenizer.h"
 
@@ -25,6 +27,7 @@ struct Serving::Parts {
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<cpu::CpuStepTimePredictor> predictor;  // slo policy only
   RealClock clock;
+  std::ofstream step_log;  // --step-log: declared before the engine, whose thread writes it, so it outlives it
   std::unique_ptr<EngineService> engine;
 };
 
@@ -139,6 +142,13 @@ Result<std::unique_ptr<Serving>> Serving::Build(const ServeConfig& config, std::
                                           s.cpu.config.cache.enable_prefix_caching);
   s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());
   s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.cpu.runner.get(), &s.clock);
+  if (!s.config.step_log.empty()) {
+    s.step_log.open(s.config.step_log, std::ios::trunc);
+    if (!s.step_log) return Status::IoError("cannot write the step log " + s.config.step_log);
+    WriteStepLogHeader(s.step_log);
+    std::ofstream* out = &s.step_log;
+    s.engine->set_step_observer([out](const StepPlan& plan, double seconds) { WriteStepLogLine(*out, plan, seconds); });
+  }
   log << KvCapacityLogLines(s.cpu.capacity, sc.max_model_len);
   return std::unique_ptr<Serving>(new Serving(std::move(parts)));
 }

@@ -31,6 +31,7 @@ struct ServeConfig {
   double slo_headroom = 0.9;          // slo policy: share of the TPOT target a step may take
   std::string served_name;            // "": the model's name
   std::vector<std::string> offline_classes = {"offline"};
+  std::string step_log;               // "": none; else every step is written there (engine/step_log.h)
   ServerOptions http;
 };
 

@@ -8,18 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include "support/temp_file.h"
+
 namespace goodput {
 namespace {
 
-std::string WriteFile(const std::string& name, const std::string& text) {
-  // Test cases run as parallel processes; the pid keeps their files apart.
-  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::WriteTempFile;
 
 TEST(Lengths, FileWithCommentsAndBlankLines) {
-  auto d = LengthDistribution::FromFile(WriteFile("lens_ok.txt", "# observed\n100\n\n300 # long one\n200\n"));
+  auto d = LengthDistribution::FromFile(WriteTempFile("lens_ok.txt", "# observed\n100\n\n300 # long one\n200\n"));
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_DOUBLE_EQ(d->Mean(), 200.0);
   EXPECT_EQ(d->Quantile(0.5), 200);
@@ -28,12 +25,12 @@ TEST(Lengths, FileWithCommentsAndBlankLines) {
 }
 
 TEST(Lengths, JunkLineIsNamedByNumber) {
-  auto d = LengthDistribution::FromFile(WriteFile("lens_bad.txt", "100\n200\nabc\n"));
+  auto d = LengthDistribution::FromFile(WriteTempFile("lens_bad.txt", "100\n200\nabc\n"));
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find(":3: 'abc'"), std::string::npos) << d.status().message();
-  EXPECT_FALSE(LengthDistribution::FromFile(WriteFile("lens_neg.txt", "-5\n")).ok());
-  EXPECT_FALSE(LengthDistribution::FromFile(WriteFile("lens_frac.txt", "1.5\n")).ok());
-  EXPECT_FALSE(LengthDistribution::FromFile(WriteFile("lens_empty.txt", "# nothing\n")).ok());
+  EXPECT_FALSE(LengthDistribution::FromFile(WriteTempFile("lens_neg.txt", "-5\n")).ok());
+  EXPECT_FALSE(LengthDistribution::FromFile(WriteTempFile("lens_frac.txt", "1.5\n")).ok());
+  EXPECT_FALSE(LengthDistribution::FromFile(WriteTempFile("lens_empty.txt", "# nothing\n")).ok());
   EXPECT_FALSE(LengthDistribution::FromFile("/nonexistent/lengths.txt").ok());
 }
 

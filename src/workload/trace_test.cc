@@ -6,17 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include "support/temp_file.h"
+
 namespace goodput {
 namespace {
 
-std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::WriteTempFile;
 
 TEST(Trace, GenericCsvWithClass) {
-  auto t = ReadTrace(Write("t.csv", "timestamp,input_length,output_length,class\n10.0,100,20,chat\n10.5,200,30,batch\n"));
+  auto t = ReadTrace(WriteTempFile("t.csv", "timestamp,input_length,output_length,class\n10.0,100,20,chat\n10.5,200,30,batch\n"));
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->size(), 2u);
   EXPECT_DOUBLE_EQ((*t)[0].t, 0.0);
@@ -27,7 +25,7 @@ TEST(Trace, GenericCsvWithClass) {
 
 // The public Azure LLM inference trace's columns and date-time format.
 TEST(Trace, AzureColumns) {
-  auto t = ReadTrace(Write("azure.csv",
+  auto t = ReadTrace(WriteTempFile("azure.csv",
                            "TIMESTAMP,ContextTokens,GeneratedTokens\n"
                            "2023-11-16 18:15:46.6805900,374,44\n"
                            "2023-11-16 18:15:50.9951690,396,109\n"));
@@ -39,7 +37,7 @@ TEST(Trace, AzureColumns) {
 
 // Mooncake's JSONL: millisecond timestamps, extra fields ignored.
 TEST(Trace, MooncakeJsonl) {
-  auto t = ReadTrace(Write("mooncake.jsonl",
+  auto t = ReadTrace(WriteTempFile("mooncake.jsonl",
                            "{\"timestamp\": 0, \"input_length\": 6955, \"output_length\": 52, \"hash_ids\": [1, 2]}\n"
                            "{\"timestamp\": 1500, \"input_length\": 100, \"output_length\": 10}\n"));
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -48,17 +46,17 @@ TEST(Trace, MooncakeJsonl) {
 }
 
 TEST(Trace, BrokenTracesNameTheLine) {
-  auto missing = ReadTrace(Write("m.csv", "time,prompt\n1,2\n"));
+  auto missing = ReadTrace(WriteTempFile("m.csv", "time,prompt\n1,2\n"));
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("needs a timestamp, an input-length and an output-length"),
             std::string::npos);
-  auto backwards = ReadTrace(Write("b.csv", "timestamp,input_length,output_length\n5,1,1\n4,1,1\n"));
+  auto backwards = ReadTrace(WriteTempFile("b.csv", "timestamp,input_length,output_length\n5,1,1\n4,1,1\n"));
   ASSERT_FALSE(backwards.ok());
   EXPECT_NE(backwards.status().message().find("go backwards at request 2"), std::string::npos);
-  auto junk = ReadTrace(Write("j.csv", "timestamp,input_length,output_length\n1,abc,1\n"));
+  auto junk = ReadTrace(WriteTempFile("j.csv", "timestamp,input_length,output_length\n1,abc,1\n"));
   ASSERT_FALSE(junk.ok());
   EXPECT_NE(junk.status().message().find(":2: malformed row"), std::string::npos);
-  auto jsonl = ReadTrace(Write("j.jsonl", "{\"timestamp\": 0, \"input_length\": 5}\n"));
+  auto jsonl = ReadTrace(WriteTempFile("j.jsonl", "{\"timestamp\": 0, \"input_length\": 5}\n"));
   ASSERT_FALSE(jsonl.ok());
   EXPECT_NE(jsonl.status().message().find(":1: needs numeric"), std::string::npos);
   EXPECT_FALSE(ReadTrace("/nonexistent.csv").ok());
