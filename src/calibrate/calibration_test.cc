@@ -1,11 +1,15 @@
 #include "calibrate/calibration.h"
 
 #include <cmath>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "support/temp_file.h"
+
 #include "calibrate/engine_calibration.h"
 #include "calibrate/step_fit.h"
+#include "engine/step_log.h"
 #include "sim/setup.h"
 #include "model/catalog.h"
 #include "model/params.h"
@@ -111,6 +115,40 @@ TEST(FitSteps, RecoversAKnownCostModel) {
     EXPECT_NEAR(fitted.Seconds(f) / cost.Seconds(a), 1.0, 0.05) << b << "x" << c << "+" << n;
   }
   EXPECT_LE(fit->factors.efficiency_curve.front().second, 1.0);
+}
+
+// A server's log is mostly decodes: thinned to the step budget, every one of
+// the rare long prefills is still fitted (an even spread kept none of them).
+TEST(CalibrateFromStepLogs, KeepsEveryStepOfARareShape) {
+  std::ostringstream log;
+  WriteStepLogHeader(log);
+  StepPlan decode, prefill;
+  decode.requests.push_back({});
+  decode.requests[0].num_computed = 100;
+  decode.requests[0].num_new = 1;
+  decode.requests[0].samples = true;
+  prefill.requests.push_back({});
+  prefill.requests[0].num_new = 1000;
+  prefill.requests[0].samples = true;
+  for (int i = 0; i < 2000; ++i) {
+    WriteStepLogLine(log, decode, 0.02);
+    if (i % 500 == 0) WriteStepLogLine(log, prefill, 2.0);
+  }
+  server::ServeConfig config;
+  config.model = "goodput-small";
+  config.load_format = "dummy";
+  auto cal = CalibrateFromStepLogs(config, {testing::WriteTempFile("rare.log", log.str())}, 100);
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  EXPECT_LE(cal->measurements, 100);
+  bool prefills = false;
+  for (const FitResidual& r : cal->residuals) {
+    if (r.what.rfind("prefill", 0) == 0) {
+      prefills = true;
+      EXPECT_NE(r.what.find("(4 steps)"), std::string::npos) << r.what;
+      EXPECT_NEAR(r.measured, 2.0, 1e-9);
+    }
+  }
+  EXPECT_TRUE(prefills);
 }
 
 // The simulator of a calibrated CPU engine has goodput serve's KV pool: the
