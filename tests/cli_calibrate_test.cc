@@ -103,18 +103,19 @@ TEST(CliCalibrate, LedgerFitRecoversTheCardThatMadeTheRun) {
   EXPECT_LT(doc.at("fit").at("rms_log_error").to_number<double>(), 0.05) << fit.out;
 }
 
-// A card outside the catalog by its figures: the H100's own figures give the
-// H100's result; half its bandwidth gives less throughput.
+// A card outside the catalog by its figures: the L40S's own figures give the
+// L40S's result (its entry keeps the default efficiencies; the H100's carries
+// a fitted one); half its bandwidth gives less throughput.
 TEST(CliSimHardware, ACardByItsFigures) {
   const std::string base = "sim --model llama-3.1-8b --max-model-len 32k --workload " + kData +
                            "/workloads/chat.yaml --requests 200 --concurrency 32 --repeat 1 --json ";
-  auto h100 = RunGoodput(base + "--gpu h100");
-  auto same = RunGoodput(base + "--gpu-memory 79.18GiB --gpu-bandwidth 3.35TB/s --gpu-flops 989.4TFLOPS");
-  auto slow = RunGoodput(base + "--gpu-memory 79.18GiB --gpu-bandwidth 1.675TB/s --gpu-flops 989.4TFLOPS");
-  ASSERT_EQ(h100.exit_code, 0) << h100.err;
+  auto l40s = RunGoodput(base + "--gpu l40s");
+  auto same = RunGoodput(base + "--gpu-memory 48GB --gpu-bandwidth 864GB/s --gpu-flops 362.05TFLOPS");
+  auto slow = RunGoodput(base + "--gpu-memory 48GB --gpu-bandwidth 432GB/s --gpu-flops 362.05TFLOPS");
+  ASSERT_EQ(l40s.exit_code, 0) << l40s.err;
   ASSERT_EQ(same.exit_code, 0) << same.err;
   ASSERT_EQ(slow.exit_code, 0) << slow.err;
-  EXPECT_NEAR(Throughput(same.out) / Throughput(h100.out), 1.0, 0.01);
+  EXPECT_NEAR(Throughput(same.out) / Throughput(l40s.out), 1.0, 0.01);
   EXPECT_LT(Throughput(slow.out), 0.8 * Throughput(same.out));
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
            {"--gpu-memory 80GiB", "needs --gpu-bandwidth and --gpu-flops"},

@@ -7,9 +7,8 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
-#include "support/temp_file.h"
-
 #include "support/run_command.h"
+#include "support/temp_file.h"
 
 namespace goodput {
 namespace {
@@ -28,6 +27,26 @@ TEST(CliSim, LadderTableWithCapacity) {
   EXPECT_NE(r.out.find("concurrency  throughput  per-request"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("capacity: concurrency 32"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("holds"), std::string::npos);
+}
+
+// Published vLLM sweeps of Llama-3.1-8B (README, "Validation against
+// published measurements"): the catalog's efficiency for each card is fitted
+// to its C=1 figure; the C=8 (A100) and C=4 (H100) figures are held out.
+TEST(CliSim, ReproducesPublishedVllmSweeps) {
+  const auto points = [](const std::string& gpu) {
+    auto r = RunGoodput("sim --model llama-3.1-8b --gpu " + gpu + " --workload " + kData +
+                        "/workloads/random-1024-128.yaml -c 1,4,8 --json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return boost::json::parse(r.out).at("results").at(0).at("points").as_array();
+  };
+  const auto a100 = points("a100-40gb");
+  const double decode = 1 / a100[0].at("tpot_p50_s").as_double();
+  EXPECT_NEAR(decode / 75, 1, 0.03);  // about 75 tok/s
+  const double batching = a100[2].at("throughput_tokens_per_s").as_double() / a100[0].at("throughput_tokens_per_s").as_double();
+  EXPECT_NEAR(batching / 6.6, 1, 0.12);  // 6.6x from C=1 to C=8
+  const auto h100 = points("h100");
+  EXPECT_NEAR(h100[0].at("tpot_p50_s").as_double() / 6.48e-3, 1, 0.03);
+  EXPECT_NEAR(h100[1].at("tpot_p50_s").as_double() / 6.59e-3, 1, 0.05);
 }
 
 TEST(CliSim, JsonPointsAreMonotoneInThroughput) {

@@ -142,7 +142,13 @@ Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, con
   const size_t cap = ShapeCap(by_shape, max_steps);
   for (const auto& [shape, all] : by_shape) {
     const size_t n = std::min(cap, all.size());
-    for (size_t i = 0; i < n; ++i) steps.push_back(all[i * all.size() / n]);
+    for (size_t i = 0; i < n; ++i) {
+      // Weighted by the time the step stands for: the fit is best where the
+      // server spent its time (the thinned steps' share included).
+      MeasuredStep s = all[i * all.size() / n];
+      s.weight = s.seconds * static_cast<double>(all.size()) / static_cast<double>(n);
+      steps.push_back(std::move(s));
+    }
   }
   return FitCpuEngine(engine, steps, fmt::format("goodput serve's step log ({})", fmt::join(step_logs, ", ")));
 }

@@ -119,7 +119,7 @@ Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<Measu
     double sum = 0;
     for (const MeasuredStep& s : steps) {
       const double e = std::log(ModelSeconds(cost, s) / s.seconds);
-      sum += e * e;
+      sum += s.weight * e * e;
     }
     return sum;
   };

@@ -21,6 +21,7 @@ struct MeasuredStep {
   std::string shape;  // "decode 8 x ctx 512", "prefill 256"
   std::vector<StepRequest> requests;
   double seconds = 0;
+  double weight = 1;  // its squared log error counts this much in the fit
 };
 
 // The token counts at which the efficiency curves are fitted: matmul

@@ -21,14 +21,17 @@ CostModel Llama8B() {
   return CostModel(d, *f);
 }
 
+// The H100 entry's effective bandwidth: 3.35 TB/s x its fitted efficiency.
+double H100Bandwidth() { return 3.35e12 * FindGpu("h100-sxm")->bandwidth_efficiency; }
+
 // Batch 1 decode at empty context is memory-bound: overhead + (weights + one
-// token of KV) / (3.35 TB/s x 0.85).
+// token of KV) / effective bandwidth.
 TEST(CostModel, SingleDecodeReadsTheWeights) {
   CostModel m = Llama8B();
   CostModel::Step s;
   m.Add(s, 0, 1, true);
   const double bytes = 8'030'261'248.0 * 2 + 131072;
-  EXPECT_NEAR(m.Seconds(s), 0.0005 + bytes / (3.35e12 * 0.85), 1e-9);
+  EXPECT_NEAR(m.Seconds(s), 0.0005 + bytes / H100Bandwidth(), 1e-9);
   EXPECT_LT(m.ComputeSeconds(s), m.MemorySeconds(s));
 }
 
@@ -81,7 +84,7 @@ TEST(CostModel, MoeReadsOnlyTouchedExperts) {
   CostModel::Step one, many;
   m.Add(one, 0, 1, true);
   m.Add(many, 0, 1000, false);
-  const double bw = 3.35e12 * 0.85;
+  const double bw = H100Bandwidth();
   EXPECT_NEAR(m.MemorySeconds(one) * bw, 3e9 + 57e9 * 4.0 / 128, 1e6);
   EXPECT_GT(m.MemorySeconds(many) * bw, 59.9e9);
 }
@@ -156,7 +159,7 @@ TEST(CostModel, DrafterPassesAddTheirOwnCost) {
     m.Add(plain, 100, 4, true);
     m.Add(drafting, 100, 4, true, 3);
   }
-  EXPECT_NEAR(m.DraftSeconds(drafting), 3 * 1.6e9 / (3.35e12 * 0.85), 1e-12);
+  EXPECT_NEAR(m.DraftSeconds(drafting), 3 * 1.6e9 / H100Bandwidth(), 1e-12);
   EXPECT_NEAR(m.Seconds(drafting) - m.Seconds(plain), m.DraftSeconds(drafting), 1e-12);
 }
 
