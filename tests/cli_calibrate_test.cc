@@ -1,6 +1,5 @@
 // End-to-end tests of `goodput calibrate` and of the simulator's hardware
 // flags (--calibration, sim:FILE, a card by its figures, expert parallelism).
-#include <unistd.h>
 
 #include <cmath>
 #include <fstream>

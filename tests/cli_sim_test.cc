@@ -1,8 +1,6 @@
 // End-to-end tests of `goodput sim` as a user runs it.
-#include <unistd.h>
 
 #include <cctype>
-#include <fstream>
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>

@@ -10,8 +10,8 @@
 
 #include "core/clock.h"
 #include "core/host.h"
-#include "engine/step_log.h"
 #include "cpu/cpu_runner.h"
+#include "engine/step_log.h"
 #include "plan/deployment.h"
 
 namespace goodput {

@@ -125,18 +125,21 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
 std::string FormatComparison(const Comparison& c) {
   std::string s = fmt::format("workload {}: goodput serve (real HTTP) vs the simulator calibrated from its steps\n",
                               c.workload);
-  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>18}\n", "load", "TTFT p50 serve/sim/err",
+  // serve's own spread (max - min over its repeats, of the median) is the
+  // noise floor the simulator's errors are read against.
+  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>13} {:>18}\n", "load", "TTFT p50 serve/sim/err",
                    "TTFT p99 serve/sim/err", "TPOT p50 serve/sim/err", "TPOT p99 serve/sim/err",
-                   "throughput serve/sim/err", "preempt serve/sim");
+                   "throughput serve/sim/err", "serve spread", "preempt serve/sim");
   const auto ms = [](double x) { return std::isfinite(x) ? fmt::format("{:.1f}", x * 1e3) : std::string("-"); };
   const auto count = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f}", x) : std::string("-"); };
   const auto cell = [&](double a, double b) { return fmt::format("{}/{} {}", ms(a), ms(b), Pct(b, a)); };
   for (const auto& r : c.rows) {
-    s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>18}\n", r.serve.label, cell(r.serve.ttft.p50, r.sim.ttft.p50),
-                     cell(r.serve.ttft.p99, r.sim.ttft.p99), cell(r.serve.tpot.p50, r.sim.tpot.p50),
-                     cell(r.serve.tpot.p99, r.sim.tpot.p99),
+    s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>12.1f}% {:>18}\n", r.serve.label,
+                     cell(r.serve.ttft.p50, r.sim.ttft.p50), cell(r.serve.ttft.p99, r.sim.ttft.p99),
+                     cell(r.serve.tpot.p50, r.sim.tpot.p50), cell(r.serve.tpot.p99, r.sim.tpot.p99),
                      fmt::format("{:.0f}/{:.0f} {}", r.serve.throughput, r.sim.throughput,
                                  Pct(r.sim.throughput, r.serve.throughput)),
+                     100 * r.serve.throughput_spread,
                      fmt::format("{}/{}", count(r.serve.preemptions), count(r.sim.preemptions)));
   }
   s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),

@@ -1,7 +1,5 @@
 #include "cpu/safetensors.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 

@@ -1,8 +1,5 @@
 #include "engine/step_log.h"
 
-#include <unistd.h>
-
-#include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>

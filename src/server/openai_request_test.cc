@@ -102,7 +102,7 @@ TEST(OpenAiRequest, UnsupportedParametersAreRefusedByName) {
     EXPECT_NE(e.message.find("'" + param + "' is not supported"), std::string::npos) << e.message;
   }
   for (const char* fine : {R"("n": 1)", R"("best_of": 1)", R"("logprobs": null)", R"("logprobs": false)",
-                                  R"("echo": false)", R"("tools": [])", R"("response_format": {"type": "text"})"}) {
+                           R"("echo": false)", R"("tools": [])", R"("response_format": {"type": "text"})"}) {
     Ok(base + fine + "}");
   }
 }

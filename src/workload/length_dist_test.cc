@@ -2,9 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,5 @@
 #include "workload/trace.h"
 
-#include <unistd.h>
-
-#include <fstream>
-
 #include <gtest/gtest.h>
 
 #include "support/temp_file.h"
