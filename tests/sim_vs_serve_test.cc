@@ -5,10 +5,10 @@
 // its steps. The bounds are loose enough for a shared 2-core machine and tight
 // enough to catch a simulator wrong by a factor: a cost model off by 2x, a
 // missing wait for the running step, a pool of another size.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdio>
+
+#include <gtest/gtest.h>
 
 #include "calibrate/engine_calibration.h"
 #include "calibrate/validation.h"
