@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of `goodput serve` over real HTTP on loopback: curl, the
-# official openai npm client, bad input, a disconnect storm, SIGTERM.
+# official openai npm client, bad input, a disconnect storm, SIGTERM, and the
+# step log it writes (--step-log) fitted by goodput calibrate.
 # Usage: serve_e2e.sh GOODPUT_BINARY
 set -u
 bin="$1"
@@ -13,7 +14,7 @@ check() {  # check NAME CONDITION...
   if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=$((fail + 1)); fi
 }
 "$bin" serve --model goodput-tiny --port "$port" --kv-cache-memory 64MiB --api-key test-key --timeout-keep-alive 1 \
-  > "$work/serve.out" 2> "$work/serve.err" &
+  --step-log "$work/steps.log" > "$work/serve.out" 2> "$work/serve.err" &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.1; done
@@ -86,6 +87,17 @@ kill -TERM $pid
 wait $pid
 rc=$?
 check "SIGTERM exits 0" test "$rc" = 0
+
+# The step log: a header, then the steps the engine took; calibrate fits them.
+check "the step log has its header" grep -q '^# goodput step log v1' "$work/steps.log"
+check "the step log has the steps" test "$(grep -vc '^#' "$work/steps.log")" -gt 50
+"$bin" calibrate steps --model goodput-tiny --kv-cache-memory 64MiB --from-step-log "$work/steps.log" \
+  -o "$work/cal.json" > "$work/cal.out" 2> "$work/cal.err"
+check "calibrate fits the step log" bash -c "test $? = 0 && grep -q 'rms log error' $work/cal.out && grep -q goodput_calibration $work/cal.json"
+"$bin" calibrate steps --model goodput-tiny --from-step-log "$work/serve.err" > /dev/null 2> "$work/cal.err"
+check "calibrate refuses a file that is not a step log" bash -c "test $? != 0 && grep -q 'not a goodput step log' $work/cal.err"
+"$bin" serve --model goodput-tiny --port 0 --step-log /nonexistent-dir/steps.log > /dev/null 2> "$work/bad.err"
+check "serve refuses an unwritable step log" bash -c "test $? != 0 && grep -q 'cannot write the step log' $work/bad.err"
 trap 'rm -rf "$work"' EXIT
 if [ "$fail" -gt 0 ]; then echo "--- server stderr:"; tail -60 "$work/serve.err"; cp "$work/serve.err" /tmp/last_serve.err 2>/dev/null; fi
 echo "serve e2e: $fail failed"
