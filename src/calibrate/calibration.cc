@@ -2,18 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+
+#include "core/json_file.h"
 
 namespace goodput {
 namespace json = boost::json;
 namespace {
 
-json::value Num(double x) { return std::isfinite(x) ? json::value(x) : json::value(nullptr); }
 
 struct Reader {
   const json::object& o;
@@ -103,7 +101,7 @@ std::string CalibrationToJson(const Calibration& c) {
   for (const auto& [tokens, eff] : c.factors.attention_curve) attention.push_back(json::array{tokens, eff});
   json::array residuals;
   for (const FitResidual& r : c.residuals) {
-    residuals.push_back(json::object{{"what", r.what}, {"measured", Num(r.measured)}, {"modeled", Num(r.modeled)}});
+    residuals.push_back(json::object{{"what", r.what}, {"measured", JsonNumber(r.measured)}, {"modeled", JsonNumber(r.modeled)}});
   }
   const HardwareSpec& h = c.hardware;
   const CostFactors& f = c.factors;
@@ -115,25 +113,25 @@ std::string CalibrationToJson(const Calibration& c) {
                                 {"display", h.display},
                                 {"cpu", h.cpu},
                                 {"memory_bytes", h.memory_bytes},
-                                {"link_bandwidth", Num(h.link_bandwidth)},
-                                {"link_latency_s", Num(h.link_latency_s)}}},
-      {"factors", json::object{{"peak_flops", Num(f.peak_flops)},
-                               {"bandwidth", Num(f.bandwidth)},
-                               {"compute_efficiency", Num(f.compute_efficiency)},
+                                {"link_bandwidth", JsonNumber(h.link_bandwidth)},
+                                {"link_latency_s", JsonNumber(h.link_latency_s)}}},
+      {"factors", json::object{{"peak_flops", JsonNumber(f.peak_flops)},
+                               {"bandwidth", JsonNumber(f.bandwidth)},
+                               {"compute_efficiency", JsonNumber(f.compute_efficiency)},
                                {"efficiency_curve", curve},
                                {"attention_curve", attention},
-                               {"bandwidth_efficiency", Num(f.bandwidth_efficiency)},
-                               {"step_overhead_s", Num(f.step_overhead_s)},
-                               {"per_sequence_s", Num(f.per_sequence_s)},
-                               {"overlap", Num(f.overlap)}}},
-      {"fit", json::object{{"rms_log_error", Num(c.rms_log_error)}, {"residuals", residuals}}}};
+                               {"bandwidth_efficiency", JsonNumber(f.bandwidth_efficiency)},
+                               {"step_overhead_s", JsonNumber(f.step_overhead_s)},
+                               {"per_sequence_s", JsonNumber(f.per_sequence_s)},
+                               {"overlap", JsonNumber(f.overlap)}}},
+      {"fit", json::object{{"rms_log_error", JsonNumber(c.rms_log_error)}, {"residuals", residuals}}}};
   return PrettyJson(doc, 0) + "\n";
 }
 
-Result<Calibration> ParseCalibration(const std::string& text, const std::string& where) {
-  boost::system::error_code ec;
-  const json::value v = json::parse(text, ec);
-  if (ec || !v.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
+namespace {
+
+Result<Calibration> CalibrationFromJson(const json::value& v, const std::string& where) {
+  if (!v.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
   Reader top{v.as_object(), where};
   const double version = top.Number("goodput_calibration", 0, true);
   GOODPUT_RETURN_IF_ERROR(top.status);
@@ -187,25 +185,22 @@ Result<Calibration> ParseCalibration(const std::string& text, const std::string&
   return c;
 }
 
+}  // namespace
+
+Result<Calibration> ParseCalibration(const std::string& text, const std::string& where) {
+  boost::system::error_code ec;
+  const json::value v = json::parse(text, ec);
+  if (ec) return Status::InvalidArgument(where + ": not a JSON object");
+  return CalibrationFromJson(v, where);
+}
+
 Result<Calibration> LoadCalibration(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound("cannot read calibration " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseCalibration(text.str(), path);
+  GOODPUT_ASSIGN_OR_RETURN(json::value v, ReadJsonFile(path, "calibration"));
+  return CalibrationFromJson(v, path);
 }
 
 Status SaveCalibration(const Calibration& c, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << CalibrationToJson(c);
-    if (!out) return Status::IoError("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Status::IoError(fmt::format("cannot write {}: {}", path, ec.message()));
-  return Status::Ok();
+  return WriteFileAtomically(path, CalibrationToJson(c));
 }
 
 std::string FormatResiduals(const Calibration& c) {

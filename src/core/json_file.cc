@@ -1,5 +1,7 @@
 #include "core/json_file.h"
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -17,6 +19,28 @@ Result<boost::json::value> ReadJsonFile(const std::string& path, const std::stri
   boost::json::value v = boost::json::parse(buf.str(), ec);
   if (ec) return Status::InvalidArgument(fmt::format("{}: not valid JSON ({})", path, ec.message()));
   return v;
+}
+
+boost::json::value JsonNumber(double x) {
+  return std::isfinite(x) ? boost::json::value(x) : boost::json::value(nullptr);
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return Status::IoError("cannot write " + path);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::IoError("cannot write " + path + ": " + ec.message());
+  return Status::Ok();
 }
 
 }  // namespace goodput

@@ -1,4 +1,5 @@
-// Reading a JSON document from a file, with errors that name the file.
+// Files the tools read and write: JSON documents with errors that name the
+// file, and whole files replaced atomically.
 #pragma once
 
 #include <string>
@@ -12,5 +13,12 @@ namespace goodput {
 // Reads and parses `path`. `what` names the file's role in errors, e.g.
 // "model config" -> "cannot read model config '/x/config.json'".
 Result<boost::json::value> ReadJsonFile(const std::string& path, const std::string& what);
+
+// `x` as a JSON number, or null when it is not finite (JSON has no NaN).
+boost::json::value JsonNumber(double x);
+
+// Writes `text` to `path` through a temporary beside it and a rename, so a
+// reader never sees half a file and a failed write leaves the old one.
+Status WriteFileAtomically(const std::string& path, const std::string& text);
 
 }  // namespace goodput

@@ -115,6 +115,14 @@ std::vector<int32_t> Tokens(int n, int32_t first) {
   return t;
 }
 
+// Request `id` computes all of `tokens`, caches its full blocks and finishes.
+void ServeAndFinish(KvCacheManager& kv, RequestId id, const std::vector<int32_t>& tokens) {
+  const int64_t n = static_cast<int64_t>(tokens.size());
+  ASSERT_NE(kv.AllocateSlots(id, 0, n), nullptr);
+  kv.CacheFullBlocks(id, tokens, n);
+  kv.Free(id);
+}
+
 // Request 1 computes 10 tokens in blocks of 4: two full blocks become
 // shareable. Request 2 with the same first 9 tokens finds both; request 3,
 // which differs in its 6th token, finds the first only.
@@ -148,9 +156,7 @@ TEST(KvCacheManager, PrefixCachingSharesWholeBlocksOfTheSamePrefix) {
 TEST(KvCacheManager, PrefixCachingLeavesTheLastTokenToCompute) {
   KvCacheManager kv({{Type::kFull, 4, 0}}, 4, true);
   const auto a = Tokens(8, 100);
-  ASSERT_NE(kv.AllocateSlots(1, 0, 8), nullptr);
-  kv.CacheFullBlocks(1, a, 8);
-  kv.Free(1);
+  ServeAndFinish(kv, 1, a);
   EXPECT_EQ(kv.AcquireCachedPrefix(2, a), 4);
 }
 
@@ -159,9 +165,7 @@ TEST(KvCacheManager, PrefixCachingLeavesTheLastTokenToCompute) {
 TEST(KvCacheManager, CachedBlocksAreEvictedOnlyWhenTheSpaceIsNeeded) {
   KvCacheManager kv({{Type::kFull, 4, 0}}, 4, true);
   const auto a = Tokens(9, 100);
-  ASSERT_NE(kv.AllocateSlots(1, 0, 9), nullptr);
-  kv.CacheFullBlocks(1, a, 9);
-  kv.Free(1);
+  ServeAndFinish(kv, 1, a);
   EXPECT_EQ(kv.free_blocks(), 4);
   EXPECT_EQ(kv.AcquireCachedPrefix(2, a), 8);  // still there
   kv.Free(2);
@@ -176,9 +180,7 @@ TEST(KvCacheManager, PrefixCachingIsOffWithSlidingWindowsOrWhenNotAsked) {
   EXPECT_FALSE(sliding.prefix_caching());
   KvCacheManager off({{Type::kFull, 4, 0}}, 10);
   const auto a = Tokens(9, 100);
-  ASSERT_NE(off.AllocateSlots(1, 0, 9), nullptr);
-  off.CacheFullBlocks(1, a, 9);
-  off.Free(1);
+  ServeAndFinish(off, 1, a);
   EXPECT_EQ(off.AcquireCachedPrefix(2, a), 0);
 }
 

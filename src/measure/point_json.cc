@@ -1,19 +1,17 @@
 #include "measure/point_json.h"
 
-#include <cmath>
-
 #include <boost/json.hpp>
+
+#include "core/json_file.h"
 
 namespace goodput {
 namespace json = boost::json;
 namespace {
 
-// JSON has no NaN or infinity: a figure that could not be measured is null.
-json::value Num(double x) { return std::isfinite(x) ? json::value(x) : json::value(nullptr); }
-
+// A figure that could not be measured is null (JsonNumber).
 json::object LatencyJson(const LatencyStats& s) {
-  return json::object{{"p50_s", Num(s.p50)}, {"p90_s", Num(s.p90)}, {"p99_s", Num(s.p99)},
-                      {"mean_s", Num(s.mean)}, {"count", s.count}};
+  return json::object{{"p50_s", JsonNumber(s.p50)}, {"p90_s", JsonNumber(s.p90)}, {"p99_s", JsonNumber(s.p99)},
+                      {"mean_s", JsonNumber(s.mean)}, {"count", s.count}};
 }
 
 json::object ClassJson(const ClassAttainment& c) {
@@ -22,13 +20,13 @@ json::object ClassJson(const ClassAttainment& c) {
                       {"offline", c.offline},
                       {"requests", c.total},
                       {"good", c.good},
-                      {"attainment", Num(c.attainment)},
-                      {"interval", json::array{Num(c.interval.lower), Num(c.interval.upper)}},
-                      {"required", Num(c.required)},
+                      {"attainment", JsonNumber(c.attainment)},
+                      {"interval", json::array{JsonNumber(c.interval.lower), JsonNumber(c.interval.upper)}},
+                      {"required", JsonNumber(c.required)},
                       {"min_requests", c.min_requests},
                       {"verdict", VerdictName(c.verdict)},
                       {"holds", c.holds()},
-                      {"throughput_tokens_per_s", Num(c.throughput)}};
+                      {"throughput_tokens_per_s", JsonNumber(c.throughput)}};
 }
 
 // Readers for a parsed summary: a missing or null field keeps the default;
@@ -119,30 +117,30 @@ json::value PointToJson(const PointResult& p) {
                       {"concurrency", p.load.concurrency},
                       {"rate", p.load.rate},
                       {"repeats", p.repeats},
-                      {"throughput_tokens_per_s", Num(p.throughput)},
-                      {"requests_per_s", Num(p.request_rate)},
-                      {"per_request_tokens_per_s", Num(p.per_request_speed)},
-                      {"ttft_p50_s", Num(p.ttft.p50)},
-                      {"ttft_p99_s", Num(p.ttft.p99)},
-                      {"tpot_p50_s", Num(p.tpot.p50)},
-                      {"tpot_p99_s", Num(p.tpot.p99)},
+                      {"throughput_tokens_per_s", JsonNumber(p.throughput)},
+                      {"requests_per_s", JsonNumber(p.request_rate)},
+                      {"per_request_tokens_per_s", JsonNumber(p.per_request_speed)},
+                      {"ttft_p50_s", JsonNumber(p.ttft.p50)},
+                      {"ttft_p99_s", JsonNumber(p.ttft.p99)},
+                      {"tpot_p50_s", JsonNumber(p.tpot.p50)},
+                      {"tpot_p99_s", JsonNumber(p.tpot.p99)},
                       {"latency", json::object{{"ttft", LatencyJson(p.ttft)},
                                                {"tpot", LatencyJson(p.tpot)},
                                                {"itl", LatencyJson(p.itl)},
                                                {"e2e", LatencyJson(p.e2e)}}},
-                      {"goodput_requests_per_s", Num(p.goodput)},
-                      {"goodput_tokens_per_s", Num(p.goodput_tokens)},
-                      {"throughput_spread", Num(p.throughput_spread)},
-                      {"preemptions", Num(p.preemptions)},
-                      {"rejected", Num(p.rejected)},
-                      {"steps", Num(p.steps)},
+                      {"goodput_requests_per_s", JsonNumber(p.goodput)},
+                      {"goodput_tokens_per_s", JsonNumber(p.goodput_tokens)},
+                      {"throughput_spread", JsonNumber(p.throughput_spread)},
+                      {"preemptions", JsonNumber(p.preemptions)},
+                      {"rejected", JsonNumber(p.rejected)},
+                      {"steps", JsonNumber(p.steps)},
                       {"classes", classes},
                       {"verdict", VerdictName(p.verdict)},
                       {"holds", p.holds()},
-                      {"failed", Num(p.failed)},
+                      {"failed", JsonNumber(p.failed)},
                       {"top_error", p.top_error},
-                      {"send_lag_p99_s", Num(p.send_lag_p99)},
-                      {"usage_mismatch", Num(p.usage_mismatch)},
+                      {"send_lag_p99_s", JsonNumber(p.send_lag_p99)},
+                      {"usage_mismatch", JsonNumber(p.usage_mismatch)},
                       {"request_notes", json::value_from(p.request_notes)}};
 }
 

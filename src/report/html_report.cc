@@ -1,13 +1,12 @@
 #include "report/html_report.h"
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include "core/definitions.h"
+#include "core/json_file.h"
 #include "core/slo.h"
 #include "core/units.h"
 #include "report/svg_chart.h"
@@ -146,21 +145,7 @@ std::string HtmlReport(const StoredRun& run, const std::vector<StoredPoint>& poi
 Status WriteHtmlReport(Ledger& ledger, int64_t run_id, const std::string& path) {
   GOODPUT_ASSIGN_OR_RETURN(StoredRun run, ledger.GetRun(run_id));
   GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredPoint> points, ledger.GetPoints(run_id));
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << HtmlReport(run, points);
-    f.close();
-    if (!f) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      return Status::IoError("cannot write " + path);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Status::IoError("cannot write " + path + ": " + ec.message());
-  return Status::Ok();
+  return WriteFileAtomically(path, HtmlReport(run, points));
 }
 
 }  // namespace goodput::report
