@@ -28,7 +28,7 @@ void AddEngineFlags(CLI::App& c, EngineArgs& a, unsigned which) {
     c.add_option("--max-offline-seqs", a.max_offline_seqs, "Cap on running offline requests (0: none)");
     c.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", a.enable_prefix_caching,
                "Share the KV of a prompt prefix already computed (vLLM's automatic prefix caching; on by default, "
-               "for models whose layers are all full attention)");
+               "for full-attention and sliding-window layers; off for models with recurrent state)");
   }
   if (which & kEngineSpeculativeFlags) {
     c.add_option("--num-speculative-tokens", a.num_speculative_tokens, "Draft tokens per step (speculative decoding)");

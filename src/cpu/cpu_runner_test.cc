@@ -154,13 +154,14 @@ TEST(CpuRunner, PreemptedRequestRecomputesTheSameGreedyTokens) {
   for (RequestId i = 0; i < 3; ++i) EXPECT_EQ(tight[i].tokens, roomy[i].tokens) << "request " << i;
 }
 
-// Requests that share a 40-token system prompt: the second and third find its
-// first two blocks (32 tokens) in the cache, and their logits still match the
+// Three requests share a `system_tokens`-token system prompt, each with 7
+// tokens of its own, arriving one after another: the second and third find
+// `hits_each` tokens of it in the cache, and their logits still match the
 // reference model's, which computes every token itself.
-TEST(CpuRunner, PrefixCacheHitsGiveTheReferenceLogits) {
-  const ModelSpec m = *LoadModel("goodput-tiny");
+void ExpectPrefixHitsGiveTheReferenceLogits(const std::string& model, int system_tokens, int64_t hits_each) {
+  const ModelSpec m = *LoadModel(model);
   const ModelWeights w = DummyWeights(m, 11);
-  const std::vector<int32_t> system = Prompt(40, 8);
+  const std::vector<int32_t> system = Prompt(system_tokens, 8);
   std::vector<std::vector<int32_t>> prompts;
   for (int salt = 1; salt <= 3; ++salt) {
     prompts.push_back(system);
@@ -168,10 +169,22 @@ TEST(CpuRunner, PrefixCacheHitsGiveTheReferenceLogits) {
   }
   int64_t hits = 0;
   auto gens = Generate(m, w, KvFormat::kFp32, prompts, 6, 4096, 256, nullptr, &hits);
-  EXPECT_EQ(hits, 2 * 32);
+  EXPECT_EQ(hits, 2 * hits_each);
   for (size_t i = 0; i < prompts.size(); ++i) {
     EXPECT_LT(WorstErrorAgainstReference(m, w, prompts[i], gens[i]), 1e-4) << "request " << i;
   }
+}
+
+// 40 tokens: two whole blocks of 16.
+TEST(CpuRunner, PrefixCacheHitsGiveTheReferenceLogits) {
+  ExpectPrefixHitsGiveTheReferenceLogits("goodput-tiny", 40, 32);
+}
+
+// Sliding-window layers (window 32) with an 80-token system prompt: all five
+// of its blocks are found (the sliding groups need only their last two,
+// vLLM's cdiv(32 - 1, 16)).
+TEST(CpuRunner, SlidingWindowPrefixCacheHitsGiveTheReferenceLogits) {
+  ExpectPrefixHitsGiveTheReferenceLogits("goodput-hybrid", 80, 80);
 }
 
 TEST(CpuRunner, RejectsModelsItCannotRun) {

@@ -32,7 +32,7 @@ struct SchedulerConfig {
 
 struct CacheConfig {
   int64_t block_size = 0;                  // 0: vLLM's, 16 (64 with MLA; the planner raises it for hybrids)
-  bool enable_prefix_caching = true;       // vLLM V1's default; in effect where every layer group is full attention
+  bool enable_prefix_caching = true;       // vLLM V1's default; in effect unless a layer group holds recurrent state
   std::string kv_cache_dtype = "auto";     // auto: the model's dtype
   std::optional<int64_t> kv_cache_memory;  // the pool (vLLM's --kv-cache-memory); unset: see ResolveEngineDefaults
 };

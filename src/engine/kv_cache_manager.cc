@@ -37,35 +37,85 @@ const char* FinishReasonName(FinishReason r) {
 
 KvCacheManager::KvCacheManager(std::vector<KvGroupSpec> groups, int64_t num_blocks, bool prefix_caching)
     : groups_(std::move(groups)), num_blocks_(num_blocks), pool_(num_blocks, static_cast<int>(groups_.size())) {
-  bool all_full = !groups_.empty();
+  // vLLM caches full and sliding-window groups alike (a sliding group needs
+  // only the last window of a prefix); recurrent state is not block-addressed.
+  bool cacheable = !groups_.empty();
   for (const auto& g : groups_) {
     has_sliding_ = has_sliding_ || g.type == KvGroupSpec::Type::kSlidingWindow;
-    all_full = all_full && g.type == KvGroupSpec::Type::kFull && g.block_size == groups_[0].block_size;
+    cacheable = cacheable && g.type != KvGroupSpec::Type::kState && g.block_size == groups_[0].block_size;
   }
-  prefix_caching_ = prefix_caching && all_full;
+  prefix_caching_ = prefix_caching && cacheable;
 }
 
 int64_t KvCacheManager::AcquireCachedPrefix(RequestId id, const std::vector<int32_t>& tokens) {
   if (!prefix_caching_ || tokens.empty() || tables_.count(id)) return 0;
   const int64_t bs = groups_[0].block_size;
+  // The prompt's whole blocks, leaving at least its last token to compute.
+  std::vector<uint64_t> hashes;
+  for (uint64_t h = 0; static_cast<int64_t>(hashes.size() + 1) * bs <= static_cast<int64_t>(tokens.size()) - 1;) {
+    h = ChainHash(h, tokens.data() + static_cast<int64_t>(hashes.size()) * bs, bs);
+    hashes.push_back(h);
+  }
+  const int64_t hit = CacheHitBlocks(hashes);
+  if (hit == 0) return 0;
   BlockTable t;
   t.groups.resize(groups_.size());
-  Hashed h;
-  for (; (h.blocks + 1) * bs <= static_cast<int64_t>(tokens.size()) - 1; ++h.blocks) {
-    const uint64_t next = ChainHash(h.hash, tokens.data() + h.blocks * bs, bs);
-    std::vector<int32_t> found;
-    for (size_t g = 0; g < groups_.size(); ++g) found.push_back(pool_.Cached(static_cast<int>(g), next));
-    if (std::find(found.begin(), found.end(), -1) != found.end()) break;
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      pool_.Share(found[g]);
-      t.groups[g].push_back(found[g]);
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    // A sliding group attends only to its last window: earlier slots stay empty.
+    const int64_t first = groups_[g].type == KvGroupSpec::Type::kSlidingWindow ? hit - WindowBlocks(groups_[g]) : 0;
+    for (int64_t i = 0; i < hit; ++i) {
+      if (i < first) {
+        t.groups[g].push_back(kNullBlock);
+        continue;
+      }
+      const int32_t block = pool_.Cached(static_cast<int>(g), hashes[i]);
+      pool_.Share(block);
+      t.groups[g].push_back(block);
     }
-    h.hash = next;
   }
-  if (h.blocks == 0) return 0;
   tables_.emplace(id, std::move(t));
-  hashed_[id] = h;
-  return h.blocks * bs;
+  hashed_[id] = Hashed{hit, hashes[hit - 1]};
+  return hit * bs;
+}
+
+int64_t KvCacheManager::WindowBlocks(const KvGroupSpec& g) { return CeilDiv(g.sliding_window - 1, g.block_size); }
+
+// vLLM's hybrid coordinator: the longest prefix every full-attention group
+// holds, then, within it, the longest whose last window every sliding group
+// holds.
+int64_t KvCacheManager::CacheHitBlocks(const std::vector<uint64_t>& hashes) const {
+  int64_t hit = static_cast<int64_t>(hashes.size());
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (groups_[g].type != KvGroupSpec::Type::kFull) continue;
+    int64_t n = 0;
+    while (n < hit && pool_.Cached(static_cast<int>(g), hashes[n]) >= 0) ++n;
+    hit = n;
+  }
+  // Each sliding group may shorten the hit; shortened, another group's window
+  // may end elsewhere: repeat until every group agrees.
+  for (int64_t before = -1; before != hit;) {
+    before = hit;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      if (groups_[g].type == KvGroupSpec::Type::kSlidingWindow) hit = SlidingHit(static_cast<int>(g), hashes, hit);
+    }
+  }
+  return hit;
+}
+
+// vLLM's SlidingWindowManager.find_longest_cache_hit: from the end backwards,
+// the first run of a window's worth of cached blocks; short of one, the run
+// of cached blocks the prefix starts with.
+int64_t KvCacheManager::SlidingHit(int group, const std::vector<uint64_t>& hashes, int64_t max_blocks) const {
+  const int64_t need = WindowBlocks(groups_[static_cast<size_t>(group)]);
+  int64_t run = 0;
+  for (int64_t i = max_blocks - 1; i >= 0; --i) {
+    if (pool_.Cached(group, hashes[static_cast<size_t>(i)]) < 0) {
+      run = 0;
+      continue;
+    }
+    if (++run >= need) return i + run;
+  }
+  return run;
 }
 
 void KvCacheManager::CacheFullBlocks(RequestId id, const std::vector<int32_t>& tokens, int64_t num_tokens) {
@@ -77,7 +127,10 @@ void KvCacheManager::CacheFullBlocks(RequestId id, const std::vector<int32_t>& t
   Hashed& h = hashed_[id];
   for (; h.blocks < full && h.blocks < static_cast<int64_t>(it->second.groups[0].size()); ++h.blocks) {
     h.hash = ChainHash(h.hash, tokens.data() + h.blocks * bs, bs);
-    for (size_t g = 0; g < groups_.size(); ++g) pool_.Remember(static_cast<int>(g), h.hash, it->second.groups[g][h.blocks]);
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const int32_t block = it->second.groups[g][h.blocks];
+      if (block != kNullBlock) pool_.Remember(static_cast<int>(g), h.hash, block);  // a window already passed
+    }
   }
 }
 

@@ -25,8 +25,9 @@ class KvCacheManager {
  public:
   // With `prefix_caching` (vLLM's automatic prefix caching), full blocks are
   // remembered by the hash of the tokens up to their end, so that requests
-  // with the same prefix share them; it works when every group is full
-  // attention and is off otherwise (see prefix_caching()).
+  // with the same prefix share them (a sliding-window group only the last
+  // window's blocks); off where a group holds recurrent state or block sizes
+  // differ (see prefix_caching()).
   KvCacheManager(std::vector<KvGroupSpec> groups, int64_t num_blocks, bool prefix_caching = false);
 
   // Shares with request `id`, which holds no blocks yet, the cached blocks of
@@ -62,6 +63,9 @@ class KvCacheManager {
 
  private:
   void ReleaseSkipped(BlockTable& t, int64_t num_computed);
+  static int64_t WindowBlocks(const KvGroupSpec& g);  // blocks a sliding group attends back to
+  int64_t CacheHitBlocks(const std::vector<uint64_t>& hashes) const;
+  int64_t SlidingHit(int group, const std::vector<uint64_t>& hashes, int64_t max_blocks) const;
   int64_t NewBlocksNeeded(const BlockTable& t, int64_t total_tokens) const;
 
   std::vector<KvGroupSpec> groups_;

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 namespace goodput {
 namespace {
 
@@ -175,13 +178,62 @@ TEST(KvCacheManager, CachedBlocksAreEvictedOnlyWhenTheSpaceIsNeeded) {
   EXPECT_EQ(kv.AcquireCachedPrefix(4, a), 0);
 }
 
-TEST(KvCacheManager, PrefixCachingIsOffWithSlidingWindowsOrWhenNotAsked) {
-  KvCacheManager sliding({{Type::kFull, 4, 0}, {Type::kSlidingWindow, 4, 8}}, 10, true);
-  EXPECT_FALSE(sliding.prefix_caching());
+TEST(KvCacheManager, PrefixCachingIsOffWithRecurrentStateOrWhenNotAsked) {
+  KvCacheManager state({{Type::kFull, 4, 0}, {Type::kState, 4, 0}}, 10, true);
+  EXPECT_FALSE(state.prefix_caching());
   KvCacheManager off({{Type::kFull, 4, 0}}, 10);
   const auto a = Tokens(9, 100);
   ServeAndFinish(off, 1, a);
   EXPECT_EQ(off.AcquireCachedPrefix(2, a), 0);
+}
+
+// Blocks of 4, a window of 8 (a new token attends 2 blocks back: vLLM's
+// cdiv(8 - 1, 4)). Request 1 computes 17 tokens in three steps; the third
+// step releases its first two sliding blocks (tokens 0-7 left the window).
+// Request 2 with the same prompt finds 16 tokens: every full-attention block
+// and, in the sliding group, only the last window's two, the slots before it
+// left empty as in vLLM.
+TEST(KvCacheManager, SlidingWindowGroupsNeedOnlyTheLastWindowCached) {
+  KvCacheManager kv({{Type::kFull, 4, 0}, {Type::kSlidingWindow, 4, 8}}, 10, true);
+  ASSERT_TRUE(kv.prefix_caching());
+  const auto a = Tokens(17, 100);
+  for (auto [from, n] : {std::pair{0, 8}, {8, 8}, {16, 1}}) {
+    ASSERT_NE(kv.AllocateSlots(1, from, n), nullptr);
+    kv.CacheFullBlocks(1, a, from + n);
+  }
+  const std::vector<int32_t> full1 = kv.Table(1)->groups[0], sliding1 = kv.Table(1)->groups[1];
+  EXPECT_EQ(sliding1[0], kNullBlock);
+  kv.Free(1);
+  EXPECT_EQ(kv.AcquireCachedPrefix(2, a), 16);
+  const BlockTable* t = kv.Table(2);
+  EXPECT_EQ(t->groups[0], std::vector<int32_t>(full1.begin(), full1.begin() + 4));
+  EXPECT_EQ(t->groups[1], (std::vector<int32_t>{kNullBlock, kNullBlock, sliding1[2], sliding1[3]}));
+  EXPECT_EQ(kv.free_blocks(), 10 - 6);
+  ASSERT_NE(kv.AllocateSlots(2, 16, 1), nullptr);  // the last token: one new block per group
+  kv.Free(2);
+  EXPECT_EQ(kv.free_blocks(), 10);
+}
+
+// A prefix whose full-attention blocks are all cached is no hit when the
+// sliding group's blocks at its end were handed to someone else.
+TEST(KvCacheManager, SlidingWindowBlocksLostShortenTheHit) {
+  KvCacheManager kv({{Type::kFull, 4, 0}, {Type::kSlidingWindow, 4, 8}}, 10, true);
+  const auto a = Tokens(17, 100);
+  for (auto [from, n] : {std::pair{0, 8}, {8, 8}, {16, 1}}) {
+    ASSERT_NE(kv.AllocateSlots(1, from, n), nullptr);
+    kv.CacheFullBlocks(1, a, from + n);
+  }
+  kv.Free(1);
+  EXPECT_EQ(kv.cached_blocks(), 8);  // 4 whole blocks per group
+  // The sliding blocks 0 and 1 were released first (when they left the
+  // window), so they lead the free queue: a new request takes them.
+  ASSERT_NE(kv.AllocateSlots(3, 0, 4), nullptr);
+  EXPECT_EQ(kv.cached_blocks(), 6);
+  // The prefix of 8 tokens (+1 to compute) ends where the sliding group has
+  // nothing left; the whole prompt's last window is still there.
+  const std::vector<int32_t> b(a.begin(), a.begin() + 9);
+  EXPECT_EQ(kv.AcquireCachedPrefix(4, b), 0);
+  EXPECT_EQ(kv.AcquireCachedPrefix(5, a), 16);
 }
 
 }  // namespace

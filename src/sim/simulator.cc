@@ -77,8 +77,10 @@ void Run::Submit(const WorkItem& item) {
   r.num_prompt_tokens = item.prompt_tokens;
   r.sampling.max_tokens = item.output_tokens;
   r.sampling.ignore_eos = true;
-  // Token ids only where a cached prefix can be found: the rest stay lengths.
-  if (kv_.prefix_caching() && item.prefix_tokens > 0) r.token_ids = PromptTokenIds(item, w_.seed);
+  // Token ids (each prompt its own, shared prefixes alike) whenever the cache
+  // can hold them: a preempted request finds its own blocks again when it is
+  // readmitted, as in vLLM, where recomputation is mostly cache hits.
+  if (kv_.prefix_caching()) r.token_ids = PromptTokenIds(item, w_.seed);
   if (auto rejected = sched_.Add(std::move(r))) {
     rec.ok = false;
     rec.error = "rejected: longer than the max model length or the KV pool";
