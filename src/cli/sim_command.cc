@@ -31,7 +31,7 @@ struct SimArgs {
   DeploymentArgs d;
   MeasurementArgs m;
   double acceptance_rate = 0.7;
-  std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead;
+  std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
   std::string calibration, gpu_bandwidth, gpu_flops;
   bool expert_parallel = false;
   double routing_imbalance = 1.0;
@@ -55,6 +55,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--compute-efficiency", a.compute_efficiency, "Override the GPU entry's matmul efficiency");
   c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
   c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds)");
+  c.add_option("--per-request-cost", a.per_request_cost,
+               "Override the host-side cost per scheduled request per step (seconds; the engine's scheduler, "
+               "sampling and output handling)");
   c.add_option("--calibration", a.calibration,
                "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's");
   c.add_option("--gpu-bandwidth", a.gpu_bandwidth, "With --gpu-memory (a card outside the catalog): memory "
@@ -67,14 +70,15 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
 }
 
 Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
-  if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead) return Status::Ok();
+  if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead && !a.per_request_cost) return Status::Ok();
   CostFactors f = s.cost->factors();
   f.compute_efficiency = a.compute_efficiency.value_or(f.compute_efficiency);
   f.bandwidth_efficiency = a.bandwidth_efficiency.value_or(f.bandwidth_efficiency);
   f.step_overhead_s = a.step_overhead.value_or(f.step_overhead_s);
+  f.per_sequence_s = a.per_request_cost.value_or(f.per_sequence_s);
   if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1) ||
-      f.step_overhead_s < 0) {
-    return Status::InvalidArgument("efficiencies must be in (0, 1] and --step-overhead >= 0");
+      f.step_overhead_s < 0 || f.per_sequence_s < 0) {
+    return Status::InvalidArgument("efficiencies must be in (0, 1], --step-overhead and --per-request-cost >= 0");
   }
   s.cost = std::make_unique<CostModel>(s.cost->model(), f);
   return Status::Ok();

@@ -34,7 +34,7 @@ double CostFactors::AttentionEfficiencyAt(double query_tokens) const {
 Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precision) {
   CostFactors f;
   f.bandwidth = hw.memory_bandwidth;
-  f.compute_efficiency = hw.compute_efficiency;
+  f.compute_efficiency = hw.ComputeEfficiencyFor(precision);
   f.bandwidth_efficiency = hw.bandwidth_efficiency;
   f.step_overhead_s = hw.step_overhead_s;
   f.link_bandwidth = hw.link_bandwidth;

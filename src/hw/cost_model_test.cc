@@ -89,6 +89,14 @@ TEST(CostModel, MoeReadsOnlyTouchedExperts) {
   EXPECT_GT(m.MemorySeconds(many) * bw, 59.9e9);
 }
 
+TEST(CostModel, PrecisionPicksItsEfficiency) {
+  HardwareSpec card = *FindGpu("h100-sxm");
+  card.compute_efficiency = 0.6;
+  card.compute_efficiency_by_precision = {{"mxfp4", 0.3}};
+  EXPECT_DOUBLE_EQ(FactorsFor(card, "mxfp4")->compute_efficiency, 0.3);
+  EXPECT_DOUBLE_EQ(FactorsFor(card, "bf16")->compute_efficiency, 0.6);
+}
+
 TEST(CostModel, PrecisionPicksTheTensorCorePeak) {
   auto b200 = *FindGpu("b200");
   EXPECT_DOUBLE_EQ(FactorsFor(b200, "bf16")->peak_flops, 2.25e15);

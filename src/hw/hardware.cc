@@ -19,6 +19,11 @@ int64_t HardwareSpec::TotalMemoryBytes() const {
   return memory_bytes;
 }
 
+double HardwareSpec::ComputeEfficiencyFor(const std::string& precision) const {
+  auto it = compute_efficiency_by_precision.find(precision);
+  return it == compute_efficiency_by_precision.end() ? compute_efficiency : it->second;
+}
+
 namespace {
 
 Result<double> Num(const json::object& o, const char* key, const std::string& where) {
@@ -35,6 +40,22 @@ std::optional<double> OptNum(const json::object& o, const char* key) {
   if (it->value().is_double()) return it->value().as_double();
   if (it->value().is_int64()) return static_cast<double>(it->value().as_int64());
   return std::nullopt;
+}
+
+// "compute_efficiency_by_precision": {"mxfp4": 0.3}; absent: empty.
+Result<std::map<std::string, double>> EfficiencyByPrecision(const json::object& o, const std::string& at) {
+  std::map<std::string, double> out;
+  auto it = o.find("compute_efficiency_by_precision");
+  if (it == o.end()) return out;
+  if (!it->value().is_object()) return Status::InvalidArgument(at + ": compute_efficiency_by_precision must be an object");
+  for (const auto& [precision, value] : it->value().as_object()) {
+    const double e = value.is_number() ? value.to_number<double>() : 0;
+    if (!(e > 0 && e <= 1)) {
+      return Status::InvalidArgument(at + ": compute_efficiency_by_precision." + std::string(precision) + " must be in (0, 1]");
+    }
+    out[std::string(precision)] = e;
+  }
+  return out;
 }
 
 Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
@@ -62,6 +83,7 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
   h.fp4_flops = OptNum(o, "fp4_flops");
   h.compute_efficiency = OptNum(o, "compute_efficiency").value_or(h.compute_efficiency);
   h.bandwidth_efficiency = OptNum(o, "bandwidth_efficiency").value_or(h.bandwidth_efficiency);
+  GOODPUT_ASSIGN_OR_RETURN(h.compute_efficiency_by_precision, EfficiencyByPrecision(o, at));
   h.step_overhead_s = OptNum(o, "step_overhead_s").value_or(h.step_overhead_s);
   h.link_bandwidth = OptNum(o, "link_bandwidth").value_or(0);
   h.link_latency_s = OptNum(o, "link_latency_s").value_or(0);

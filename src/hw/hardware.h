@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct HardwareSpec {
 
   // Cost-model factors (see hw/cost_model.h); the entry may set them.
   double compute_efficiency = 0.6;     // achieved / peak dense FLOP/s in matmuls
+  // Where a weight format runs at its own efficiency on this card (a format
+  // without native tensor cores is dequantized inside the kernel: mxfp4 on
+  // Hopper), by precision name; others use compute_efficiency.
+  std::map<std::string, double> compute_efficiency_by_precision;
   double bandwidth_efficiency = 0.85;  // achieved / peak memory bandwidth
   double step_overhead_s = 0.0005;     // fixed cost of one engine step
   // The link between tensor-parallel GPUs (NVLink, Infinity Fabric, PCIe):
@@ -37,6 +42,8 @@ struct HardwareSpec {
   // nominal capacity.
   int64_t TotalMemoryBytes() const;
   bool total_is_nominal() const { return !usable_memory_gib.has_value(); }
+  // The matmul efficiency for a weight precision ("bf16", "mxfp4", ...).
+  double ComputeEfficiencyFor(const std::string& precision) const;
 };
 
 // All catalog entries, in file order. Errors name the file and entry.

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
+#include "support/temp_file.h"
+
 namespace goodput {
 namespace {
 
@@ -33,6 +38,40 @@ TEST(Hardware, RidgePointOfTheSourceDocument) {
   auto h100 = FindGpu("h100-sxm");
   ASSERT_TRUE(h100.ok());
   EXPECT_NEAR(*h100->bf16_flops / h100->memory_bandwidth, 295, 1);
+}
+
+// A catalog of one card in a scratch data directory.
+Result<HardwareSpec> LoadOneCard(const std::string& extra) {
+  const std::string dir = testing::TempPath("data");
+  std::filesystem::create_directories(dir + "/hardware");
+  testing::WriteTempFile("data/hardware/gpus.json",
+                         R"({"gpus": [{"name": "x1", "memory_bytes": 8e10, "memory_bandwidth": 3e12, "bf16_flops": 1e15)" +
+                             extra + "}]}");
+  const char* before = std::getenv("GOODPUT_DATA_DIR");
+  const std::string saved = before ? before : "";
+  setenv("GOODPUT_DATA_DIR", dir.c_str(), 1);
+  auto card = FindGpu("x1");
+  setenv("GOODPUT_DATA_DIR", saved.c_str(), 1);  // empty: the default lookup
+  return card;
+}
+
+TEST(Hardware, EfficiencyByPrecision) {
+  auto card = LoadOneCard(R"(, "compute_efficiency": 0.5, "compute_efficiency_by_precision": {"mxfp4": 0.25})");
+  ASSERT_TRUE(card.ok()) << card.status().message();
+  EXPECT_DOUBLE_EQ(card->ComputeEfficiencyFor("mxfp4"), 0.25);
+  EXPECT_DOUBLE_EQ(card->ComputeEfficiencyFor("bf16"), 0.5);
+  EXPECT_DOUBLE_EQ(card->ComputeEfficiencyFor("fp8"), 0.5);
+}
+
+TEST(Hardware, BadEfficiencyByPrecisionIsRefused) {
+  for (const char* bad : {R"(, "compute_efficiency_by_precision": {"mxfp4": 1.5})",
+                          R"(, "compute_efficiency_by_precision": {"mxfp4": "fast"})",
+                          R"(, "compute_efficiency_by_precision": [0.3])"}) {
+    auto card = LoadOneCard(bad);
+    ASSERT_FALSE(card.ok()) << bad;
+    EXPECT_NE(card.status().message().find("compute_efficiency_by_precision"), std::string::npos)
+        << card.status().message();
+  }
 }
 
 TEST(Hardware, UnknownGpuListsTheKnownOnes) {
