@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace goodput {
@@ -68,6 +69,29 @@ int64_t MinTrialsToShow(double required, double confidence) {
   // n / (n + z^2) >= p  <=>  n >= z^2 p / (1 - p); the small epsilon keeps an
   // exact integer bound from rounding up past itself.
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(z * z * required / (1 - required) - 1e-9)));
+}
+
+Interval PercentileInterval(std::vector<double> values, double p, double confidence) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const int64_t n = static_cast<int64_t>(values.size());
+  if (n == 0) return Interval{-inf, inf};
+  std::sort(values.begin(), values.end());
+  const double q = p / 100, tail = (1 - confidence) / 2;
+  // cdf[k] = P(B <= k), its terms kept in log space (q^n underflows for
+  // large n): log pmf(k + 1) = log pmf(k) + log((n - k) / (k + 1)) + log(q / (1 - q)).
+  std::vector<double> cdf(static_cast<size_t>(n) + 1);
+  const double odds = std::log(q) - std::log1p(-q);
+  double log_pmf = static_cast<double>(n) * std::log1p(-q), sum = 0;
+  for (int64_t k = 0; k <= n; ++k) {
+    sum += std::exp(log_pmf);
+    cdf[static_cast<size_t>(k)] = sum;
+    log_pmf += std::log(static_cast<double>(n - k) / static_cast<double>(k + 1)) + odds;
+  }
+  int64_t l = 0;  // 1-based rank; 0: below the sample
+  while (l + 1 <= n && cdf[static_cast<size_t>(l)] <= tail) ++l;
+  int64_t u = 1;
+  while (u <= n && cdf[static_cast<size_t>(u - 1)] < 1 - tail) ++u;
+  return Interval{l >= 1 ? values[static_cast<size_t>(l - 1)] : -inf, u <= n ? values[static_cast<size_t>(u - 1)] : inf};
 }
 
 }  // namespace goodput

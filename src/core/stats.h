@@ -28,7 +28,7 @@ double NormalQuantile(double p);
 // Median of `values` (Percentile 50).
 std::optional<double> Median(std::vector<double> values);
 
-// A confidence interval for a proportion.
+// A confidence interval (of a proportion, or of a percentile's value).
 struct Interval {
   double lower = 0;
   double upper = 1;
@@ -40,6 +40,16 @@ struct Interval {
 // and 1 — where SLO attainment lives — and over Clopper-Pearson because it is
 // closed-form and less conservative. No trials: [0, 1].
 Interval WilsonInterval(int64_t successes, int64_t trials, double confidence = 0.95);
+
+// A distribution-free interval for the p-th percentile (p in (0, 100)) of
+// the population `values` were drawn from, at two-sided `confidence`: the
+// order statistics X(l) and X(u) with l the largest rank such that
+// P(B < l) <= (1 - confidence) / 2 and u the smallest such that
+// P(B < u) >= 1 - (1 - confidence) / 2, B ~ Binomial(n, p / 100) (exact, as
+// in Conover's tables: n = 100, median -> ranks 40 and 61). A rank outside the
+// sample leaves that side unbounded (-inf / +inf): 128 requests cannot bound
+// a p99 from above. Empty sample: (-inf, +inf).
+Interval PercentileInterval(std::vector<double> values, double p, double confidence = 0.95);
 
 // The fewest trials for which even an all-success sample puts the Wilson
 // lower bound at or above `required`: n >= z^2 p / (1 - p) (a p99 needs 381

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace goodput {
 namespace {
 
@@ -76,6 +78,33 @@ TEST(MinTrialsToShow, IsComputedNotGuessed) {
     EXPECT_GE(WilsonInterval(n, n).lower, p) << p;
     EXPECT_LT(WilsonInterval(n - 1, n - 1).lower, p) << p;
   }
+}
+
+// Conover's table (n = 100, median, 95%): the 40th and 61st values. The exact
+// coverage P(40 <= B <= 60), B ~ Bin(100, 1/2), is 0.9648.
+TEST(PercentileInterval, MedianOfAHundredMatchesConover) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);  // unsorted on purpose
+  const Interval i = PercentileInterval(v, 50);
+  EXPECT_EQ(i.lower, 40);
+  EXPECT_EQ(i.upper, 61);
+}
+
+// 128 samples put P(every one below the p99) = 0.99^128 = 0.28: no rank
+// bounds the p99 from above at 95%. 1,000 samples do.
+TEST(PercentileInterval, SmallSamplesCannotBoundATailPercentile) {
+  std::vector<double> v(128);
+  for (int i = 0; i < 128; ++i) v[i] = i;
+  const Interval small = PercentileInterval(v, 99);
+  EXPECT_TRUE(std::isinf(small.upper) && small.upper > 0);
+  EXPECT_GE(small.lower, 120);
+  v.resize(1000);
+  for (int i = 0; i < 1000; ++i) v[i] = i;
+  const Interval big = PercentileInterval(v, 99);
+  EXPECT_TRUE(std::isfinite(big.upper));
+  EXPECT_LT(big.lower, 989);  // rank 990 is the point estimate's neighbourhood
+  EXPECT_GT(big.upper, 989);
+  EXPECT_TRUE(std::isinf(PercentileInterval({}, 50).lower));
 }
 
 }  // namespace
