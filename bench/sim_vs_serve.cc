@@ -3,7 +3,8 @@
 // --step-log, and the cost model fitted to the steps it took. Comparison: two
 // workloads — short chat, and long prompts with preemption in a small KV pool
 // — over a concurrency ladder on goodput serve (real HTTP) and on the
-// calibrated simulator with the same engine settings. Prints every figure
+// calibrated simulator with the same engine settings, and the chat workload
+// in open loop near and past saturation (held out of the calibration). Prints every figure
 // with the simulator's error and the capacities, against the targets: TTFT
 // and TPOT p50 within 10%, p99 within 15%, throughput within 5%, the same
 // capacity +- one ladder step.
@@ -32,7 +33,8 @@ struct Case {
   std::string workload;
   std::string kv_cache_memory;
   int64_t max_model_len = 0;
-  std::vector<int> ladder;
+  std::vector<int> ladder;    // closed-loop clients
+  std::vector<double> rates;  // or open-loop (Poisson) request rates, held out of the calibration
 };
 
 bool Within(double sim, double serve, double tolerance) {
@@ -74,8 +76,11 @@ int main(int argc, char** argv) {
   const std::string binary = argc > 1 ? argv[1] : self_dir + "/../goodput";
   server::ServeConfig base;
   base.model = "goodput-small";
-  const std::vector<Case> cases = {{"chat-cpu.yaml", "512MiB", 0, {2, 4, 8, 16, 32}},
-                                   {"long-cpu.yaml", "64MiB", 2048, {1, 2, 4, 8}}};
+  // The third case is near and past saturation in open loop (chat-cpu serves
+  // about 4 requests/s): TTFT there is queueing, which grows through the run.
+  const std::vector<Case> cases = {{"chat-cpu.yaml", "512MiB", 0, {2, 4, 8, 16, 32}, {}},
+                                   {"long-cpu.yaml", "64MiB", 2048, {1, 2, 4, 8}, {}},
+                                   {"chat-cpu.yaml", "512MiB", 0, {}, {2, 3, 4, 5}}};
   std::vector<std::pair<server::ServeConfig, MeasurementSpec>> setups;
   for (const Case& k : cases) {
     auto w = LoadWorkload(DataDir() + "/workloads/" + k.workload);
@@ -83,6 +88,7 @@ int main(int argc, char** argv) {
     MeasurementSpec spec;
     spec.workload = *w;
     for (int c : k.ladder) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
+    for (double r : k.rates) spec.loads.push_back(ArrivalSpec{ArrivalKind::kPoisson, 1, r, 1});
     spec.repeat = 2;
     spec.max_repeat = 2;
     server::ServeConfig config = base;
@@ -99,12 +105,14 @@ int main(int argc, char** argv) {
   } else {
     // Every other load of each ladder, one run each, with other requests.
     std::vector<ServeRun> runs;
-    for (const auto& [config, spec] : setups) {
+    for (size_t i = 0; i < setups.size(); ++i) {
+      if (!cases[i].rates.empty()) continue;  // open loop: held out
+      const auto& [config, spec] = setups[i];
       ServeRun run{config, spec};
       run.spec.workload.seed += 1000;
       run.spec.repeat = run.spec.max_repeat = 1;
       run.spec.loads.clear();
-      for (size_t i = 0; i < spec.loads.size(); i += 2) run.spec.loads.push_back(spec.loads[i]);
+      for (size_t j = 0; j < spec.loads.size(); j += 2) run.spec.loads.push_back(spec.loads[j]);
       runs.push_back(run);
     }
     std::fprintf(stderr, "calibration run: goodput serve's steps ...\n");

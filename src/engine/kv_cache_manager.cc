@@ -50,13 +50,15 @@ KvCacheManager::KvCacheManager(std::vector<KvGroupSpec> groups, int64_t num_bloc
 int64_t KvCacheManager::AcquireCachedPrefix(RequestId id, const std::vector<int32_t>& tokens) {
   if (!prefix_caching_ || tokens.empty() || tables_.count(id)) return 0;
   const int64_t bs = groups_[0].block_size;
-  // The prompt's whole blocks, leaving at least its last token to compute.
+  // The prompt's whole blocks, leaving at least its last token to compute, up
+  // to the first that a full-attention group does not hold.
   std::vector<uint64_t> hashes;
   for (uint64_t h = 0; static_cast<int64_t>(hashes.size() + 1) * bs <= static_cast<int64_t>(tokens.size()) - 1;) {
     h = ChainHash(h, tokens.data() + static_cast<int64_t>(hashes.size()) * bs, bs);
+    if (!FullGroupsHold(h)) break;
     hashes.push_back(h);
   }
-  const int64_t hit = CacheHitBlocks(hashes);
+  const int64_t hit = SlidingGroupsHit(hashes);
   if (hit == 0) return 0;
   BlockTable t;
   t.groups.resize(groups_.size());
@@ -80,19 +82,19 @@ int64_t KvCacheManager::AcquireCachedPrefix(RequestId id, const std::vector<int3
 
 int64_t KvCacheManager::WindowBlocks(const KvGroupSpec& g) { return CeilDiv(g.sliding_window - 1, g.block_size); }
 
-// vLLM's hybrid coordinator: the longest prefix every full-attention group
-// holds, then, within it, the longest whose last window every sliding group
-// holds.
-int64_t KvCacheManager::CacheHitBlocks(const std::vector<uint64_t>& hashes) const {
-  int64_t hit = static_cast<int64_t>(hashes.size());
+bool KvCacheManager::FullGroupsHold(uint64_t hash) const {
   for (size_t g = 0; g < groups_.size(); ++g) {
-    if (groups_[g].type != KvGroupSpec::Type::kFull) continue;
-    int64_t n = 0;
-    while (n < hit && pool_.Cached(static_cast<int>(g), hashes[n]) >= 0) ++n;
-    hit = n;
+    if (groups_[g].type == KvGroupSpec::Type::kFull && pool_.Cached(static_cast<int>(g), hash) < 0) return false;
   }
-  // Each sliding group may shorten the hit; shortened, another group's window
-  // may end elsewhere: repeat until every group agrees.
+  return true;
+}
+
+// vLLM's hybrid coordinator: within the prefix every full-attention group
+// holds, the longest whose last window every sliding group holds. Each
+// sliding group may shorten the hit; shortened, another group's window may end
+// elsewhere: repeated until every group agrees.
+int64_t KvCacheManager::SlidingGroupsHit(const std::vector<uint64_t>& hashes) const {
+  int64_t hit = static_cast<int64_t>(hashes.size());
   for (int64_t before = -1; before != hit;) {
     before = hit;
     for (size_t g = 0; g < groups_.size(); ++g) {

@@ -64,7 +64,8 @@ class KvCacheManager {
  private:
   void ReleaseSkipped(BlockTable& t, int64_t num_computed);
   static int64_t WindowBlocks(const KvGroupSpec& g);  // blocks a sliding group attends back to
-  int64_t CacheHitBlocks(const std::vector<uint64_t>& hashes) const;
+  bool FullGroupsHold(uint64_t hash) const;  // every full-attention group has a block for the prefix
+  int64_t SlidingGroupsHit(const std::vector<uint64_t>& hashes) const;
   int64_t SlidingHit(int group, const std::vector<uint64_t>& hashes, int64_t max_blocks) const;
   int64_t NewBlocksNeeded(const BlockTable& t, int64_t total_tokens) const;
 
