@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 namespace goodput {
 namespace {
@@ -71,27 +72,47 @@ int64_t MinTrialsToShow(double required, double confidence) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(z * z * required / (1 - required) - 1e-9)));
 }
 
+namespace {
+
+// The 0-based ranks {first k with P(B <= k) > tail, first k with
+// P(B <= k) >= 1 - tail} for B ~ Binomial(n, q). Only terms within 12
+// standard deviations of n q are summed (the rest hold < 1e-30 of the mass),
+// the first from lgamma, the others by the ratio of neighbours, so a sample
+// of a million token gaps costs a few thousand terms.
+std::pair<int64_t, int64_t> BinomialTailRanks(int64_t n, double q, double tail) {
+  const double mean = static_cast<double>(n) * q, sd = std::sqrt(mean * (1 - q));
+  const int64_t k0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(mean - 12 * sd - 2)));
+  const int64_t k1 = std::min<int64_t>(n, static_cast<int64_t>(std::ceil(mean + 12 * sd + 2)));
+  const double odds = std::log(q) - std::log1p(-q);
+  double log_pmf = std::lgamma(n + 1.0) - std::lgamma(k0 + 1.0) - std::lgamma(static_cast<double>(n - k0) + 1) +
+                   static_cast<double>(k0) * std::log(q) + static_cast<double>(n - k0) * std::log1p(-q);
+  int64_t low = -1, high = -1;
+  double cdf = 0;
+  for (int64_t k = k0; k <= k1 && high < 0; ++k) {
+    cdf += std::exp(log_pmf);
+    if (low < 0 && cdf > tail) low = k;
+    if (cdf >= 1 - tail) high = k;
+    log_pmf += std::log(static_cast<double>(n - k) / static_cast<double>(k + 1)) + odds;
+  }
+  return {low < 0 ? k1 : low, high < 0 ? n : high};
+}
+
+double NthValue(std::vector<double>& values, int64_t k) {
+  std::nth_element(values.begin(), values.begin() + k, values.end());
+  return values[static_cast<size_t>(k)];
+}
+
+}  // namespace
+
 Interval PercentileInterval(std::vector<double> values, double p, double confidence) {
   const double inf = std::numeric_limits<double>::infinity();
   const int64_t n = static_cast<int64_t>(values.size());
-  if (n == 0) return Interval{-inf, inf};
-  std::sort(values.begin(), values.end());
-  const double q = p / 100, tail = (1 - confidence) / 2;
-  // cdf[k] = P(B <= k), its terms kept in log space (q^n underflows for
-  // large n): log pmf(k + 1) = log pmf(k) + log((n - k) / (k + 1)) + log(q / (1 - q)).
-  std::vector<double> cdf(static_cast<size_t>(n) + 1);
-  const double odds = std::log(q) - std::log1p(-q);
-  double log_pmf = static_cast<double>(n) * std::log1p(-q), sum = 0;
-  for (int64_t k = 0; k <= n; ++k) {
-    sum += std::exp(log_pmf);
-    cdf[static_cast<size_t>(k)] = sum;
-    log_pmf += std::log(static_cast<double>(n - k) / static_cast<double>(k + 1)) + odds;
-  }
-  int64_t l = 0;  // 1-based rank; 0: below the sample
-  while (l + 1 <= n && cdf[static_cast<size_t>(l)] <= tail) ++l;
-  int64_t u = 1;
-  while (u <= n && cdf[static_cast<size_t>(u - 1)] < 1 - tail) ++u;
-  return Interval{l >= 1 ? values[static_cast<size_t>(l - 1)] : -inf, u <= n ? values[static_cast<size_t>(u - 1)] : inf};
+  if (n == 0 || !(p > 0 && p < 100)) return Interval{-inf, inf};
+  // Ranks (1-based): l = the number of k with P(B <= k) <= tail, u = one past
+  // the first k with P(B <= k) >= 1 - tail; outside 1..n that side is open.
+  const auto [low, high] = BinomialTailRanks(n, p / 100, (1 - confidence) / 2);
+  const int64_t l = low, u = high + 1;
+  return Interval{l >= 1 ? NthValue(values, l - 1) : -inf, u <= n ? NthValue(values, u - 1) : inf};
 }
 
 }  // namespace goodput

@@ -48,7 +48,7 @@ Interval WilsonInterval(int64_t successes, int64_t trials, double confidence = 0
 // P(B < u) >= 1 - (1 - confidence) / 2, B ~ Binomial(n, p / 100) (exact, as
 // in Conover's tables: n = 100, median -> ranks 40 and 61). A rank outside the
 // sample leaves that side unbounded (-inf / +inf): 128 requests cannot bound
-// a p99 from above. Empty sample: (-inf, +inf).
+// a p99 from above. Empty sample, or p outside (0, 100): (-inf, +inf).
 Interval PercentileInterval(std::vector<double> values, double p, double confidence = 0.95);
 
 // The fewest trials for which even an all-success sample puts the Wilson

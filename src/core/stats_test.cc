@@ -105,6 +105,8 @@ TEST(PercentileInterval, SmallSamplesCannotBoundATailPercentile) {
   EXPECT_LT(big.lower, 989);  // rank 990 is the point estimate's neighbourhood
   EXPECT_GT(big.upper, 989);
   EXPECT_TRUE(std::isinf(PercentileInterval({}, 50).lower));
+  EXPECT_TRUE(std::isinf(PercentileInterval(v, 100).upper));  // no rank bounds a maximum
+  EXPECT_TRUE(std::isinf(PercentileInterval(v, 0).lower));
 }
 
 }  // namespace
