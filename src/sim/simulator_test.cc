@@ -125,9 +125,9 @@ TEST(Simulator, PreemptedRequestResumesFromItsCachedBlocks) {
   EXPECT_GE(on.preemptions, 1);
   EXPECT_GE(off.preemptions, 1);
   EXPECT_EQ(off.hits, 0);
-  // The first readmission alone finds at least the blocks the first request
-  // did not take: 187 full prompt blocks less the (400 - 376 ... 426 - 400)
-  // the first request grows by, i.e. more than 150 blocks.
+  // The first readmission alone finds the victim's 187 full prompt blocks
+  // less those the first request took while growing from 188 to at most 213
+  // blocks (25): more than 150 blocks.
   EXPECT_GE(on.hits, 150 * 16);
   EXPECT_LT(on.last_finish, off.last_finish);
 }
