@@ -12,7 +12,6 @@ namespace goodput {
 namespace json = boost::json;
 namespace {
 
-
 struct Reader {
   const json::object& o;
   std::string where;

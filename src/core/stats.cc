@@ -97,22 +97,22 @@ std::pair<int64_t, int64_t> BinomialTailRanks(int64_t n, double q, double tail) 
   return {low < 0 ? k1 : low, high < 0 ? n : high};
 }
 
-double NthValue(std::vector<double>& values, int64_t k) {
-  std::nth_element(values.begin(), values.begin() + k, values.end());
-  return values[static_cast<size_t>(k)];
-}
-
 }  // namespace
 
 Interval PercentileInterval(std::vector<double> values, double p, double confidence) {
+  std::sort(values.begin(), values.end());
+  return PercentileIntervalOfSorted(values, p, confidence);
+}
+
+Interval PercentileIntervalOfSorted(const std::vector<double>& sorted, double p, double confidence) {
   const double inf = std::numeric_limits<double>::infinity();
-  const int64_t n = static_cast<int64_t>(values.size());
+  const int64_t n = static_cast<int64_t>(sorted.size());
   if (n == 0 || !(p > 0 && p < 100)) return Interval{-inf, inf};
   // Ranks (1-based): l = the number of k with P(B <= k) <= tail, u = one past
   // the first k with P(B <= k) >= 1 - tail; outside 1..n that side is open.
   const auto [low, high] = BinomialTailRanks(n, p / 100, (1 - confidence) / 2);
   const int64_t l = low, u = high + 1;
-  return Interval{l >= 1 ? NthValue(values, l - 1) : -inf, u <= n ? NthValue(values, u - 1) : inf};
+  return Interval{l >= 1 ? sorted[static_cast<size_t>(l - 1)] : -inf, u <= n ? sorted[static_cast<size_t>(u - 1)] : inf};
 }
 
 }  // namespace goodput

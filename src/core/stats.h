@@ -50,6 +50,8 @@ Interval WilsonInterval(int64_t successes, int64_t trials, double confidence = 0
 // sample leaves that side unbounded (-inf / +inf): 128 requests cannot bound
 // a p99 from above. Empty sample, or p outside (0, 100): (-inf, +inf).
 Interval PercentileInterval(std::vector<double> values, double p, double confidence = 0.95);
+// Same for a sample already sorted ascending (no copy).
+Interval PercentileIntervalOfSorted(const std::vector<double>& sorted, double p, double confidence = 0.95);
 
 // The fewest trials for which even an all-success sample puts the Wilson
 // lower bound at or above `required`: n >= z^2 p / (1 - p) (a p99 needs 381
