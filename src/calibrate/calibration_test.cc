@@ -1,6 +1,7 @@
 #include "calibrate/calibration.h"
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -149,6 +150,40 @@ TEST(CalibrateFromStepLogs, KeepsEveryStepOfARareShape) {
     }
   }
   EXPECT_TRUE(prefills);
+}
+
+// Decodes at long contexts are their own shape: a log of 2,000 short decodes
+// and 20 at 2,000 tokens keeps all 20 long ones (one shape per batch size
+// sampled ~1 of them), and the residuals show the two apart.
+TEST(CalibrateFromStepLogs, TellsDecodesApartByContext) {
+  std::ostringstream log;
+  WriteStepLogHeader(log);
+  StepPlan short_decode, long_decode;
+  short_decode.requests.push_back({});
+  short_decode.requests[0].num_computed = 100;
+  short_decode.requests[0].num_new = 1;
+  short_decode.requests[0].samples = true;
+  long_decode.requests = short_decode.requests;
+  long_decode.requests[0].num_computed = 2000;
+  for (int i = 0; i < 2000; ++i) {
+    WriteStepLogLine(log, short_decode, 0.02);
+    if (i % 100 == 0) WriteStepLogLine(log, long_decode, 0.04);
+  }
+  server::ServeConfig config;
+  config.model = "goodput-small";
+  config.load_format = "dummy";
+  auto cal = CalibrateFromStepLogs(config, {testing::WriteTempFile("contexts.log", log.str())}, 100);
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  std::map<std::string, double> measured;
+  for (const FitResidual& r : cal->residuals) measured[r.what] = r.measured;
+  EXPECT_NEAR(measured["decode 1 requests at 1K-4K context (20 steps)"], 0.04, 1e-9);
+  int short_rows = 0;
+  for (const auto& [what, seconds] : measured) {
+    if (what.rfind("decode 1 requests at <256 context", 0) != 0) continue;
+    ++short_rows;
+    EXPECT_NEAR(seconds, 0.02, 1e-9);
+  }
+  EXPECT_EQ(short_rows, 1);
 }
 
 // The simulator of a calibrated CPU engine has goodput serve's KV pool: the

@@ -83,17 +83,32 @@ std::string Bucket(int64_t n) {
   return fmt::format("{}-{}", hi / 2 + 1, hi);
 }
 
+// "<256", "256-1K", "1K-4K", ">=4K": a few context classes, each 4x the
+// last, so that a shape's steps stay many enough to sample.
+std::string ContextBucket(int64_t tokens) {
+  if (tokens < 256) return "<256";
+  if (tokens < 1024) return "256-1K";
+  if (tokens < 4096) return "1K-4K";
+  return ">=4K";
+}
+
 MeasuredStep FromLog(const LoggedStep& logged) {
   MeasuredStep s;
   s.requests = logged.requests;
   s.seconds = logged.seconds;
-  int64_t decodes = 0, prefill = 0;
+  int64_t decodes = 0, prefill = 0, context = 0;
   for (const StepRequest& r : logged.requests) {
     if (r.num_new == 1) ++decodes;
     else prefill += r.num_new;
+    context += r.num_computed;
   }
+  // Context is part of the shape: decodes of 3 requests at 100 tokens and at
+  // 2,000 cost apart (attention, cache misses), and a log that holds far more
+  // of the first would otherwise fit the second almost unseen.
+  const int64_t per_request = logged.requests.empty() ? 0 : context / static_cast<int64_t>(logged.requests.size());
   s.shape = prefill == 0 ? fmt::format("decode {} requests", Bucket(decodes))
                          : fmt::format("prefill {} tokens + {} decodes", Bucket(prefill), Bucket(decodes));
+  s.shape += fmt::format(" at {} context", ContextBucket(per_request));
   return s;
 }
 

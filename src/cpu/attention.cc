@@ -19,7 +19,8 @@ float* Sized(std::vector<float>& v, int64_t n) {
 }  // namespace
 
 void PagedAttention(const KvStore& kv, int layer, const AttentionShape& s, const ChunkView& c, const float* q,
-                    float* out, AttentionScratch& scratch) {
+                    float* out, AttentionScratch& scratch, int64_t kv_head_begin, int64_t kv_head_end) {
+  UseSingleThreadedBlas();  // the caller splits attention over threads
   const int64_t hd = s.head_dim, group = s.heads / s.kv_heads, t = c.num_new, bs = kv.block_size();
   const int64_t first = c.num_computed;
   const int64_t lo = c.window > 0 ? std::max<int64_t>(0, first - c.window + 1) : 0;
@@ -31,7 +32,8 @@ void PagedAttention(const KvStore& kv, int layer, const AttentionShape& s, const
   float* qg = Sized(scratch.qg, t * group * hd);
   float* scores = Sized(scratch.scores, t * group * ctx);
   float* o = Sized(scratch.o, t * group * hd);
-  for (int64_t g = 0; g < s.kv_heads; ++g) {
+  const int64_t end = kv_head_end < 0 ? s.kv_heads : kv_head_end;
+  for (int64_t g = kv_head_begin; g < end; ++g) {
     for (int64_t j = 0; j < ctx; ++j) {
       const int64_t pos = lo + j;
       const int32_t block = (*c.blocks)[pos / bs];

@@ -27,7 +27,9 @@ struct AttentionScratch {
 };
 
 // q: the chunk's query rows [num_new x heads*head_dim]; out: same shape.
+// Only the query heads of KV heads [kv_head_begin, kv_head_end) are written
+// (end -1: all), so two threads can share one request's heads.
 void PagedAttention(const KvStore& kv, int layer, const AttentionShape& s, const ChunkView& c, const float* q,
-                    float* out, AttentionScratch& scratch);
+                    float* out, AttentionScratch& scratch, int64_t kv_head_begin = 0, int64_t kv_head_end = -1);
 
 }  // namespace goodput::cpu

@@ -8,6 +8,7 @@
 #include "cpu/attention.h"
 #include "cpu/kernels.h"
 #include "cpu/sampler.h"
+#include "cpu/small_matmul.h"
 
 namespace goodput::cpu {
 
@@ -76,7 +77,6 @@ void CpuModelRunner::Layer(int l, const StepPlan& plan, int64_t rows) {
     std::copy(row, row + q_dim, &q_[r * q_dim]);
   }
   const int group = layout_.layer_group[l];
-  const AttentionShape shape{nh, nkv, hd};
   int64_t row0 = 0;
   for (const ScheduledRequest& s : plan.requests) {
     const std::vector<int32_t>& blocks = s.blocks->groups[group];
@@ -86,15 +86,51 @@ void CpuModelRunner::Layer(int l, const StepPlan& plan, int64_t rows) {
       const float* row = &qkv_[(row0 + i) * qkv_dim];
       kv_.Write(l, blocks[pos / bs], pos % bs, row + q_dim, row + q_dim + kv_dim);
     }
-    const ChunkView chunk{s.num_computed, s.num_new, &blocks, layout_.groups[group].sliding_window};
-    PagedAttention(kv_, l, shape, chunk, &q_[row0 * q_dim], &attn_[row0 * q_dim], attention_scratch_);
     row0 += s.num_new;
   }
+  Attend(l, plan);
   MatMulT(attn_.data(), w.wo.data(), x_.data(), rows, h, q_dim, /*accumulate=*/true);
   RmsNorm(x_.data(), w.mlp_norm.data(), xn_.data(), rows, h, eps);
   MatMulT(xn_.data(), w.w_gate_up.data(), gate_up_.data(), rows, 2 * inter, h);
   SiluMul(gate_up_.data(), act_.data(), rows, inter);
   MatMulT(act_.data(), w.w_down.data(), x_.data(), rows, h, inter, /*accumulate=*/true);
+}
+
+// The layer's attention over two threads: the (request, KV head) pairs in
+// plan order, cut where the first thread's share of attended keys reaches
+// half, so one long request's heads are shared too.
+void CpuModelRunner::Attend(int l, const StepPlan& plan) {
+  const int64_t nkv = m_.attn.num_kv_heads, q_dim = m_.attn.num_heads * m_.attn.head_dim;
+  const int group = layout_.layer_group[l];
+  const int64_t window = layout_.groups[group].sliding_window;
+  std::vector<int64_t> row0(plan.requests.size() + 1, 0);
+  std::vector<double> keys(plan.requests.size());  // attended keys per KV head
+  double total = 0;
+  for (size_t r = 0; r < plan.requests.size(); ++r) {
+    const ScheduledRequest& s = plan.requests[r];
+    const int64_t seen = window > 0 ? std::min(s.num_computed, window) : s.num_computed;
+    keys[r] = static_cast<double>(s.num_new) * static_cast<double>(seen + s.num_new);
+    total += keys[r] * static_cast<double>(nkv);
+    row0[r + 1] = row0[r] + s.num_new;
+  }
+  int64_t cut = 0;  // pairs [0, cut) on the helper thread
+  for (double done = 0; cut < static_cast<int64_t>(plan.requests.size()) * nkv && 2 * done < total; ++cut) {
+    done += keys[cut / nkv];
+  }
+  const AttentionShape shape{m_.attn.num_heads, nkv, m_.attn.head_dim};
+  const auto pairs = [&, this](int64_t from, int64_t to, AttentionScratch& scratch) {
+    for (int64_t p = from; p < to;) {
+      const size_t r = static_cast<size_t>(p / nkv);
+      const int64_t end = std::min(to, static_cast<int64_t>(r + 1) * nkv);
+      const ScheduledRequest& s = plan.requests[r];
+      const ChunkView chunk{s.num_computed, s.num_new, &s.blocks->groups[group], window};
+      PagedAttention(kv_, l, shape, chunk, &q_[row0[r] * q_dim], &attn_[row0[r] * q_dim], scratch, p % nkv,
+                     end - static_cast<int64_t>(r) * nkv);
+      p = end;
+    }
+  };
+  const int64_t all = static_cast<int64_t>(plan.requests.size()) * nkv;
+  RunOnTwoThreads([&] { pairs(0, cut, attention_scratch_[1]); }, [&] { pairs(cut, all, attention_scratch_[0]); });
 }
 
 void CpuModelRunner::Sample(const StepPlan& plan, StepResult& result) {

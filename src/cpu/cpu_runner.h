@@ -49,6 +49,7 @@ class CpuModelRunner final : public ModelRunner {
   CpuModelRunner(const ModelSpec& m, ModelWeights w, CpuKvLayout layout, Rope rope, KvFormat format,
                  int64_t num_blocks, int64_t block_size);
   void Layer(int l, const StepPlan& plan, int64_t rows);
+  void Attend(int l, const StepPlan& plan);
   void Sample(const StepPlan& plan, StepResult& result);
 
   ModelSpec m_;
@@ -60,7 +61,7 @@ class CpuModelRunner final : public ModelRunner {
   std::unordered_map<RequestId, SamplingParams> sampling_;
   std::vector<int64_t> positions_;
   std::vector<float> x_, xn_, qkv_, q_, attn_, gate_up_, act_, cos_, sin_;
-  AttentionScratch attention_scratch_;
+  AttentionScratch attention_scratch_[2];  // one per thread
   bool keep_logits_ = false;
   std::vector<std::vector<float>> last_logits_;
 };

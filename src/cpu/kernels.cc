@@ -7,21 +7,35 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 namespace goodput::cpu {
+
+void UseSingleThreadedBlas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
 
 void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
   if (SmallMatMulHandles(m)) {  // decode batches: stream W once (see small_matmul.h)
     SmallMatMulT(x, w, y, m, n, k, accumulate);
     return;
   }
-  if (m == 1) {  // one row without AVX-512: OpenBLAS's sgemv streams W once and is the fastest
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), static_cast<int>(k), 1.0f, w, static_cast<int>(k), x, 1,
-                accumulate ? 1.0f : 0.0f, y, 1);
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-              1.0f, x, static_cast<int>(k), w, static_cast<int>(k), accumulate ? 1.0f : 0.0f, y, static_cast<int>(n));
+  UseSingleThreadedBlas();
+  const float beta = accumulate ? 1.0f : 0.0f;
+  // Output columns [from, to): rows [from, to) of W.
+  const auto columns = [=](int64_t from, int64_t to) {
+    const int cols = static_cast<int>(to - from);
+    if (m == 1) {  // one row without AVX-512: OpenBLAS's sgemv streams W once and is the fastest
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, cols, static_cast<int>(k), 1.0f, w + from * k, static_cast<int>(k), x,
+                  1, beta, y + from, 1);
+      return;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), cols, static_cast<int>(k), 1.0f, x,
+                static_cast<int>(k), w + from * k, static_cast<int>(k), beta, y + from, static_cast<int>(n));
+  };
+  const int64_t half = n / 2;
+  RunOnTwoThreads([=] { columns(half, n); }, [=] { columns(0, half); });
 }
 
 void RmsNorm(const float* x, const float* weight, float* y, int64_t rows, int64_t dim, float eps) {

@@ -246,10 +246,14 @@ class Helper {
 
 bool SmallMatMulHandles(int64_t m) { return HasAvx512() ? (m >= 1 && m <= 64) : (m >= 2 && m <= 8); }
 
-void SmallMatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
+void RunOnTwoThreads(std::function<void()> helper_task, const std::function<void()>& own_task) {
   static Helper helper;
+  helper.Run(std::move(helper_task), own_task);
+}
+
+void SmallMatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
   const int64_t half = n / 2 / 4 * 4;  // keep the blocked kernel's groups of 4 whole
-  helper.Run([=] { ColumnsBest(x, w, y, m, half, n, n, k, accumulate); },
+  RunOnTwoThreads([=] { ColumnsBest(x, w, y, m, half, n, n, k, accumulate); },
              [=] { ColumnsBest(x, w, y, m, 0, half, n, k, accumulate); });
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace goodput::cpu {
 
@@ -16,5 +17,10 @@ bool SmallMatMulHandles(int64_t m);
 
 // Same contract as MatMulT; splits the output columns over two threads.
 void SmallMatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate);
+
+// Runs `helper_task` on the engine's one helper thread (the one SmallMatMulT
+// uses) and `own_task` on the caller; returns when both are done. Not
+// reentrant: one caller at a time (the engine's step loop).
+void RunOnTwoThreads(std::function<void()> helper_task, const std::function<void()>& own_task);
 
 }  // namespace goodput::cpu
