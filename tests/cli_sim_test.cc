@@ -47,30 +47,47 @@ TEST(CliSim, ReproducesPublishedVllmSweeps) {
   EXPECT_NEAR(h100[1].at("tpot_p50_s").as_double() / 6.59e-3, 1, 0.05);
 }
 
-// gpustack's performance lab (README, "Validation against published
-// measurements"): gpt-oss on one or two H100s, every prompt sent at once. The
-// catalog's mxfp4 efficiency on H100 is fitted to the 120B's 32K TTFT at
-// TP=1; tensor parallelism and the 20B are held out. Bounds: the fitted row
-// 5%, held-out rows as far as they were off when the fit was made plus a
-// margin (the KV-bound 2K rows are the simulator's known weak spot).
+// gpustack's published vLLM runs of gpt-oss (README, "Validation against
+// published measurements"): every prompt sent at once, TTFT/TPOT p50. Bounds:
+// fitted rows 5%, held-out rows as far as they were off when the fit was
+// made plus a margin.
+boost::json::object GptOssPoint(const std::string& gpu, const std::string& model, int tp, const std::string& prompt) {
+  auto r = RunGoodput("sim --model " + model + " --gpu " + gpu + " --tp " + std::to_string(tp) +
+                      (model == "gpt-oss-120b" && tp == 1 ? " --max-model-len 32768" : "") + " --workload " + kData +
+                      "/workloads/random-" + prompt + "-burst.yaml --repeat 1 --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return boost::json::parse(r.out).at("results").at(0).at("points").at(0).as_object();
+}
+double Ttft(const boost::json::object& p) { return p.at("ttft_p50_s").as_double(); }
+double Tpot(const boost::json::object& p) { return p.at("tpot_p50_s").as_double(); }
+
+// The H100 entry's MXFP4 matmul efficiency is fitted to the 120B's 32K TTFT
+// at TP=1; tensor parallelism and the 20B are held out.
 TEST(CliSim, ReproducesPublishedGptOssRunsOnH100) {
   const auto point = [](const std::string& model, int tp, const std::string& prompt) {
-    auto r = RunGoodput("sim --model " + model + " --gpu h100 --tp " + std::to_string(tp) +
-                        (model == "gpt-oss-120b" && tp == 1 ? " --max-model-len 32768" : "") + " --workload " + kData +
-                        "/workloads/random-" + prompt + "-burst.yaml --repeat 1 --json");
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return boost::json::parse(r.out).at("results").at(0).at("points").at(0).as_object();
+    return GptOssPoint("h100", model, tp, prompt);
   };
-  const auto ttft = [](const boost::json::object& p) { return p.at("ttft_p50_s").as_double(); };
-  const auto tpot = [](const boost::json::object& p) { return p.at("tpot_p50_s").as_double(); };
-  EXPECT_NEAR(ttft(point("gpt-oss-120b", 1, "32000")) / 99.44, 1, 0.05);  // fitted
+  EXPECT_NEAR(Ttft(point("gpt-oss-120b", 1, "32000")) / 99.44, 1, 0.05);  // fitted
   const auto tp2 = point("gpt-oss-120b", 2, "32000");
-  EXPECT_NEAR(ttft(tp2) / 48.67, 1, 0.10);
-  EXPECT_NEAR(tpot(tp2) / 0.25227, 1, 0.10);
-  EXPECT_NEAR(ttft(point("gpt-oss-120b", 1, "2000")) / 35.66, 1, 0.30);
-  EXPECT_NEAR(ttft(point("gpt-oss-20b", 1, "32000")) / 53.54, 1, 0.20);
-  EXPECT_NEAR(ttft(point("gpt-oss-20b", 1, "4000")) / 30.82, 1, 0.20);
-  EXPECT_NEAR(tpot(point("gpt-oss-20b", 1, "2000")) / 0.15920, 1, 0.15);
+  EXPECT_NEAR(Ttft(tp2) / 48.67, 1, 0.10);
+  EXPECT_NEAR(Tpot(tp2) / 0.25227, 1, 0.10);
+  EXPECT_NEAR(Ttft(point("gpt-oss-120b", 1, "2000")) / 35.66, 1, 0.15);
+  EXPECT_NEAR(Ttft(point("gpt-oss-20b", 1, "32000")) / 53.54, 1, 0.20);
+  EXPECT_NEAR(Ttft(point("gpt-oss-20b", 1, "4000")) / 30.82, 1, 0.15);
+  EXPECT_NEAR(Tpot(point("gpt-oss-20b", 1, "2000")) / 0.15920, 1, 0.20);
+}
+
+// The A100 entry's MXFP4 matmul and attention efficiencies are fitted to the
+// 120B's 32K and 2K TTFTs; the rest is held out.
+TEST(CliSim, ReproducesPublishedGptOssRunsOnA100) {
+  const auto point = [](const std::string& model, const std::string& prompt) {
+    return GptOssPoint("a100-80gb", model, 1, prompt);
+  };
+  EXPECT_NEAR(Ttft(point("gpt-oss-120b", "32000")) / 368.71, 1, 0.05);  // fitted
+  EXPECT_NEAR(Ttft(point("gpt-oss-120b", "2000")) / 61.76, 1, 0.05);    // fitted
+  EXPECT_NEAR(Ttft(point("gpt-oss-120b", "4000")) / 134.01, 1, 0.10);
+  EXPECT_NEAR(Ttft(point("gpt-oss-20b", "32000")) / 219.66, 1, 0.15);
+  EXPECT_NEAR(Ttft(point("gpt-oss-20b", "2000")) / 32.08, 1, 0.35);
 }
 
 TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {

@@ -118,19 +118,22 @@ TEST(FitSteps, RecoversAKnownCostModel) {
   EXPECT_LE(fit->factors.efficiency_curve.front().second, 1.0);
 }
 
+// A logged step of one request: `num_new` tokens after `num_computed`.
+StepPlan OneRequestStep(int64_t num_computed, int64_t num_new) {
+  StepPlan plan;
+  plan.requests.push_back({});
+  plan.requests[0].num_computed = num_computed;
+  plan.requests[0].num_new = num_new;
+  plan.requests[0].samples = true;
+  return plan;
+}
+
 // A server's log is mostly decodes: thinned to the step budget, every one of
 // the rare long prefills is still fitted (an even spread kept none of them).
 TEST(CalibrateFromStepLogs, KeepsEveryStepOfARareShape) {
   std::ostringstream log;
   WriteStepLogHeader(log);
-  StepPlan decode, prefill;
-  decode.requests.push_back({});
-  decode.requests[0].num_computed = 100;
-  decode.requests[0].num_new = 1;
-  decode.requests[0].samples = true;
-  prefill.requests.push_back({});
-  prefill.requests[0].num_new = 1000;
-  prefill.requests[0].samples = true;
+  const StepPlan decode = OneRequestStep(100, 1), prefill = OneRequestStep(0, 1000);
   for (int i = 0; i < 2000; ++i) {
     WriteStepLogLine(log, decode, 0.02);
     if (i % 500 == 0) WriteStepLogLine(log, prefill, 2.0);
@@ -158,13 +161,7 @@ TEST(CalibrateFromStepLogs, KeepsEveryStepOfARareShape) {
 TEST(CalibrateFromStepLogs, TellsDecodesApartByContext) {
   std::ostringstream log;
   WriteStepLogHeader(log);
-  StepPlan short_decode, long_decode;
-  short_decode.requests.push_back({});
-  short_decode.requests[0].num_computed = 100;
-  short_decode.requests[0].num_new = 1;
-  short_decode.requests[0].samples = true;
-  long_decode.requests = short_decode.requests;
-  long_decode.requests[0].num_computed = 2000;
+  const StepPlan short_decode = OneRequestStep(100, 1), long_decode = OneRequestStep(2000, 1);
   for (int i = 0; i < 2000; ++i) {
     WriteStepLogLine(log, short_decode, 0.02);
     if (i % 100 == 0) WriteStepLogLine(log, long_decode, 0.04);

@@ -47,6 +47,13 @@ Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precis
   }
   if (!peak || *peak <= 0) return Status::InvalidArgument(fmt::format("{} has no FLOP/s figure for {}", hw.name, precision));
   f.peak_flops = *peak;
+  const double attention = hw.AttentionEfficiencyFor(precision);
+  if (hw.bf16_flops && *hw.bf16_flops > 0 && (f.compute_efficiency != attention || *peak != *hw.bf16_flops)) {
+    // Attention multiplies activations and KV, not weights: it runs in 16-bit
+    // at the card's attention efficiency whatever the weights' format (as a
+    // constant curve, relative to this format's peak).
+    f.attention_curve = {{1.0, attention * *hw.bf16_flops / *peak}};
+  }
   return f;
 }
 

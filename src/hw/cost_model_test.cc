@@ -97,6 +97,25 @@ TEST(CostModel, PrecisionPicksItsEfficiency) {
   EXPECT_DOUBLE_EQ(FactorsFor(card, "bf16")->compute_efficiency, 0.6);
 }
 
+// Attention multiplies activations by KV in 16-bit whatever the weights are:
+// its rate is the card's 16-bit one, expressed against the format's peak.
+TEST(CostModel, AttentionRunsAtTheSixteenBitRate) {
+  HardwareSpec card = *FindGpu("h100-sxm");
+  card.compute_efficiency = 0.6;
+  card.compute_efficiency_by_precision = {{"mxfp4", 0.3}};
+  card.attention_efficiency_by_precision.clear();
+  const CostFactors mxfp4 = *FactorsFor(card, "mxfp4");
+  EXPECT_DOUBLE_EQ(mxfp4.EfficiencyAt(4096), 0.3);
+  EXPECT_DOUBLE_EQ(mxfp4.AttentionEfficiencyAt(1), 0.6);
+  EXPECT_DOUBLE_EQ(mxfp4.AttentionEfficiencyAt(4096), 0.6);
+  // FP8 doubles the matmul peak, not attention's: half the FP8 peak's rate.
+  const CostFactors fp8 = *FactorsFor(card, "fp8");
+  EXPECT_DOUBLE_EQ(fp8.peak_flops * fp8.AttentionEfficiencyAt(1), 0.6 * *card.bf16_flops);
+  card.attention_efficiency_by_precision = {{"mxfp4", 0.15}};
+  EXPECT_DOUBLE_EQ(FactorsFor(card, "mxfp4")->AttentionEfficiencyAt(1), 0.15);
+  EXPECT_DOUBLE_EQ(FactorsFor(card, "bf16")->AttentionEfficiencyAt(1), 0.6);
+}
+
 TEST(CostModel, PrecisionPicksTheTensorCorePeak) {
   auto b200 = *FindGpu("b200");
   EXPECT_DOUBLE_EQ(FactorsFor(b200, "bf16")->peak_flops, 2.25e15);

@@ -24,6 +24,11 @@ double HardwareSpec::ComputeEfficiencyFor(const std::string& precision) const {
   return it == compute_efficiency_by_precision.end() ? compute_efficiency : it->second;
 }
 
+double HardwareSpec::AttentionEfficiencyFor(const std::string& precision) const {
+  auto it = attention_efficiency_by_precision.find(precision);
+  return it == attention_efficiency_by_precision.end() ? compute_efficiency : it->second;
+}
+
 namespace {
 
 Result<double> Num(const json::object& o, const char* key, const std::string& where) {
@@ -42,16 +47,17 @@ std::optional<double> OptNum(const json::object& o, const char* key) {
   return std::nullopt;
 }
 
-// "compute_efficiency_by_precision": {"mxfp4": 0.3}; absent: empty.
-Result<std::map<std::string, double>> EfficiencyByPrecision(const json::object& o, const std::string& at) {
+// `key`: {"mxfp4": 0.3}, efficiencies by weight precision; absent: empty.
+Result<std::map<std::string, double>> EfficiencyByPrecision(const json::object& o, const std::string& key,
+                                                             const std::string& at) {
   std::map<std::string, double> out;
-  auto it = o.find("compute_efficiency_by_precision");
+  auto it = o.find(key);
   if (it == o.end()) return out;
-  if (!it->value().is_object()) return Status::InvalidArgument(at + ": compute_efficiency_by_precision must be an object");
+  if (!it->value().is_object()) return Status::InvalidArgument(at + ": " + key + " must be an object");
   for (const auto& [precision, value] : it->value().as_object()) {
     const double e = value.is_number() ? value.to_number<double>() : 0;
     if (!(e > 0 && e <= 1)) {
-      return Status::InvalidArgument(at + ": compute_efficiency_by_precision." + std::string(precision) + " must be in (0, 1]");
+      return Status::InvalidArgument(at + ": " + key + "." + std::string(precision) + " must be in (0, 1]");
     }
     out[std::string(precision)] = e;
   }
@@ -83,7 +89,10 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
   h.fp4_flops = OptNum(o, "fp4_flops");
   h.compute_efficiency = OptNum(o, "compute_efficiency").value_or(h.compute_efficiency);
   h.bandwidth_efficiency = OptNum(o, "bandwidth_efficiency").value_or(h.bandwidth_efficiency);
-  GOODPUT_ASSIGN_OR_RETURN(h.compute_efficiency_by_precision, EfficiencyByPrecision(o, at));
+  GOODPUT_ASSIGN_OR_RETURN(h.compute_efficiency_by_precision,
+                           EfficiencyByPrecision(o, "compute_efficiency_by_precision", at));
+  GOODPUT_ASSIGN_OR_RETURN(h.attention_efficiency_by_precision,
+                           EfficiencyByPrecision(o, "attention_efficiency_by_precision", at));
   h.step_overhead_s = OptNum(o, "step_overhead_s").value_or(h.step_overhead_s);
   h.link_bandwidth = OptNum(o, "link_bandwidth").value_or(0);
   h.link_latency_s = OptNum(o, "link_latency_s").value_or(0);

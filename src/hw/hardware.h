@@ -30,6 +30,11 @@ struct HardwareSpec {
   // without native tensor cores is dequantized inside the kernel: mxfp4 on
   // Hopper), by precision name; others use compute_efficiency.
   std::map<std::string, double> compute_efficiency_by_precision;
+  // Attention (activations x KV: 16-bit whatever the weights' format) against
+  // the 16-bit peak, by the model's weight precision, where the engine runs
+  // that model family with its own attention kernel (gpt-oss's sinks on
+  // Ampere); others use compute_efficiency.
+  std::map<std::string, double> attention_efficiency_by_precision;
   double bandwidth_efficiency = 0.85;  // achieved / peak memory bandwidth
   double step_overhead_s = 0.0005;     // fixed cost of one engine step
   // The link between tensor-parallel GPUs (NVLink, Infinity Fabric, PCIe):
@@ -44,6 +49,9 @@ struct HardwareSpec {
   bool total_is_nominal() const { return !usable_memory_gib.has_value(); }
   // The matmul efficiency for a weight precision ("bf16", "mxfp4", ...).
   double ComputeEfficiencyFor(const std::string& precision) const;
+  // The attention efficiency (against the 16-bit peak) for a model whose
+  // weights are in `precision`.
+  double AttentionEfficiencyFor(const std::string& precision) const;
 };
 
 // All catalog entries, in file order. Errors name the file and entry.

@@ -74,6 +74,22 @@ TEST(Hardware, BadEfficiencyByPrecisionIsRefused) {
   }
 }
 
+TEST(Hardware, AttentionEfficiencyByPrecision) {
+  auto card = LoadOneCard(R"(, "compute_efficiency": 0.5, "attention_efficiency_by_precision": {"mxfp4": 0.2})");
+  ASSERT_TRUE(card.ok()) << card.status().message();
+  EXPECT_DOUBLE_EQ(card->AttentionEfficiencyFor("mxfp4"), 0.2);
+  EXPECT_DOUBLE_EQ(card->AttentionEfficiencyFor("bf16"), 0.5);
+  EXPECT_DOUBLE_EQ(card->ComputeEfficiencyFor("mxfp4"), 0.5);  // the matmuls keep theirs
+  for (const char* bad : {R"(, "attention_efficiency_by_precision": {"mxfp4": 0})",
+                          R"(, "attention_efficiency_by_precision": {"mxfp4": 1.2})",
+                          R"(, "attention_efficiency_by_precision": 0.3)"}) {
+    auto bad_card = LoadOneCard(bad);
+    ASSERT_FALSE(bad_card.ok()) << bad;
+    EXPECT_NE(bad_card.status().message().find("attention_efficiency_by_precision"), std::string::npos)
+        << bad_card.status().message();
+  }
+}
+
 TEST(Hardware, UnknownGpuListsTheKnownOnes) {
   auto g = FindGpu("rtx-9090");
   ASSERT_FALSE(g.ok());
