@@ -10,6 +10,7 @@
 
 #include "calibrate/engine_calibration.h"
 #include "calibrate/step_fit.h"
+#include "calibrate/validation.h"
 #include "engine/step_log.h"
 #include "sim/setup.h"
 #include "model/catalog.h"
@@ -181,6 +182,24 @@ TEST(CalibrateFromStepLogs, TellsDecodesApartByContext) {
     EXPECT_NEAR(seconds, 0.02, 1e-9);
   }
   EXPECT_EQ(short_rows, 1);
+}
+
+// When the two capacities differ, the comparison says why each side's next
+// load did not hold (here: a p90 verdict short of the 35 requests it needs).
+TEST(FormatComparison, SaysWhyTheCapacitiesDiffer) {
+  Comparison c;
+  c.workload = "long-cpu";
+  c.serve_capacity = std::nullopt;
+  c.sim_capacity = "4";
+  c.capacity_steps_apart = 3;
+  c.serve_capacity_why = "capacity: none\n  at concurrency 1: interactive undecided: attainment 100% of 34 measured requests\n";
+  c.sim_capacity_why = "capacity: concurrency 4 (17 tok/s, goodput 0.30 req/s)\n";
+  const std::string differ = FormatComparison(c);
+  EXPECT_NE(differ.find("goodput serve's capacity: none\n  at concurrency 1: interactive undecided"), std::string::npos)
+      << differ;
+  EXPECT_NE(differ.find("the simulator's capacity: concurrency 4"), std::string::npos) << differ;
+  c.serve_capacity = "4";
+  EXPECT_EQ(FormatComparison(c).find("goodput serve's capacity"), std::string::npos);
 }
 
 // The simulator of a calibrated CPU engine has goodput serve's KV pool: the

@@ -9,6 +9,7 @@
 
 #include "calibrate/engine_calibration.h"
 #include "client/server_process.h"
+#include "measure/point_report.h"
 #include "model/catalog.h"
 #include "sim/sim_target.h"
 
@@ -119,6 +120,8 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
   if (a.capacity) c.serve_capacity = a.points[*a.capacity].label;
   if (b.capacity) c.sim_capacity = b.points[*b.capacity].label;
   c.capacity_steps_apart = StepsApart(c.rows, c.serve_capacity, c.sim_capacity);
+  c.serve_capacity_why = FormatCapacity(a.points, a.capacity, a.capped);
+  c.sim_capacity_why = FormatCapacity(b.points, b.capacity, b.capped);
   return c;
 }
 
@@ -144,6 +147,7 @@ std::string FormatComparison(const Comparison& c) {
   }
   s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),
                    c.sim_capacity.value_or("none"), c.capacity_steps_apart, c.capacity_steps_apart == 1 ? "" : "s");
+  if (c.serve_capacity != c.sim_capacity) s += "goodput serve's " + c.serve_capacity_why + "the simulator's " + c.sim_capacity_why;
   return s;
 }
 

@@ -23,6 +23,9 @@ struct Comparison {
   std::vector<Row> rows;  // by load
   std::optional<std::string> serve_capacity, sim_capacity;  // labels; empty: none
   int capacity_steps_apart = 0;  // ladder steps between the two capacities
+  // Each side's capacity line with why the next load does not hold
+  // (FormatCapacity), shown when the capacities differ.
+  std::string serve_capacity_why, sim_capacity_why;
 };
 
 // A calibration run: a workload's ladder on goodput serve with an engine.

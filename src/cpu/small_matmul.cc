@@ -254,7 +254,7 @@ void RunOnTwoThreads(std::function<void()> helper_task, const std::function<void
 void SmallMatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
   const int64_t half = n / 2 / 4 * 4;  // keep the blocked kernel's groups of 4 whole
   RunOnTwoThreads([=] { ColumnsBest(x, w, y, m, half, n, n, k, accumulate); },
-             [=] { ColumnsBest(x, w, y, m, 0, half, n, k, accumulate); });
+                  [=] { ColumnsBest(x, w, y, m, 0, half, n, k, accumulate); });
 }
 
 }  // namespace goodput::cpu
