@@ -200,6 +200,15 @@ TEST(FormatComparison, SaysWhyTheCapacitiesDiffer) {
   EXPECT_NE(differ.find("the simulator's capacity: concurrency 4"), std::string::npos) << differ;
   c.serve_capacity = "4";
   EXPECT_EQ(FormatComparison(c).find("goodput serve's capacity"), std::string::npos);
+  // A failed request is named with its row.
+  Comparison::Row row;
+  row.serve.label = "1";
+  row.serve.top_error = "HTTP 400: prompt too long (x1)";
+  row.sim.label = "1";
+  c.rows.push_back(row);
+  const std::string failed = FormatComparison(c);
+  EXPECT_NE(failed.find("load 1: goodput serve failed HTTP 400: prompt too long (x1)"), std::string::npos) << failed;
+  EXPECT_EQ(failed.find("the simulator failed"), std::string::npos) << failed;
 }
 
 // The simulator of a calibrated CPU engine has goodput serve's KV pool: the

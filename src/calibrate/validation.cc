@@ -148,6 +148,11 @@ std::string FormatComparison(const Comparison& c) {
   s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),
                    c.sim_capacity.value_or("none"), c.capacity_steps_apart, c.capacity_steps_apart == 1 ? "" : "s");
   if (c.serve_capacity != c.sim_capacity) s += "goodput serve's " + c.serve_capacity_why + "the simulator's " + c.sim_capacity_why;
+  // Failed requests count against attainment but not in the latencies: say so.
+  for (const auto& r : c.rows) {
+    if (!r.serve.top_error.empty()) s += fmt::format("load {}: goodput serve failed {}\n", r.serve.label, r.serve.top_error);
+    if (!r.sim.top_error.empty()) s += fmt::format("load {}: the simulator failed {}\n", r.sim.label, r.sim.top_error);
+  }
   return s;
 }
 
