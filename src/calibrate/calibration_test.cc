@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -129,20 +130,27 @@ StepPlan OneRequestStep(int64_t num_computed, int64_t num_new) {
   return plan;
 }
 
-// A server's log is mostly decodes: thinned to the step budget, every one of
-// the rare long prefills is still fitted (an even spread kept none of them).
-TEST(CalibrateFromStepLogs, KeepsEveryStepOfARareShape) {
+// The fit of a step log of 2,000 `common` steps with a `rare` one before
+// every `every`-th (each with its time), thinned to 100 steps, on
+// goodput-small.
+Result<Calibration> FitMostlyCommonSteps(const std::string& name, const std::pair<StepPlan, double>& common,
+                                         const std::pair<StepPlan, double>& rare, int every) {
   std::ostringstream log;
   WriteStepLogHeader(log);
-  const StepPlan decode = OneRequestStep(100, 1), prefill = OneRequestStep(0, 1000);
   for (int i = 0; i < 2000; ++i) {
-    WriteStepLogLine(log, decode, 0.02);
-    if (i % 500 == 0) WriteStepLogLine(log, prefill, 2.0);
+    WriteStepLogLine(log, common.first, common.second);
+    if (i % every == 0) WriteStepLogLine(log, rare.first, rare.second);
   }
   server::ServeConfig config;
   config.model = "goodput-small";
   config.load_format = "dummy";
-  auto cal = CalibrateFromStepLogs(config, {testing::WriteTempFile("rare.log", log.str())}, 100);
+  return CalibrateFromStepLogs(config, {testing::WriteTempFile(name, log.str())}, 100);
+}
+
+// A server's log is mostly decodes: thinned to the step budget, every one of
+// the rare long prefills is still fitted (an even spread kept none of them).
+TEST(CalibrateFromStepLogs, KeepsEveryStepOfARareShape) {
+  auto cal = FitMostlyCommonSteps("rare.log", {OneRequestStep(100, 1), 0.02}, {OneRequestStep(0, 1000), 2.0}, 500);
   ASSERT_TRUE(cal.ok()) << cal.status().message();
   EXPECT_LE(cal->measurements, 100);
   bool prefills = false;
@@ -160,17 +168,7 @@ TEST(CalibrateFromStepLogs, KeepsEveryStepOfARareShape) {
 // and 20 at 2,000 tokens keeps all 20 long ones (one shape per batch size
 // sampled ~1 of them), and the residuals show the two apart.
 TEST(CalibrateFromStepLogs, TellsDecodesApartByContext) {
-  std::ostringstream log;
-  WriteStepLogHeader(log);
-  const StepPlan short_decode = OneRequestStep(100, 1), long_decode = OneRequestStep(2000, 1);
-  for (int i = 0; i < 2000; ++i) {
-    WriteStepLogLine(log, short_decode, 0.02);
-    if (i % 100 == 0) WriteStepLogLine(log, long_decode, 0.04);
-  }
-  server::ServeConfig config;
-  config.model = "goodput-small";
-  config.load_format = "dummy";
-  auto cal = CalibrateFromStepLogs(config, {testing::WriteTempFile("contexts.log", log.str())}, 100);
+  auto cal = FitMostlyCommonSteps("contexts.log", {OneRequestStep(100, 1), 0.02}, {OneRequestStep(2000, 1), 0.04}, 100);
   ASSERT_TRUE(cal.ok()) << cal.status().message();
   std::map<std::string, double> measured;
   for (const FitResidual& r : cal->residuals) measured[r.what] = r.measured;
