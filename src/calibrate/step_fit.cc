@@ -12,10 +12,16 @@
 namespace goodput {
 namespace {
 
+// Where the two efficiency curves are fitted for a set of steps.
+struct Knots {
+  std::vector<double> attention;  // by a request's new tokens
+  std::vector<double> matmul;     // by a step's tokens
+};
+
 // Parameters, all in log space but the overlap: [overhead, per request,
-// bandwidth, attention rate at each AttentionTokens()..., matmul rate at each
-// CurveTokens()..., overlap].
-CostFactors FactorsFrom(const std::vector<double>& x) {
+// bandwidth, attention rate at each knot..., matmul rate at each knot...,
+// overlap].
+CostFactors FactorsFrom(const std::vector<double>& x, const Knots& knots) {
   CostFactors f;
   f.step_overhead_s = std::exp(x[0]);
   f.per_sequence_s = std::exp(x[1]);
@@ -23,11 +29,65 @@ CostFactors FactorsFrom(const std::vector<double>& x) {
   f.bandwidth_efficiency = 1;
   f.peak_flops = 1;  // the curves hold absolute rates during the fit
   size_t k = 3;
-  for (double t : AttentionTokens()) f.attention_curve.emplace_back(t, std::exp(x[k++]));
-  for (double t : CurveTokens()) f.efficiency_curve.emplace_back(t, std::exp(x[k++]));
+  for (double t : knots.attention) f.attention_curve.emplace_back(t, std::exp(x[k++]));
+  for (double t : knots.matmul) f.efficiency_curve.emplace_back(t, std::exp(x[k++]));
   f.compute_efficiency = f.efficiency_curve.back().second;
   f.overlap = x.back();
   return f;
+}
+
+// The token counts at which the efficiency curves are fitted when the steps
+// reach past them: matmul efficiency by tokens per step, attention
+// efficiency by a request's new tokens.
+const std::vector<double> kMatmulKnots = {1, 4, 16, 64, 256, 1024};
+const std::vector<double> kAttentionKnots = {1, 16, 256};
+
+// The standard knots (`standard`) over what the steps reach, [lo, hi]: its
+// ends themselves and the standard knots well inside them (a knot within a
+// factor of 2 of an end is left to the end). A curve is constant beyond its
+// ends, so the fit carries the rate of the longest step it saw past it,
+// rather than a trend toward a knot that no step informs.
+std::vector<double> KnotsWithin(const std::vector<double>& standard, double lo, double hi) {
+  std::vector<double> knots = {lo};
+  for (double t : standard) {
+    if (t > 2 * lo && t < hi / 2) knots.push_back(t);
+  }
+  if (hi > lo) knots.push_back(hi);
+  return knots;
+}
+
+Knots KnotsFor(const std::vector<MeasuredStep>& steps) {
+  double step_lo = INFINITY, step_hi = 0, request_lo = INFINITY, request_hi = 0;
+  for (const MeasuredStep& s : steps) {
+    double tokens = 0;
+    for (const StepRequest& r : s.requests) {
+      const auto n = static_cast<double>(std::max<int64_t>(1, r.num_new));
+      tokens += n;
+      request_lo = std::min(request_lo, n), request_hi = std::max(request_hi, n);
+    }
+    step_lo = std::min(step_lo, std::max(1.0, tokens)), step_hi = std::max(step_hi, tokens);
+  }
+  return Knots{KnotsWithin(kAttentionKnots, request_lo, request_hi), KnotsWithin(kMatmulKnots, step_lo, step_hi)};
+}
+
+// How much a knot's log rate may move from its neighbour's, in the fit's
+// objective (per unit of step weight): little enough that a knot the steps
+// inform follows them (a real curve's knots, 1-2 apart in log rate, cost
+// under 0.1% of a typical fit's squared error), enough that a knot few steps
+// inform stays near its neighbours. Without it, a fit to two loads of short
+// chats put the attention rate at 16 tokens at 1/25,000 of its neighbours'.
+constexpr double kSmoothness = 1e-4;
+
+// The sum of squared differences between adjacent knots' log rates, over
+// both curves (FactorsFrom's layout).
+double CurvesRoughness(const std::vector<double>& x, const Knots& knots) {
+  double sum = 0;
+  size_t k = 3;
+  for (const size_t n : {knots.attention.size(), knots.matmul.size()}) {
+    for (size_t i = 1; i < n; ++i) sum += std::pow(x[k + i] - x[k + i - 1], 2);
+    k += n;
+  }
+  return sum;
 }
 
 double ModelSeconds(const CostModel& cost, const MeasuredStep& s) {
@@ -91,16 +151,6 @@ std::vector<FitResidual> GroupedByShape(const std::vector<FitResidual>& each) {
 
 }  // namespace
 
-const std::vector<double>& CurveTokens() {
-  static const std::vector<double> tokens = {1, 4, 16, 64, 256, 1024};
-  return tokens;
-}
-
-const std::vector<double>& AttentionTokens() {
-  static const std::vector<double> tokens = {1, 16, 256};
-  return tokens;
-}
-
 Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<MeasuredStep>& steps) {
   std::vector<FitParameter> params = {
       {std::log(1e-4), std::log(1e-7), std::log(1.0)},    // per-step overhead: 0.1 us .. 1 s
@@ -111,24 +161,27 @@ Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<Measu
   // matmul FLOPs over its whole time): a step that is all memory says
   // nothing about its rate, which would otherwise run off to infinity.
   const double bound = 2 * FastestApparentRate(model, steps);
-  for (size_t i = 0; i < AttentionTokens().size(); ++i) params.push_back({std::log(bound / 20), std::log(1e7), std::log(bound)});
-  for (size_t i = 0; i < CurveTokens().size(); ++i) params.push_back({std::log(bound / 4), std::log(1e8), std::log(bound)});
+  const Knots knots = KnotsFor(steps);
+  for (size_t i = 0; i < knots.attention.size(); ++i) params.push_back({std::log(bound / 20), std::log(1e7), std::log(bound)});
+  for (size_t i = 0; i < knots.matmul.size(); ++i) params.push_back({std::log(bound / 4), std::log(1e8), std::log(bound)});
   params.push_back({0.5, 0, 1});  // overlap
   if (steps.size() < params.size()) {
     return Status::InvalidArgument("a step fit needs at least " + std::to_string(params.size()) + " measured steps");
   }
+  double total_weight = 0;
+  for (const MeasuredStep& s : steps) total_weight += s.weight;
   const auto objective = [&](const std::vector<double>& x) {
-    const CostModel cost(model, FactorsFrom(x));
+    const CostModel cost(model, FactorsFrom(x, knots));
     double sum = 0;
     for (const MeasuredStep& s : steps) {
       const double e = std::log(ModelSeconds(cost, s) / s.seconds);
       sum += s.weight * e * e;
     }
-    return sum;
+    return sum + kSmoothness * total_weight * CurvesRoughness(x, knots);
   };
   GOODPUT_ASSIGN_OR_RETURN(std::vector<double> x, Minimize(objective, params, 20000));
   Calibration c;
-  c.factors = Normalised(FactorsFrom(x));
+  c.factors = Normalised(FactorsFrom(x, knots));
   const CostModel fitted(model, c.factors);
   double sum = 0;
   std::vector<FitResidual> each;

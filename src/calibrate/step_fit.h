@@ -24,15 +24,13 @@ struct MeasuredStep {
   double weight = 1;  // its squared log error counts this much in the fit
 };
 
-// The token counts at which the efficiency curves are fitted: matmul
-// efficiency by tokens per step, attention efficiency by a request's tokens.
-const std::vector<double>& CurveTokens();
-const std::vector<double>& AttentionTokens();
-
 // Fits factors for `model` to `steps` (at least as many steps as the fit has
 // parameters). The result's factors have peak_flops = the best fitted matmul
 // rate and bandwidth = the fitted effective bandwidth, so efficiencies are
-// relative to them; residuals list every step.
+// relative to them; residuals list every step. The efficiency curves (matmul
+// by tokens per step, attention by a request's new tokens) have knots at
+// 1, 4, 16, ... tokens within what the steps reach and at its ends, and are
+// constant past the longest step: the fit does not extrapolate a trend.
 Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<MeasuredStep>& steps);
 
 }  // namespace goodput
