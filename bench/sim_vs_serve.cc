@@ -1,18 +1,19 @@
-// The simulator against the real CPU engine, side by side. Calibration run:
-// both workloads with other seeds (other requests) on goodput serve with
-// --step-log, and the cost model fitted to the steps it took. Comparison: two
-// workloads — short chat, and long prompts with preemption in a small KV pool
-// — over a concurrency ladder on goodput serve (real HTTP) and on the
-// calibrated simulator with the same engine settings, and the chat workload
-// in open loop near and past saturation (held out of the calibration). Prints every figure
-// with the simulator's error and the capacities, against the targets: TTFT
-// and TPOT p50 within 10%, p99 within 15%, throughput within 5%, the same
-// capacity +- one ladder step.
+// The simulator against the real CPU engine, side by side: two workloads —
+// short chat, and long prompts with preemption in a small KV pool — over a
+// concurrency ladder, and the chat workload in open loop near and past
+// saturation, each load on goodput serve (real HTTP, its own engine process
+// logging its steps) and on the simulator with the same engine settings,
+// calibrated from the steps of every other load (leave one load out: the
+// fit comes from the same minutes of the machine as the figures it predicts,
+// never from the load it predicts). Prints every figure with the simulator's
+// error and the capacities, against the targets: TTFT and TPOT p50 within
+// 10%, p99 within 15%, throughput within 5%, the same capacity +- one ladder
+// step; then the residuals of the fit to every step.
 //
 // Usage: sim_vs_serve [GOODPUT_BINARY] [CALIBRATION_FILE]
-//   (default: the goodput binary beside this program's directory; without a
-//   file the calibration run comes first and its fit is written to
-//   sim_vs_serve.json)
+//   (default: the goodput binary beside this program's directory; with a
+//   file, every load is simulated with that one calibration instead; the
+//   fit to every step is written to sim_vs_serve.json)
 #include <unistd.h>
 
 #include <cmath>
@@ -34,7 +35,7 @@ struct Case {
   std::string kv_cache_memory;
   int64_t max_model_len = 0;
   std::vector<int> ladder;    // closed-loop clients
-  std::vector<double> rates;  // or open-loop (Poisson) request rates, held out of the calibration
+  std::vector<double> rates;  // or open-loop (Poisson) request rates
 };
 
 bool Within(double sim, double serve, double tolerance) {
@@ -78,11 +79,11 @@ int main(int argc, char** argv) {
   base.model = "goodput-small";
   // The third case is near and past saturation in open loop (chat-cpu serves
   // about 4 requests/s): TTFT there is queueing, which grows through the run.
-  const std::vector<Case> cases = {{"chat-cpu.yaml", "512MiB", 0, {2, 4, 8, 16, 32}, {}},
+  const std::vector<Case> plan = {{"chat-cpu.yaml", "512MiB", 0, {2, 4, 8, 16, 32}, {}},
                                    {"long-cpu.yaml", "64MiB", 2048, {1, 2, 4, 8}, {}},
                                    {"chat-cpu.yaml", "512MiB", 0, {}, {2, 3, 4, 5}}};
-  std::vector<std::pair<server::ServeConfig, MeasurementSpec>> setups;
-  for (const Case& k : cases) {
+  std::vector<ComparisonCase> cases;
+  for (const Case& k : plan) {
     auto w = LoadWorkload(DataDir() + "/workloads/" + k.workload);
     if (!w.ok()) return std::fprintf(stderr, "%s\n", w.status().message().c_str()), 2;
     MeasurementSpec spec;
@@ -94,49 +95,38 @@ int main(int argc, char** argv) {
     server::ServeConfig config = base;
     config.engine.cache.kv_cache_memory = *ParseBytes(k.kv_cache_memory);
     config.engine.scheduler.max_model_len = k.max_model_len;
-    setups.emplace_back(config, spec);
+    cases.push_back({config, spec});
   }
   const auto progress = [](const std::string& line) { std::fprintf(stderr, "\r\033[K%s", line.c_str()); };
-  Calibration cal;
+  std::vector<Comparison> comparisons;
   if (argc > 2) {
-    auto loaded = LoadCalibration(argv[2]);
-    if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 2;
-    cal = *loaded;
-  } else {
-    // Every other load of each ladder, one run each, with other requests.
-    std::vector<ServeRun> runs;
-    for (size_t i = 0; i < setups.size(); ++i) {
-      if (!cases[i].rates.empty()) continue;  // open loop: held out
-      const auto& [config, spec] = setups[i];
-      ServeRun run{config, spec};
-      run.spec.workload.seed += 1000;
-      run.spec.repeat = run.spec.max_repeat = 1;
-      run.spec.loads.clear();
-      for (size_t j = 0; j < spec.loads.size(); j += 2) run.spec.loads.push_back(spec.loads[j]);
-      runs.push_back(run);
+    auto cal = LoadCalibration(argv[2]);
+    if (!cal.ok()) return std::fprintf(stderr, "%s\n", cal.status().message().c_str()), 2;
+    for (const ComparisonCase& c : cases) {
+      auto cmp = CompareSimToServe(binary, c.config, *cal, c.spec, progress);
+      if (!cmp.ok()) return std::fprintf(stderr, "\r\033[K%s\n", cmp.status().message().c_str()), 2;
+      comparisons.push_back(*std::move(cmp));
     }
-    std::fprintf(stderr, "calibration run: goodput serve's steps ...\n");
-    auto c = CalibrateFromServeRuns(binary, runs, progress);
-    std::fprintf(stderr, "\r\033[K");
-    if (!c.ok()) return std::fprintf(stderr, "%s\n", c.status().message().c_str()), 2;
-    cal = *c;
-    (void)SaveCalibration(cal, "sim_vs_serve.json");
+  } else {
+    auto held_out = CompareSimToServeHeldOut(binary, cases, progress);
+    if (!held_out.ok()) return std::fprintf(stderr, "\r\033[K%s\n", held_out.status().message().c_str()), 2;
+    comparisons = held_out->cases;
+    std::printf("the fit to every load's steps (no figure below is predicted from it):\n%s\n",
+                FormatResiduals(held_out->all_steps).c_str());
+    (void)SaveCalibration(held_out->all_steps, "sim_vs_serve.json");
   }
-  std::printf("calibration: %s\n%s\n", cal.source.c_str(), FormatResiduals(cal).c_str());
+  std::fprintf(stderr, "\r\033[K");
   Score score;
   int capacities_ok = 0;
-  for (const auto& [config, spec] : setups) {
-    auto cmp = CompareSimToServe(binary, config, cal, spec, progress);
-    std::fprintf(stderr, "\r\033[K");
-    if (!cmp.ok()) return std::fprintf(stderr, "%s\n", cmp.status().message().c_str()), 2;
-    std::printf("%s\n", FormatComparison(*cmp).c_str());
-    Count(*cmp, score);
-    capacities_ok += cmp->capacity_steps_apart <= 1;
+  for (const Comparison& cmp : comparisons) {
+    std::printf("%s\n", FormatComparison(cmp).c_str());
+    Count(cmp, score);
+    capacities_ok += cmp.capacity_steps_apart <= 1;
   }
   std::printf("figures within their targets (p50 10%%, p99 15%%, throughput 5%%): %d of %d\n", score.met, score.total);
   std::printf("of the %d percentiles outside their target, %d lie inside goodput serve's own 95%% interval of that "
               "percentile (its sample cannot tell them from its figure)\n",
               score.percentile_misses, score.unresolved);
-  std::printf("capacities within one ladder step: %d of %zu\n", capacities_ok, cases.size());
+  std::printf("capacities within one ladder step: %d of %zu\n", capacities_ok, comparisons.size());
   return 0;
 }

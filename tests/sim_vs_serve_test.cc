@@ -1,8 +1,9 @@
 // The simulator calibrated from goodput serve's own steps against goodput
-// serve over real HTTP: a short chat workload at two loads, side by side (the
-// full comparison, with its targets, is bench/sim_vs_serve). The calibration
-// run serves the same workload with another seed (other requests) and logs
-// its steps. The bounds are loose enough for a shared 2-core machine and tight
+// serve over real HTTP: a short chat workload at three loads, side by side
+// (the full comparison, with its targets, is bench/sim_vs_serve). Each load
+// is predicted from the steps goodput serve took at the other two. The
+// bounds are loose enough for a shared 2-core machine (over eight runs the
+// worst errors were throughput 11%, TPOT p50 18%, TTFT mean 26%) and tight
 // enough to catch a simulator wrong by a factor: a cost model off by 2x, a
 // missing wait for the running step, a pool of another size.
 #include <cmath>
@@ -36,23 +37,44 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   ASSERT_TRUE(w.ok()) << w.status().message();
   MeasurementSpec spec;
   spec.workload = *w;
-  for (int c : {2, 8}) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
-  ServeRun calibration_run{config, spec};
-  calibration_run.spec.workload.seed += 1000;
-  auto cal = CalibrateFromServeRuns(GOODPUT_BINARY, {calibration_run});
-  ASSERT_TRUE(cal.ok()) << cal.status().message();
-  std::printf("%s\n", FormatResiduals(*cal).c_str());
-  auto cmp = CompareSimToServe(GOODPUT_BINARY, config, *cal, spec);
-  ASSERT_TRUE(cmp.ok()) << cmp.status().message();
-  std::printf("%s\n", FormatComparison(*cmp).c_str());
-  ASSERT_EQ(cmp->rows.size(), 2u);
-  for (const Comparison::Row& r : cmp->rows) {
+  for (int c : {2, 4, 8}) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
+  auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}});
+  ASSERT_TRUE(held_out.ok()) << held_out.status().message();
+  std::printf("%s\n", FormatResiduals(held_out->all_steps).c_str());
+  ASSERT_EQ(held_out->cases.size(), 1u);
+  const Comparison& cmp = held_out->cases.front();
+  std::printf("%s\n", FormatComparison(cmp).c_str());
+  ASSERT_EQ(cmp.rows.size(), 3u);
+  for (const Comparison::Row& r : cmp.rows) {
+    EXPECT_GT(r.fit_steps, 0) << "each load is fitted to the other loads' steps";
+    EXPECT_LT(r.fit_steps, held_out->all_steps.measurements) << "and not to its own: " << r.serve.label;
     const auto ratio = [](double sim, double serve) { return serve > 0 ? sim / serve : NAN; };
-    EXPECT_NEAR(ratio(r.sim.throughput, r.serve.throughput), 1.0, 0.25) << "throughput at " << r.serve.label;
+    EXPECT_NEAR(ratio(r.sim.throughput, r.serve.throughput), 1.0, 0.20) << "throughput at " << r.serve.label;
     EXPECT_NEAR(ratio(r.sim.tpot.p50, r.serve.tpot.p50), 1.0, 0.30) << "TPOT p50 at " << r.serve.label;
-    EXPECT_NEAR(ratio(r.sim.ttft.p50, r.serve.ttft.p50), 1.0, 0.40) << "TTFT p50 at " << r.serve.label;
+    // TTFT by its mean: at 8 clients its median sits between two modes (a
+    // request that arrives during a decode step waits ~30 ms for it, one
+    // that arrives during another's prefill ~170 ms) and jumps between them
+    // from run to run of goodput serve alone (213-330 ms).
+    std::printf("TTFT mean at %s: serve %.1f ms, sim %.1f ms\n", r.serve.label.c_str(), 1e3 * r.serve.ttft.mean,
+                1e3 * r.sim.ttft.mean);
+    EXPECT_NEAR(ratio(r.sim.ttft.mean, r.serve.ttft.mean), 1.0, 0.35) << "TTFT mean at " << r.serve.label;
     EXPECT_EQ(r.serve.preemptions, 0) << "goodput serve's /metrics counts preemptions";
   }
+}
+
+TEST(SimVsServe, RefusesCasesOfTwoModelsOrWithoutALoad) {
+  server::ServeConfig small, tiny;
+  small.model = "goodput-small";
+  tiny.model = "goodput-tiny";
+  MeasurementSpec spec;
+  spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1});
+  auto mixed = CompareSimToServeHeldOut(GOODPUT_BINARY, {{small, spec}, {tiny, spec}});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_NE(mixed.status().message().find("share one model"), std::string::npos) << mixed.status().message();
+  auto none = CompareSimToServeHeldOut(GOODPUT_BINARY, {{small, MeasurementSpec{}}});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("without a load"), std::string::npos) << none.status().message();
+  EXPECT_FALSE(CompareSimToServeHeldOut(GOODPUT_BINARY, {}).ok());
 }
 
 }  // namespace

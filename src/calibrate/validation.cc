@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <filesystem>
 
@@ -57,71 +59,180 @@ std::string Pct(double sim, double serve) {
   return fmt::format("{:+.0f}%", 100 * (sim / serve - 1));
 }
 
-// `spec` as a plain ladder on goodput serve with `config`'s engine (and
-// `extra` flags).
-Result<SweepResult> MeasureOnServe(const std::string& binary, const server::ServeConfig& config, const MeasurementSpec& spec,
-                                   const std::vector<std::string>& extra, const MeasurementHooks& hooks) {
-  MeasurementSpec ladder = spec;
-  ladder.search_capacity = false;
-  ladder.vary.reset();
+// `spec` at `load` alone: one point, no search, no varied flag.
+MeasurementSpec OneLoad(const MeasurementSpec& spec, const ArrivalSpec& load) {
+  MeasurementSpec one = spec;
+  one.search_capacity = false;
+  one.vary.reset();
+  one.loads = {load};
+  return one;
+}
+
+// One load of `spec` on its own goodput serve process with `config`'s engine
+// (and `extra` flags): its steps can then be told from the other loads'.
+Result<PointResult> MeasureLoadOnServe(const std::string& binary, const server::ServeConfig& config,
+                                       const MeasurementSpec& spec, const ArrivalSpec& load,
+                                       const std::vector<std::string>& extra, const MeasurementHooks& hooks) {
+  const MeasurementSpec one = OneLoad(spec, load);
   EngineConfig engine = config.engine;
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
   ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
   std::vector<std::string> serve_args = ServeArgs(engine);
   serve_args.insert(serve_args.end(), extra.begin(), extra.end());
   auto serve = Measure(
-      ladder,
+      one,
       [&](const Setting&) -> Result<std::unique_ptr<Target>> {
         GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(binary, config.model, serve_args, {}));
         return std::unique_ptr<Target>(std::move(t));
       },
       hooks);
   if (!serve.ok()) return serve.status().WithContext("goodput serve");
-  return serve->front().sweep;
+  return serve->front().sweep.points.front();
+}
+
+// One load of `spec` on the simulator with `config`'s engine and `calibration`.
+Result<PointResult> MeasureLoadOnSim(const server::ServeConfig& config, const Calibration& calibration,
+                                     const MeasurementSpec& spec, const ArrivalSpec& load,
+                                     const MeasurementHooks& hooks) {
+  const MeasurementSpec one = OneLoad(spec, load);
+  auto sim = Measure(one, [&](const Setting&) { return SimTargetFor(config, calibration); }, hooks);
+  if (!sim.ok()) return sim.status().WithContext("simulator");
+  return sim->front().sweep.points.front();
+}
+
+SweepResult AsLadder(std::vector<PointResult> points) {
+  SweepResult s;
+  s.points = std::move(points);
+  s.capacity = LadderCapacity(s.points);
+  s.capped = s.capacity && *s.capacity + 1 == s.points.size();
+  return s;
+}
+
+Comparison Compare(const std::string& workload, const SweepResult& serve, const SweepResult& sim) {
+  Comparison c;
+  c.workload = workload;
+  for (size_t i = 0; i < serve.points.size() && i < sim.points.size(); ++i) {
+    c.rows.push_back({serve.points[i], sim.points[i]});
+  }
+  if (serve.capacity) c.serve_capacity = serve.points[*serve.capacity].label;
+  if (sim.capacity) c.sim_capacity = sim.points[*sim.capacity].label;
+  c.capacity_steps_apart = StepsApart(c.rows, c.serve_capacity, c.sim_capacity);
+  c.serve_capacity_why = FormatCapacity(serve.points, serve.capacity, serve.capped);
+  c.sim_capacity_why = FormatCapacity(sim.points, sim.capacity, sim.capped);
+  return c;
+}
+
+// Step-log paths for every load of every case, removed with this object.
+class StepLogs {
+ public:
+  explicit StepLogs(const std::vector<ComparisonCase>& cases) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      paths_.emplace_back();
+      for (size_t i = 0; i < cases[k].spec.loads.size(); ++i) {
+        const std::string name = fmt::format("goodput-steps-{}-{}-{}.log", getpid(), k, i);
+        paths_.back().push_back((std::filesystem::temp_directory_path() / name).string());
+      }
+    }
+  }
+  ~StepLogs() {
+    for (const auto& c : paths_) {
+      for (const std::string& p : c) std::filesystem::remove(p);
+    }
+  }
+  const std::string& Of(size_t k, size_t i) const { return paths_[k][i]; }
+  // Every log but load `i` of case `k`'s (SIZE_MAX: every log).
+  std::vector<std::string> AllBut(size_t k, size_t i) const {
+    std::vector<std::string> out;
+    for (size_t a = 0; a < paths_.size(); ++a) {
+      for (size_t b = 0; b < paths_[a].size(); ++b) {
+        if (a != k || b != i) out.push_back(paths_[a][b]);
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<std::string>> paths_;
+};
+
+// The simulator's side of case `k`: each load with the fit to every other load's steps.
+Result<SweepResult> PredictLeavingOut(const ComparisonCase& c, size_t k, const StepLogs& logs,
+                                      const MeasurementHooks& hooks, std::vector<Calibration>& fits) {
+  std::vector<PointResult> points;
+  for (size_t i = 0; i < c.spec.loads.size(); ++i) {
+    if (hooks.progress) hooks.progress(fmt::format("fitting every step but load {}'s", LoadLabel(c.spec.loads[i])));
+    auto fit = CalibrateFromStepLogs(c.config, logs.AllBut(k, i));
+    if (!fit.ok()) return fit.status().WithContext("fit leaving out load " + LoadLabel(c.spec.loads[i]));
+    GOODPUT_ASSIGN_OR_RETURN(PointResult p, MeasureLoadOnSim(c.config, *fit, c.spec, c.spec.loads[i], hooks));
+    points.push_back(std::move(p));
+    fits.push_back(*std::move(fit));
+  }
+  return AsLadder(std::move(points));
 }
 
 }  // namespace
 
-Result<Calibration> CalibrateFromServeRuns(const std::string& goodput_binary, const std::vector<ServeRun>& runs,
-                                           const std::function<void(const std::string&)>& progress) {
-  if (runs.empty()) return Status::InvalidArgument("no calibration run");
+Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
+                                                   const std::vector<ComparisonCase>& cases,
+                                                   const std::function<void(const std::string&)>& progress) {
+  if (cases.empty()) return Status::InvalidArgument("no case to compare");
+  for (const ComparisonCase& c : cases) {
+    if (c.config.model != cases.front().config.model) {
+      return Status::InvalidArgument(fmt::format("the cases' steps are fitted together, so they must share one model: "
+                                                 "'{}' and '{}'", cases.front().config.model, c.config.model));
+    }
+    if (c.spec.loads.empty()) return Status::InvalidArgument("a case without a load: " + c.spec.workload.name);
+  }
   MeasurementHooks hooks;
   hooks.progress = progress;
-  std::vector<std::string> logs;
-  const auto removed = [&](Result<Calibration> r) {
-    for (const std::string& log : logs) std::filesystem::remove(log);
-    return r;
-  };
-  for (size_t i = 0; i < runs.size(); ++i) {
-    logs.push_back((std::filesystem::temp_directory_path() / fmt::format("goodput-steps-{}-{}.log", getpid(), i)).string());
-    auto measured = MeasureOnServe(goodput_binary, runs[i].config, runs[i].spec, {"--step-log", logs.back()}, hooks);
-    if (!measured.ok()) return removed(measured.status().WithContext("calibration run"));
+  const StepLogs logs(cases);
+  std::vector<SweepResult> serve;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    std::vector<PointResult> points;
+    for (size_t i = 0; i < cases[k].spec.loads.size(); ++i) {
+      auto p = MeasureLoadOnServe(goodput_binary, cases[k].config, cases[k].spec, cases[k].spec.loads[i],
+                                  {"--step-log", logs.Of(k, i)}, hooks);
+      if (!p.ok()) return p.status();
+      points.push_back(*std::move(p));
+    }
+    serve.push_back(AsLadder(std::move(points)));
   }
-  return removed(CalibrateFromStepLogs(runs.front().config, logs));
+  HeldOutComparison out;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    std::vector<Calibration> fits;
+    GOODPUT_ASSIGN_OR_RETURN(SweepResult sim, PredictLeavingOut(cases[k], k, logs, hooks, fits));
+    out.cases.push_back(Compare(cases[k].spec.workload.name, serve[k], sim));
+    for (size_t i = 0; i < fits.size(); ++i) {
+      out.cases.back().rows[i].fit_rms_log_error = fits[i].rms_log_error;
+      out.cases.back().rows[i].fit_steps = fits[i].measurements;
+    }
+  }
+  auto all = CalibrateFromStepLogs(cases.front().config, logs.AllBut(SIZE_MAX, SIZE_MAX));
+  if (!all.ok()) return all.status().WithContext("fit to every step");
+  out.all_steps = *std::move(all);
+  return out;
 }
 
 Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
                                      const Calibration& calibration, const MeasurementSpec& spec,
                                      const std::function<void(const std::string&)>& progress) {
-  MeasurementSpec ladder = spec;
-  ladder.search_capacity = false;
-  ladder.vary.reset();
+  if (spec.loads.empty()) return Status::InvalidArgument("no load to compare");
   MeasurementHooks hooks;
   hooks.progress = progress;
-  auto serve = MeasureOnServe(goodput_binary, config, ladder, {}, hooks);
-  if (!serve.ok()) return serve.status();
-  auto sim = Measure(ladder, [&](const Setting&) { return SimTargetFor(config, calibration); }, hooks);
-  if (!sim.ok()) return sim.status().WithContext("simulator");
-  Comparison c;
-  c.workload = spec.workload.name;
-  const SweepResult& a = *serve;
-  const SweepResult& b = sim->front().sweep;
-  for (size_t i = 0; i < a.points.size() && i < b.points.size(); ++i) c.rows.push_back({a.points[i], b.points[i]});
-  if (a.capacity) c.serve_capacity = a.points[*a.capacity].label;
-  if (b.capacity) c.sim_capacity = b.points[*b.capacity].label;
-  c.capacity_steps_apart = StepsApart(c.rows, c.serve_capacity, c.sim_capacity);
-  c.serve_capacity_why = FormatCapacity(a.points, a.capacity, a.capped);
-  c.sim_capacity_why = FormatCapacity(b.points, b.capacity, b.capped);
+  std::vector<PointResult> serve, sim;
+  for (const ArrivalSpec& load : spec.loads) {
+    GOODPUT_ASSIGN_OR_RETURN(PointResult p, MeasureLoadOnServe(goodput_binary, config, spec, load, {}, hooks));
+    serve.push_back(std::move(p));
+  }
+  for (const ArrivalSpec& load : spec.loads) {
+    GOODPUT_ASSIGN_OR_RETURN(PointResult p, MeasureLoadOnSim(config, calibration, spec, load, hooks));
+    sim.push_back(std::move(p));
+  }
+  Comparison c = Compare(spec.workload.name, AsLadder(std::move(serve)), AsLadder(std::move(sim)));
+  for (auto& r : c.rows) {
+    r.fit_rms_log_error = calibration.rms_log_error;
+    r.fit_steps = calibration.measurements;
+  }
   return c;
 }
 
@@ -144,6 +255,19 @@ std::string FormatComparison(const Comparison& c) {
                                  Pct(r.sim.throughput, r.serve.throughput)),
                      100 * r.serve.throughput_spread,
                      fmt::format("{}/{}", count(r.serve.preemptions), count(r.sim.preemptions)));
+  }
+  if (!c.rows.empty()) {
+    double rms_lo = INFINITY, rms_hi = 0;
+    int64_t steps_lo = INT64_MAX, steps_hi = 0;
+    for (const auto& r : c.rows) {
+      rms_lo = std::min(rms_lo, r.fit_rms_log_error), rms_hi = std::max(rms_hi, r.fit_rms_log_error);
+      steps_lo = std::min(steps_lo, r.fit_steps), steps_hi = std::max(steps_hi, r.fit_steps);
+    }
+    const auto range = [](auto lo, auto hi, const char* f) {
+      return lo == hi ? fmt::format(fmt::runtime(f), lo) : fmt::format(fmt::runtime(f), lo) + "-" + fmt::format(fmt::runtime(f), hi);
+    };
+    s += fmt::format("the simulator's calibration: rms log error {} over {} fitted steps\n", range(rms_lo, rms_hi, "{:.3f}"),
+                     range(steps_lo, steps_hi, "{}"));
   }
   s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),
                    c.sim_capacity.value_or("none"), c.capacity_steps_apart, c.capacity_steps_apart == 1 ? "" : "s");

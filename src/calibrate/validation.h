@@ -4,6 +4,7 @@
 // by side, with the error of every figure.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ namespace goodput {
 struct Comparison {
   struct Row {
     PointResult serve, sim;
+    // The calibration the simulator ran this load with.
+    double fit_rms_log_error = 0;
+    int64_t fit_steps = 0;
   };
   std::string workload;
   std::vector<Row> rows;  // by load
@@ -28,23 +32,37 @@ struct Comparison {
   std::string serve_capacity_why, sim_capacity_why;
 };
 
-// A calibration run: a workload's ladder on goodput serve with an engine.
-struct ServeRun {
+// One case of a comparison: a workload's ladder (`spec`, not a search) on
+// goodput serve with `config`'s engine settings.
+struct ComparisonCase {
   server::ServeConfig config;
   MeasurementSpec spec;
 };
 
-// Runs each of `runs` on goodput serve (started from `goodput_binary` with
-// --step-log) and fits the cost model to the steps they took: the engine's
-// steps as it served, mixed prefill and decode, with the load generator and
-// the HTTP threads on the same cores. Use workload seeds the comparison does
-// not, so that the comparison is not judged on the steps it was fitted to.
-Result<Calibration> CalibrateFromServeRuns(const std::string& goodput_binary, const std::vector<ServeRun>& runs,
-                                           const std::function<void(const std::string&)>& progress = {});
+struct HeldOutComparison {
+  std::vector<Comparison> cases;  // in the order given
+  // Fitted to the steps of every load of every case: its residuals show
+  // where the cost model misses. No figure of `cases` is predicted from it.
+  Calibration all_steps;
+};
 
-// Measures `spec` (its ladder, not a search) on goodput serve started from
-// `goodput_binary` with `config`'s engine settings, and on the simulator
-// with the same settings and `calibration`. `progress` is told each run.
+// Measures every load of every case on goodput serve over real HTTP, each
+// load on its own engine process logging its steps (--step-log), then
+// predicts each load on the simulator calibrated from the steps of every
+// other load of every case: leave one load out. No figure is judged on the
+// steps it was fitted to, and the fit is taken from the same minutes of the
+// same machine as the figures it predicts (a calibration run minutes apart
+// drifts with a shared machine's load). The cases must share one model.
+// Each row's fit is reported (Comparison::Row::fit_*). `progress` is told
+// each run and fit.
+Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
+                                                   const std::vector<ComparisonCase>& cases,
+                                                   const std::function<void(const std::string&)>& progress = {});
+
+// Measures `spec` (its ladder, not a search; each load on its own engine
+// process, as above) on goodput serve started from `goodput_binary` with
+// `config`'s engine settings, and on the simulator with the same settings
+// and one given `calibration`. `progress` is told each run.
 Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
                                      const Calibration& calibration, const MeasurementSpec& spec,
                                      const std::function<void(const std::string&)>& progress = {});
