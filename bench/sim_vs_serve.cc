@@ -13,7 +13,8 @@
 // Usage: sim_vs_serve [GOODPUT_BINARY] [CALIBRATION_FILE]
 //   (default: the goodput binary beside this program's directory; with a
 //   file, every load is simulated with that one calibration instead; the
-//   fit to every step is written to sim_vs_serve.json)
+//   fit to every step is written to sim_vs_serve.json, the step logs of
+//   every load to sim_vs_serve-steps/)
 #include <unistd.h>
 
 #include <cmath>
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
       comparisons.push_back(*std::move(cmp));
     }
   } else {
-    auto held_out = CompareSimToServeHeldOut(binary, cases, progress);
+    auto held_out = CompareSimToServeHeldOut(binary, cases, progress, "sim_vs_serve-steps");
     if (!held_out.ok()) return std::fprintf(stderr, "\r\033[K%s\n", held_out.status().message().c_str()), 2;
     comparisons = held_out->cases;
     std::printf("the fit to every load's steps (no figure below is predicted from it):\n%s\n",

@@ -122,19 +122,24 @@ Comparison Compare(const std::string& workload, const SweepResult& serve, const 
   return c;
 }
 
-// Step-log paths for every load of every case, removed with this object.
+// Step-log paths for every load of every case: in `dir` and kept, or in the
+// temporary directory and removed with this object.
 class StepLogs {
  public:
-  explicit StepLogs(const std::vector<ComparisonCase>& cases) {
+  StepLogs(const std::vector<ComparisonCase>& cases, const std::string& dir) : keep_(!dir.empty()) {
+    const std::filesystem::path where = keep_ ? std::filesystem::path(dir) : std::filesystem::temp_directory_path();
     for (size_t k = 0; k < cases.size(); ++k) {
       paths_.emplace_back();
-      for (size_t i = 0; i < cases[k].spec.loads.size(); ++i) {
-        const std::string name = fmt::format("goodput-steps-{}-{}-{}.log", getpid(), k, i);
-        paths_.back().push_back((std::filesystem::temp_directory_path() / name).string());
+      for (const ArrivalSpec& load : cases[k].spec.loads) {
+        std::string name = fmt::format("case{}-{}-load-{}.log", k + 1, cases[k].spec.workload.name, LoadLabel(load));
+        std::replace(name.begin(), name.end(), '/', '-');  // "3/s"
+        if (!keep_) name = fmt::format("goodput-{}-{}", getpid(), name);
+        paths_.back().push_back((where / name).string());
       }
     }
   }
   ~StepLogs() {
+    if (keep_) return;
     for (const auto& c : paths_) {
       for (const std::string& p : c) std::filesystem::remove(p);
     }
@@ -152,6 +157,7 @@ class StepLogs {
   }
 
  private:
+  bool keep_;
   std::vector<std::vector<std::string>> paths_;
 };
 
@@ -174,7 +180,8 @@ Result<SweepResult> PredictLeavingOut(const ComparisonCase& c, size_t k, const S
 
 Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
                                                    const std::vector<ComparisonCase>& cases,
-                                                   const std::function<void(const std::string&)>& progress) {
+                                                   const std::function<void(const std::string&)>& progress,
+                                                   const std::string& step_log_dir) {
   if (cases.empty()) return Status::InvalidArgument("no case to compare");
   for (const ComparisonCase& c : cases) {
     if (c.config.model != cases.front().config.model) {
@@ -185,7 +192,12 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
   }
   MeasurementHooks hooks;
   hooks.progress = progress;
-  const StepLogs logs(cases);
+  if (!step_log_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(step_log_dir, ec);
+    if (ec) return Status::InvalidArgument(fmt::format("cannot create {}: {}", step_log_dir, ec.message()));
+  }
+  const StepLogs logs(cases, step_log_dir);
   std::vector<SweepResult> serve;
   for (size_t k = 0; k < cases.size(); ++k) {
     std::vector<PointResult> points;

@@ -54,10 +54,13 @@ struct HeldOutComparison {
 // same machine as the figures it predicts (a calibration run minutes apart
 // drifts with a shared machine's load). The cases must share one model.
 // Each row's fit is reported (Comparison::Row::fit_*). `progress` is told
-// each run and fit.
+// each run and fit. With `step_log_dir` the step logs are written there
+// (created if need be; "caseN-WORKLOAD-load-LOAD.log") and kept, to refit;
+// without, they are temporary.
 Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
                                                    const std::vector<ComparisonCase>& cases,
-                                                   const std::function<void(const std::string&)>& progress = {});
+                                                   const std::function<void(const std::string&)>& progress = {},
+                                                   const std::string& step_log_dir = "");
 
 // Measures `spec` (its ladder, not a search; each load on its own engine
 // process, as above) on goodput serve started from `goodput_binary` with
