@@ -6,16 +6,21 @@
 set -u
 bin="$1"
 work="$(mktemp -d)"
+source "$(dirname "$0")/listening_port.sh"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 
 # Prints the seconds an interactive 8-token request takes while 4 offline
 # 3000-token streams hold the engine, under scheduling policy $1.
 interactive_seconds() {
-  local port=$(( 20000 + RANDOM % 20000 ))
-  "$bin" serve --model goodput-tiny --port "$port" --kv-cache-memory 64MiB --max-num-seqs 2 \
-    --scheduling-policy "$1" 2> "$work/serve.err" &
+  "$bin" serve --model goodput-tiny --port 0 --kv-cache-memory 64MiB --max-num-seqs 2 \
+    --scheduling-policy "$1" 2> "$work/serve-$1.err" &
   local pid=$!
-  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.1; done
+  local port
+  if ! port=$(listening_port "$work/serve-$1.err" "$pid"); then
+    echo "goodput serve ($1) did not start: $(cat "$work/serve-$1.err")" >&2
+    echo 0
+    return
+  fi
   for i in 1 2 3 4; do
     curl -s -N -m 30 -H "x-goodput-class: offline" -H "content-type: application/json" \
       "http://127.0.0.1:$port/v1/completions" \

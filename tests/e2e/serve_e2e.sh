@@ -7,17 +7,17 @@ set -u
 bin="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
-port=$(( 20000 + RANDOM % 20000 ))
+source "$here/listening_port.sh"
 fail=0
 check() {  # check NAME CONDITION...
   local name="$1"; shift
   if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=$((fail + 1)); fi
 }
-"$bin" serve --model goodput-tiny --port "$port" --kv-cache-memory 64MiB --api-key test-key --timeout-keep-alive 1 \
+"$bin" serve --model goodput-tiny --port 0 --kv-cache-memory 64MiB --api-key test-key --timeout-keep-alive 1 \
   --step-log "$work/steps.log" > "$work/serve.out" 2> "$work/serve.err" &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.1; done
+port=$(listening_port "$work/serve.err" "$pid") || { echo "FAIL goodput serve did not start:"; cat "$work/serve.err"; exit 1; }
 base="http://127.0.0.1:$port"
 auth=(-H "Authorization: Bearer test-key" -H "content-type: application/json")
 

@@ -8,19 +8,19 @@
 set -u
 bin="$1"
 work="$(mktemp -d)"
-port=$(( 20000 + RANDOM % 20000 ))
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 source "$(dirname "$0")/expect.sh"
-base="http://127.0.0.1:$port"
+source "$(dirname "$0")/listening_port.sh"
 
 # A raw request; prints the whole answer (the server closes after it).
 raw() { exec 3<>"/dev/tcp/127.0.0.1/$port"; printf '%b' "$1" >&3; timeout 5 cat <&3; exec 3<&-; }
 
 # Few descriptors: the server runs out of them before the clients do.
-( ulimit -n 64; exec "$bin" serve --model goodput-small --port "$port" --kv-cache-memory 256MiB --api-key k \
+( ulimit -n 64; exec "$bin" serve --model goodput-small --port 0 --kv-cache-memory 256MiB --api-key k \
     > "$work/serve.out" 2> "$work/serve.err" ) &
 pid=$!
-for _ in $(seq 1 200); do curl -sf "$base/health" > /dev/null && break; sleep 0.1; done
+port=$(listening_port "$work/serve.err" "$pid") || { echo "FAIL goodput serve did not start:"; cat "$work/serve.err"; exit 1; }
+base="http://127.0.0.1:$port"
 spid=$(pgrep -P "$pid" -f "goodput.* serve" || echo "$pid")
 
 head=$(raw "HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")

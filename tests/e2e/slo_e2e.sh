@@ -9,16 +9,21 @@ set -u
 bin="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
+source "$here/listening_port.sh"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 long_prompt=$(head -c 1500 /dev/zero | tr '\0' 'a')
 
 # Prints the interactive stream's worst inter-token gap (ms) under policy $1.
 worst_gap_ms() {
-  local port=$(( 20000 + RANDOM % 20000 ))
-  "$bin" serve --model goodput-small --port "$port" --kv-cache-memory 256MiB --max-num-batched-tokens 2048 \
+  "$bin" serve --model goodput-small --port 0 --kv-cache-memory 256MiB --max-num-batched-tokens 2048 \
     --scheduling-policy "$1" --slo-tpot 150ms 2> "$work/serve-$1.err" &
   local pid=$!
-  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.1; done
+  local port
+  if ! port=$(listening_port "$work/serve-$1.err" "$pid"); then
+    echo "goodput serve ($1) did not start: $(cat "$work/serve-$1.err")" >&2
+    echo 0
+    return
+  fi
   node "$here/stream_gaps.mjs" "http://127.0.0.1:$port" \
     '{"model":"goodput-small","prompt":"hello","max_tokens":80,"ignore_eos":true,"stream":true}' > "$work/gap-$1" &
   local client=$!

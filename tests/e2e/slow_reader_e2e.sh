@@ -11,13 +11,19 @@ work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 body='{"model":"goodput-tiny","messages":[{"role":"user","content":"hi"}],"max_tokens":2000,"ignore_eos":true,"stream":true}'
 source "$(dirname "$0")/expect.sh"
+source "$(dirname "$0")/listening_port.sh"
 
 # run_case TIMEOUT PAUSE_MS -> prints "cut" or "done", then checks the server is idle and alive
 run_case() {
-  local port=$(( 20000 + RANDOM % 20000 ))
-  "$bin" serve --model goodput-tiny --port "$port" --kv-cache-memory 64MiB --timeout-write "$1" 2>> "$work/serve.err" &
+  local err="$work/serve-$1-$2.err"
+  "$bin" serve --model goodput-tiny --port 0 --kv-cache-memory 64MiB --timeout-write "$1" 2> "$err" &
   local pid=$!
-  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.1; done
+  local port
+  if ! port=$(listening_port "$err" "$pid"); then
+    check "timeout $1 pause $2: goodput serve starts" "$(cat "$err")" ""
+    echo none > "$work/result"
+    return
+  fi
   local result
   result=$(GOODPUT_PATH=/v1/chat/completions node "$here/slow_reader.mjs" "$port" "$body" "$2" | cut -d' ' -f2)
   sleep 0.2
@@ -37,4 +43,4 @@ run_case 2 5000; check "stalled 5 s, --timeout-write 2: dropped" "$(cat "$work/r
 run_case 2 300; check "stalled 0.3 s, --timeout-write 2: complete" "$(cat "$work/result")" done
 run_case 30 5000; check "stalled 5 s, --timeout-write 30: complete" "$(cat "$work/result")" done
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] || { cat "$work/serve.err"; exit 1; }
+[ "$failed" -eq 0 ] || { cat "$work"/serve-*.err; exit 1; }

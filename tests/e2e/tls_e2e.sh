@@ -13,12 +13,14 @@ source "$(dirname "$0")/expect.sh"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" -days 1 \
   -subj "/CN=127.0.0.1" 2> /dev/null
 cat "$work/cert.pem" "$work/key.pem" > "$work/both.pem"
-serve_port=$(( 20000 + RANDOM % 20000 ))
-tls_port=$(( serve_port + 1 ))
-"$bin" serve --model goodput-tiny --kv-cache-memory 64MiB --port "$serve_port" 2> "$work/serve.err" &
+source "$(dirname "$0")/listening_port.sh"
+"$bin" serve --model goodput-tiny --kv-cache-memory 64MiB --port 0 2> "$work/serve.err" &
+serve_port=$(listening_port "$work/serve.err" $!) || { echo "FAIL goodput serve did not start:"; cat "$work/serve.err"; exit 1; }
+# socat cannot say which port it got: one below the range the kernel gives
+# clients' local ports (32768-60999 here), so no test's connection holds it.
+tls_port=$(( 20000 + RANDOM % 12000 ))
 socat "OPENSSL-LISTEN:$tls_port,bind=127.0.0.1,reuseaddr,fork,cert=$work/both.pem,verify=0" \
   "TCP:127.0.0.1:$serve_port" 2> "$work/socat.err" &
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$serve_port/health" > /dev/null && break; sleep 0.1; done
 for _ in $(seq 1 50); do curl -skf "https://127.0.0.1:$tls_port/health" > /dev/null && break; sleep 0.1; done
 
 "$bin" bench --target "https://127.0.0.1:$tls_port" --insecure --model goodput-tiny \
