@@ -54,7 +54,8 @@ Result<SimSetup> SetupCalibratedSimulation(const ModelSpec& model, const PlanOpt
 
 namespace {
 
-// The fit of `steps` taken by `engine`; the hardware is this CPU.
+// The fit of `steps` taken by `engine` (its model and settings are used); the
+// hardware is this CPU.
 Result<Calibration> FitCpuEngine(const server::CpuEngine& engine, const std::vector<MeasuredStep>& steps,
                                  const std::string& how) {
   Calibration shell;
@@ -147,7 +148,8 @@ Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, con
     logged.insert(logged.end(), more.begin(), more.end());
   }
   if (logged.empty()) return Status::InvalidArgument("no step log given");
-  GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngine(config));
+  // The fit needs the model and the resolved settings, not weights or a pool.
+  GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngineSettings(config));
   std::map<std::string, std::vector<MeasuredStep>> by_shape;
   for (const LoggedStep& l : logged) {
     MeasuredStep s = FromLog(l);

@@ -111,9 +111,14 @@ Status LoadModelAndSettings(const ServeConfig& c, CpuEngine& e) {
 
 }  // namespace
 
-Result<CpuEngine> LoadCpuEngine(const ServeConfig& config) {
+Result<CpuEngine> LoadCpuEngineSettings(const ServeConfig& config) {
   CpuEngine e;
   GOODPUT_RETURN_IF_ERROR(LoadModelAndSettings(config, e));
+  return e;
+}
+
+Result<CpuEngine> LoadCpuEngine(const ServeConfig& config) {
+  GOODPUT_ASSIGN_OR_RETURN(CpuEngine e, LoadCpuEngineSettings(config));
   const SchedulerConfig& sc = e.config.scheduler;
   const CacheConfig& cache = e.config.cache;
   GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::KvFormatFor(cache.kv_cache_dtype, e.model.dtype));

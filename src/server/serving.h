@@ -50,6 +50,11 @@ struct CpuEngine {
 // Loads and sizes the engine `config` describes. Errors are bad settings, named.
 Result<CpuEngine> LoadCpuEngine(const ServeConfig& config);
 
+// The model, tokenizer and resolved settings of that engine, without its
+// weights, KV pool or runner (layout, num_blocks and runner stay empty): what
+// fitting its logged steps needs. Errors as LoadCpuEngine's, but the pool's.
+Result<CpuEngine> LoadCpuEngineSettings(const ServeConfig& config);
+
 class Serving {
  public:
   // Loads and sizes everything, writing vLLM-style start-up lines (the KV
