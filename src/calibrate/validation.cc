@@ -100,14 +100,6 @@ Result<PointResult> MeasureLoadOnSim(const server::ServeConfig& config, const Ca
   return sim->front().sweep.points.front();
 }
 
-SweepResult AsLadder(std::vector<PointResult> points) {
-  SweepResult s;
-  s.points = std::move(points);
-  s.capacity = LadderCapacity(s.points);
-  s.capped = s.capacity && *s.capacity + 1 == s.points.size();
-  return s;
-}
-
 Comparison Compare(const std::string& workload, const SweepResult& serve, const SweepResult& sim) {
   Comparison c;
   c.workload = workload;
@@ -164,16 +156,15 @@ class StepLogs {
 // The simulator's side of case `k`: each load with the fit to every other load's steps.
 Result<SweepResult> PredictLeavingOut(const ComparisonCase& c, size_t k, const StepLogs& logs,
                                       const MeasurementHooks& hooks, std::vector<Calibration>& fits) {
-  std::vector<PointResult> points;
-  for (size_t i = 0; i < c.spec.loads.size(); ++i) {
-    if (hooks.progress) hooks.progress(fmt::format("fitting every step but load {}'s", LoadLabel(c.spec.loads[i])));
-    auto fit = CalibrateFromStepLogs(c.config, logs.AllBut(k, i));
-    if (!fit.ok()) return fit.status().WithContext("fit leaving out load " + LoadLabel(c.spec.loads[i]));
-    GOODPUT_ASSIGN_OR_RETURN(PointResult p, MeasureLoadOnSim(c.config, *fit, c.spec, c.spec.loads[i], hooks));
-    points.push_back(std::move(p));
-    fits.push_back(*std::move(fit));
-  }
-  return AsLadder(std::move(points));
+  size_t i = 0;  // RunLadder runs the loads in order
+  const auto predict = [&](const ArrivalSpec& load) -> Result<PointResult> {
+    if (hooks.progress) hooks.progress(fmt::format("fitting every step but load {}'s", LoadLabel(load)));
+    auto fit = CalibrateFromStepLogs(c.config, logs.AllBut(k, i++));
+    if (!fit.ok()) return fit.status().WithContext("fit leaving out load " + LoadLabel(load));
+    fits.push_back(*fit);
+    return MeasureLoadOnSim(c.config, *fit, c.spec, load, hooks);
+  };
+  return RunLadder(predict, c.spec.loads);
 }
 
 }  // namespace
@@ -200,14 +191,13 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
   const StepLogs logs(cases, step_log_dir);
   std::vector<SweepResult> serve;
   for (size_t k = 0; k < cases.size(); ++k) {
-    std::vector<PointResult> points;
-    for (size_t i = 0; i < cases[k].spec.loads.size(); ++i) {
-      auto p = MeasureLoadOnServe(goodput_binary, cases[k].config, cases[k].spec, cases[k].spec.loads[i],
-                                  {"--step-log", logs.Of(k, i)}, hooks);
-      if (!p.ok()) return p.status();
-      points.push_back(*std::move(p));
-    }
-    serve.push_back(AsLadder(std::move(points)));
+    size_t i = 0;  // RunLadder runs the loads in order
+    const auto measure = [&](const ArrivalSpec& load) {
+      return MeasureLoadOnServe(goodput_binary, cases[k].config, cases[k].spec, load, {"--step-log", logs.Of(k, i++)},
+                                hooks);
+    };
+    GOODPUT_ASSIGN_OR_RETURN(SweepResult s, RunLadder(measure, cases[k].spec.loads));
+    serve.push_back(std::move(s));
   }
   HeldOutComparison out;
   for (size_t k = 0; k < cases.size(); ++k) {
@@ -231,16 +221,15 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
   if (spec.loads.empty()) return Status::InvalidArgument("no load to compare");
   MeasurementHooks hooks;
   hooks.progress = progress;
-  std::vector<PointResult> serve, sim;
-  for (const ArrivalSpec& load : spec.loads) {
-    GOODPUT_ASSIGN_OR_RETURN(PointResult p, MeasureLoadOnServe(goodput_binary, config, spec, load, {}, hooks));
-    serve.push_back(std::move(p));
-  }
-  for (const ArrivalSpec& load : spec.loads) {
-    GOODPUT_ASSIGN_OR_RETURN(PointResult p, MeasureLoadOnSim(config, calibration, spec, load, hooks));
-    sim.push_back(std::move(p));
-  }
-  Comparison c = Compare(spec.workload.name, AsLadder(std::move(serve)), AsLadder(std::move(sim)));
+  GOODPUT_ASSIGN_OR_RETURN(
+      SweepResult serve,
+      RunLadder([&](const ArrivalSpec& load) { return MeasureLoadOnServe(goodput_binary, config, spec, load, {}, hooks); },
+                spec.loads));
+  GOODPUT_ASSIGN_OR_RETURN(
+      SweepResult sim,
+      RunLadder([&](const ArrivalSpec& load) { return MeasureLoadOnSim(config, calibration, spec, load, hooks); },
+                spec.loads));
+  Comparison c = Compare(spec.workload.name, serve, sim);
   for (auto& r : c.rows) {
     r.fit_rms_log_error = calibration.rms_log_error;
     r.fit_steps = calibration.measurements;
