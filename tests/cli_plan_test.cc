@@ -85,6 +85,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"plan --model llama-3.1-8b --gpu h100 --max-model-len 12q", "--max-model-len"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --gpu-memory-utilization 1.2", "(0, 1]"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --weights int3", "unknown weight precision 'int3'"},
+        BadCase{"plan --model gpt-oss-20b --gpu h100 --mxfp4-moe-backend fast", "unknown MXFP4 MoE backend 'fast'"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --length-dist 0-200k:x", "weight: 'x' is not a number"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --lengths /nonexistent", "cannot read lengths file"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --compare kv-cache-dtype", "must look like FLAG=VALUE"},

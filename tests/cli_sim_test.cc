@@ -83,11 +83,15 @@ TEST(CliSim, ReproducesPublishedGptOssRunsOnA100) {
   const auto point = [](const std::string& model, const std::string& prompt) {
     return GptOssPoint("a100-80gb", model, 1, prompt);
   };
-  EXPECT_NEAR(Ttft(point("gpt-oss-120b", "32000")) / 368.71, 1, 0.05);  // fitted
-  EXPECT_NEAR(Ttft(point("gpt-oss-120b", "2000")) / 61.76, 1, 0.05);    // fitted
+  const auto long_prompts = point("gpt-oss-120b", "32000");
+  EXPECT_NEAR(Ttft(long_prompts) / 368.71, 1, 0.05);                  // fitted
+  EXPECT_NEAR(Ttft(point("gpt-oss-120b", "2000")) / 61.76, 1, 0.05);  // fitted
   EXPECT_NEAR(Ttft(point("gpt-oss-120b", "4000")) / 134.01, 1, 0.10);
   EXPECT_NEAR(Ttft(point("gpt-oss-20b", "32000")) / 219.66, 1, 0.15);
-  EXPECT_NEAR(Ttft(point("gpt-oss-20b", "2000")) / 32.08, 1, 0.35);
+  EXPECT_NEAR(Ttft(point("gpt-oss-20b", "2000")) / 32.08, 1, 0.20);
+  // Held out and KV-bound: 33% fast with the pool that counts Marlin's
+  // padded experts, twice the published figure without it.
+  EXPECT_NEAR(Tpot(long_prompts) / 0.228, 1, 0.40);
 }
 
 TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {

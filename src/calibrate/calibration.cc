@@ -110,6 +110,7 @@ std::string CalibrationToJson(const Calibration& c) {
       {"model", c.model},
       {"hardware", json::object{{"name", h.name},
                                 {"display", h.display},
+                                {"arch", h.arch},
                                 {"cpu", h.cpu},
                                 {"memory_bytes", h.memory_bytes},
                                 {"link_bandwidth", JsonNumber(h.link_bandwidth)},
@@ -147,6 +148,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   Reader h{*hw, where + ": hardware"};
   c.hardware.name = h.Text("name");
   c.hardware.display = h.Text("display");
+  c.hardware.arch = h.Text("arch");  // absent in files written before it was kept: not known
   if (const json::value* cpu = hw->if_contains("cpu"); cpu && cpu->is_bool()) c.hardware.cpu = cpu->as_bool();
   c.hardware.memory_bytes = static_cast<int64_t>(h.Number("memory_bytes", 0, true));
   c.hardware.link_bandwidth = h.Number("link_bandwidth", 0);

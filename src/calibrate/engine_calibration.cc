@@ -29,6 +29,7 @@ std::string Today() {
 PlanOptions PlanOptionsFor(const Calibration& calibration, EngineConfig engine) {
   PlanOptions o;
   o.gpu = calibration.hardware.name;
+  o.gpu_arch = calibration.hardware.arch;
   o.total_memory = calibration.hardware.memory_bytes;
   o.cpu = calibration.hardware.cpu;
   o.engine = std::move(engine);

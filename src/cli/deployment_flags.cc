@@ -23,6 +23,10 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
   c.add_option("--weights", a.weights,
                "Weight precision: auto (the checkpoint's), bf16, fp16, fp32, fp8, fp8-block, int8, int4 (g128), "
                "mxfp4, nvfp4")->capture_default_str();
+  c.add_option("--mxfp4-moe-backend", a.mxfp4_moe_backend,
+               "vLLM's MXFP4 MoE kernel, which pads the experts: auto (vLLM's pick for the GPU: marlin below "
+               "sm90, triton on sm90, flashinfer-sm100 on sm100), marlin, triton, flashinfer-sm90, flashinfer-sm100, "
+               "rocm")->capture_default_str();
   c.add_option("--mamba-ssm-cache-dtype", a.mamba_ssm_cache_dtype,
                "Recurrent state type: auto (the config's mamba_ssm_dtype, else the model dtype), fp32, bf16")
       ->capture_default_str();
@@ -66,6 +70,8 @@ Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a, const HardwareSpec& h
   o.total_is_nominal = hw.total_is_nominal();
   o.tensor_parallel = a.tensor_parallel;
   o.weights = a.weights;
+  o.gpu_arch = hw.arch;
+  o.mxfp4_moe_backend = a.mxfp4_moe_backend;
   o.mamba_ssm_cache_dtype = a.mamba_ssm_cache_dtype;
   o.gpu_memory_utilization = a.utilization;
   GOODPUT_ASSIGN_OR_RETURN(o.engine, ToEngineConfig(a.engine));

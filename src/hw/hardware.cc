@@ -74,6 +74,12 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
   const std::string at = where + " '" + h.name + "'";
   if (auto d = o.find("display"); d != o.end() && d->value().is_string()) h.display = d->value().as_string();
   if (auto s = o.find("source"); s != o.end() && s->value().is_string()) h.source = s->value().as_string();
+  if (auto a = o.find("arch"); a != o.end() && !a->value().is_null()) {
+    const bool known = a->value().is_string() && (a->value().as_string().starts_with("sm") ||
+                                                  a->value().as_string().starts_with("gfx"));
+    if (!known) return Status::InvalidArgument(at + ": arch must be a string like \"sm90\" or \"gfx942\"");
+    h.arch = a->value().as_string();
+  }
   if (auto a = o.find("aliases"); a != o.end() && a->value().is_array()) {
     for (const auto& e : a->value().as_array()) {
       if (e.is_string()) h.aliases.emplace_back(e.as_string());

@@ -15,6 +15,7 @@ namespace goodput {
 struct HardwareSpec {
   std::string name;      // catalog key, e.g. "h100-sxm"
   std::string display;   // "NVIDIA H100 SXM 80GB"
+  std::string arch;      // "sm80", "sm90", "gfx942", ...: picks vLLM's kernels; empty when not known
   std::vector<std::string> aliases;
   int64_t memory_bytes = 0;                  // nominal capacity
   std::optional<double> usable_memory_gib;   // total as CUDA/PyTorch reports it, where known

@@ -74,6 +74,20 @@ TEST(Hardware, BadEfficiencyByPrecisionIsRefused) {
   }
 }
 
+TEST(Hardware, ArchIsReadAndABadOneRefused) {
+  auto card = LoadOneCard(R"(, "arch": "sm90")");
+  ASSERT_TRUE(card.ok()) << card.status().message();
+  EXPECT_EQ(card->arch, "sm90");
+  EXPECT_EQ(LoadOneCard("")->arch, "");
+  for (const char* bad : {R"(, "arch": 90)", R"(, "arch": "hopper")"}) {
+    auto bad_card = LoadOneCard(bad);
+    ASSERT_FALSE(bad_card.ok()) << bad;
+    EXPECT_NE(bad_card.status().message().find("arch must be"), std::string::npos) << bad_card.status().message();
+  }
+  EXPECT_EQ(FindGpu("a100-80gb")->arch, "sm80");
+  EXPECT_EQ(FindGpu("h100-sxm")->arch, "sm90");
+}
+
 TEST(Hardware, AttentionEfficiencyByPrecision) {
   auto card = LoadOneCard(R"(, "compute_efficiency": 0.5, "attention_efficiency_by_precision": {"mxfp4": 0.2})");
   ASSERT_TRUE(card.ok()) << card.status().message();

@@ -32,8 +32,14 @@ std::string MemorySection(const Plan& p) {
   };
   row(o.total_is_nominal ? "total (nominal)" : "total", p.total, "");
   if (!o.engine.cache.kv_cache_memory) row(fmt::format("requested (x {:.2f})", o.gpu_memory_utilization), p.requested, "");
+  const double padding = ExpertPaddingFactor(p.precision, p.model,
+                                             o.expert_parallel && p.model.IsMoe() ? 1 : o.tensor_parallel);
+  const std::string padded = padding > 1 && !p.weights.measured
+                                 ? fmt::format(", experts padded +{:.1f}% for vLLM's {} MoE kernel", (padding - 1) * 100,
+                                               p.precision.expert_padding.backend)
+                                 : "";
   row(fmt::format("weights ({}, {:.2f}B params)", p.precision.name, p.params.total() / 1e9), p.weights.bytes,
-      Tag(p.weights));
+      Tag(p.weights) + padded);
   row("activation peak (profiling run)", p.activation.bytes, Tag(p.activation));
   row("non-torch (NCCL, CUDA context)", p.non_torch.bytes, Tag(p.non_torch));
   row(o.engine.cache.kv_cache_memory ? "KV pool (--kv-cache-memory)" : "KV pool (requested - the above)", p.kv_pool, "");
@@ -193,6 +199,7 @@ json::value PlanToJson(const Plan& p) {
   json::object opts{{"gpu", o.gpu},
                     {"tensor_parallel_size", o.tensor_parallel},
                     {"weights", p.precision.name},
+                    {"mxfp4_moe_backend", p.precision.expert_padding.backend},
                     {"kv_cache_dtype", DTypeName(p.kv_dtype)},
                     {"mamba_ssm_cache_dtype", DTypeName(p.ssm_dtype)},
                     {"gpu_memory_utilization", o.gpu_memory_utilization},

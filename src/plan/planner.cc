@@ -255,11 +255,18 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   ko.disable_hybrid_kv_cache_manager = o.disable_hybrid_kv_cache_manager;
   GOODPUT_ASSIGN_OR_RETURN(p.layout, BuildKvLayout(with_draft, ko));
   p.params = CountParams(model);
-  GOODPUT_ASSIGN_OR_RETURN(p.precision, ResolveWeightPrecision(o.weights, model));
+  ExpertPadding mxfp4_padding;  // the CPU engine keeps the checkpoint's shapes
+  if (!o.cpu) {
+    auto backend = ResolveMxfp4MoeBackend(o.mxfp4_moe_backend, o.gpu_arch);
+    if (!backend.ok()) return backend.status().WithContext("--mxfp4-moe-backend");
+    mxfp4_padding = *backend;
+  }
+  GOODPUT_ASSIGN_OR_RETURN(p.precision, ResolveWeightPrecision(o.weights, model, mxfp4_padding));
   auto item = [](const std::optional<int64_t>& measured, int64_t estimate) {
     return measured ? MemoryItem{*measured, true} : MemoryItem{estimate, false};
   };
-  p.weights = item(o.weights_memory, WeightBytes(p.params, p.precision, model, o.tensor_parallel));
+  p.weights = item(o.weights_memory, WeightBytes(p.params, p.precision, model, o.tensor_parallel,
+                                                                o.expert_parallel && model.IsMoe()));
   p.activation = item(o.activation_memory,
                       EstimateActivationPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens, o.engine.scheduler.max_num_seqs));
   p.non_torch = item(o.non_torch_memory, EstimateNonTorch(o.tensor_parallel));

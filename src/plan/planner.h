@@ -34,6 +34,8 @@ struct PlanOptions {
   // fp32; kv_cache_memory: the pool size, skipping profiling.
   EngineConfig engine;
   std::string weights = "auto";              // see ResolveWeightPrecision
+  std::string gpu_arch;                      // "sm90", ...; empty when not known
+  std::string mxfp4_moe_backend = "auto";    // see ResolveMxfp4MoeBackend
   std::string mamba_ssm_cache_dtype = "auto";  // auto: the config's mamba_ssm_dtype, else the model dtype
   double gpu_memory_utilization = 0.9;
   int64_t kernel_block_alignment = 16;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/units.h"
@@ -22,6 +23,7 @@ PlanOptions OnGpu(const std::string& gpu) {
   EXPECT_TRUE(g.ok());
   PlanOptions o;
   o.gpu = g->name;
+  o.gpu_arch = g->arch;
   o.total_memory = g->TotalMemoryBytes();
   o.total_is_nominal = g->total_is_nominal();
   return o;
@@ -192,6 +194,69 @@ TEST(Weights, PrecisionFamiliesByHand) {
   EXPECT_NEAR(ToGiB(WeightBytes(CountParams(oss), *mx, oss, 1)), 60.8, 2.0);
   // DeepSeek-V3's checkpoint is fp8 with 128x128 block scales.
   EXPECT_EQ(ResolveWeightPrecision("auto", Model("deepseek-v3"))->name, "fp8-block");
+}
+
+TEST(Weights, Mxfp4ExpertsArePaddedAsVllmsMoeKernelPadsThem) {
+  ModelSpec oss = Model("gpt-oss-120b");  // hidden 2,880, expert intermediate 2,880, 128 experts x 36 layers
+  const ParamCounts c = CountParams(oss);
+  auto marlin = ResolveMxfp4MoeBackend("marlin", "");
+  ASSERT_TRUE(marlin.ok());
+  auto padded = ResolveWeightPrecision("auto", oss, *marlin);
+  auto plain = ResolveWeightPrecision("auto", oss);
+  ASSERT_TRUE(padded.ok() && plain.ok());
+  // Marlin: hidden 2,880 -> 3,072 (256), intermediate 2,880 -> 2,944 (128).
+  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*padded, oss, 1), 3072.0 * 2944 / (2880.0 * 2880));
+  const double extra = static_cast<double>(c.routed_experts) * (3072.0 * 2944 / (2880.0 * 2880) - 1) * (0.5 + 1.0 / 32);
+  EXPECT_NEAR(static_cast<double>(WeightBytes(c, *padded, oss, 1) - WeightBytes(c, *plain, oss, 1)), extra, 1.0);
+  // vLLM with the Marlin MoE kernel on one H100 logs "Model loading took
+  // 65.9651 GiB" for this model (vllm-project/vllm#23278).
+  EXPECT_NEAR(ToGiB(WeightBytes(c, *padded, oss, 1)), 65.9651, 0.2);
+  // Triton pads each GPU's intermediate share to 64: nothing at TP=1
+  // (2,880), 1,440 -> 1,472 at TP=2.
+  auto triton = ResolveWeightPrecision("auto", oss, *ResolveMxfp4MoeBackend("triton", ""));
+  EXPECT_EQ(WeightBytes(c, *triton, oss, 1), WeightBytes(c, *plain, oss, 1));
+  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*triton, oss, 2), 1472.0 / 1440);
+  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*triton, oss, 1), 1.0);
+  // A dense model has no experts to pad.
+  EXPECT_EQ(ResolveWeightPrecision("mxfp4", Model("llama-3.1-8b"), *marlin)->expert_padding.backend, "");
+}
+
+TEST(Weights, Mxfp4MoeBackendFollowsTheGpuAsVllmPicksIt) {
+  const auto backend = [](const std::string& name, const std::string& arch) {
+    auto b = ResolveMxfp4MoeBackend(name, arch);
+    return b.ok() ? fmt::format("{} {}/{}", b->backend, b->hidden_alignment, b->intermediate_alignment)
+                  : "error: " + b.status().message();
+  };
+  EXPECT_EQ(backend("auto", "sm80"), "marlin 256/128");
+  EXPECT_EQ(backend("auto", "sm89"), "marlin 256/128");
+  EXPECT_EQ(backend("auto", "sm90"), "triton 1/64");
+  EXPECT_EQ(backend("auto", "sm100"), "flashinfer-sm100 256/256");
+  EXPECT_EQ(backend("auto", "gfx942"), "rocm 128/128");
+  EXPECT_EQ(backend("auto", "gfx950"), "rocm 256/256");
+  EXPECT_EQ(backend("auto", ""), "triton 1/64");
+  EXPECT_EQ(backend("flashinfer-sm90", "sm90"), "flashinfer-sm90 128/128");
+  EXPECT_NE(backend("auto", "tpu7").find("not sm<N> or gfx<N>"), std::string::npos);
+  EXPECT_NE(backend("cutlass", "sm90").find("unknown MXFP4 MoE backend 'cutlass'"), std::string::npos);
+  // The planner picks it from the card: A100 (Marlin) holds ~5 GiB more of
+  // gpt-oss-120b than H100 (Triton), and the flag overrides the pick.
+  auto a100 = MakePlan(Model("gpt-oss-120b"), OnGpu("a100-80gb"));
+  auto h100 = MakePlan(Model("gpt-oss-120b"), OnGpu("h100-sxm"));
+  ASSERT_TRUE(a100.ok() && h100.ok());
+  EXPECT_NEAR(ToGiB(a100->weights.bytes - h100->weights.bytes), 5.1, 0.2);
+  PlanOptions forced = OnGpu("h100-sxm");
+  forced.mxfp4_moe_backend = "marlin";
+  EXPECT_EQ(MakePlan(Model("gpt-oss-120b"), forced)->weights.bytes, a100->weights.bytes);
+  // The same log (vllm#23278: Marlin on one H100, default 131,072 tokens,
+  // utilization 0.9) goes on "Available KV cache memory: -2.14 GiB" and vLLM
+  // does not start; so does the plan.
+  auto h100_marlin = MakePlan(Model("gpt-oss-120b"), forced);
+  ASSERT_TRUE(h100_marlin.ok());
+  EXPECT_NEAR(ToGiB(h100_marlin->kv_pool), -2.14, 1.0);
+  EXPECT_FALSE(h100_marlin->startup_error.empty());
+  forced.mxfp4_moe_backend = "fast";
+  auto refused = MakePlan(Model("gpt-oss-120b"), forced);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--mxfp4-moe-backend"), std::string::npos);
 }
 
 }  // namespace

@@ -1,18 +1,67 @@
 #include "plan/weights.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 namespace goodput {
 
-Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const ModelSpec& model) {
+namespace {
+
+int64_t RoundUp(int64_t n, int64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
+
+// The leading number of "sm90", "sm100"; 0 for anything else.
+int SmVersion(const std::string& arch) {
+  if (arch.size() < 3 || arch.compare(0, 2, "sm") != 0) return 0;
+  for (size_t i = 2; i < arch.size(); ++i) {
+    if (arch[i] < '0' || arch[i] > '9') return 0;
+  }
+  return std::stoi(arch.substr(2));
+}
+
+}  // namespace
+
+Result<ExpertPadding> ResolveMxfp4MoeBackend(const std::string& name, const std::string& gpu_arch) {
+  if (name == "auto") {
+    const int sm = SmVersion(gpu_arch);
+    if (gpu_arch.rfind("gfx", 0) == 0) return ResolveMxfp4MoeBackend("rocm", gpu_arch);
+    if (sm >= 100) return ResolveMxfp4MoeBackend("flashinfer-sm100", gpu_arch);
+    if (sm > 0 && sm < 90) return ResolveMxfp4MoeBackend("marlin", gpu_arch);
+    if (sm == 0 && !gpu_arch.empty()) {
+      return Status::InvalidArgument(fmt::format("GPU architecture '{}' is not sm<N> or gfx<N>", gpu_arch));
+    }
+    return ResolveMxfp4MoeBackend("triton", gpu_arch);
+  }
+  if (name == "marlin") return ExpertPadding{name, 256, 128};  // n % 256 and k % 128 of both matmuls
+  if (name == "triton") return ExpertPadding{name, 1, 64};
+  if (name == "flashinfer-sm90") return ExpertPadding{name, 128, 128};
+  if (name == "flashinfer-sm100") return ExpertPadding{name, 256, 256};
+  if (name == "rocm") {
+    const int64_t a = gpu_arch == "gfx950" ? 256 : 128;
+    return ExpertPadding{name, a, a};
+  }
+  return Status::InvalidArgument(fmt::format(
+      "unknown MXFP4 MoE backend '{}' (use auto, marlin, triton, flashinfer-sm90, flashinfer-sm100, rocm)", name));
+}
+
+double ExpertPaddingFactor(const WeightPrecision& w, const ModelSpec& model, int64_t intermediate_split) {
+  const ExpertPadding& p = w.expert_padding;
+  const int64_t h = model.hidden_size;
+  const int64_t i = model.moe.expert_intermediate / std::max<int64_t>(1, intermediate_split);
+  if (p.backend.empty() || h <= 0 || i <= 0) return 1.0;
+  return static_cast<double>(RoundUp(h, p.hidden_alignment)) * static_cast<double>(RoundUp(i, p.intermediate_alignment)) /
+         (static_cast<double>(h) * static_cast<double>(i));
+}
+
+Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const ModelSpec& model,
+                                               const ExpertPadding& mxfp4_backend) {
   WeightPrecision w;
   w.name = name;
   if (name == "auto") {
     if (model.quant.method == "fp8") return ResolveWeightPrecision(model.quant.block > 0 ? "fp8-block" : "fp8", model);
     if (model.quant.method == "mxfp4") {
-      GOODPUT_ASSIGN_OR_RETURN(w, ResolveWeightPrecision("mxfp4", model));
+      GOODPUT_ASSIGN_OR_RETURN(w, ResolveWeightPrecision("mxfp4", model, mxfp4_backend));
       w.experts_only = model.quant.attention_excluded;
       if (w.experts_only) w.description += "; attention and router stay in the model dtype (checkpoint config)";
       return w;
@@ -41,6 +90,13 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
   } else if (name == "mxfp4") {
     w.linear_bytes = 0.5 + 1.0 / 32;
     w.description = "4 bits per parameter + one 8-bit scale per 32";
+    if (model.IsMoe() && !mxfp4_backend.backend.empty()) {
+      w.expert_padding = mxfp4_backend;
+      w.description += fmt::format("; experts padded as vLLM's {} MoE kernel pads them (hidden size to a multiple of {}, "
+                                   "each GPU's intermediate size to a multiple of {})",
+                                   mxfp4_backend.backend, mxfp4_backend.hidden_alignment,
+                                   mxfp4_backend.intermediate_alignment);
+    }
   } else if (name == "nvfp4") {
     w.linear_bytes = 0.5 + 1.0 / 16;
     w.description = "4 bits per parameter + one fp8 scale per 16";
@@ -51,12 +107,15 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
   return w;
 }
 
-int64_t WeightBytes(const ParamCounts& p, const WeightPrecision& w, const ModelSpec& model, int tensor_parallel) {
+int64_t WeightBytes(const ParamCounts& p, const WeightPrecision& w, const ModelSpec& model, int tensor_parallel,
+                    bool expert_parallel) {
   const double dense = DTypeBytes(model.dtype);
   const double mixer = w.experts_only ? dense : w.linear_bytes;
   const double mlp = w.experts_only ? dense : w.linear_bytes;
+  const double padding = ExpertPaddingFactor(w, model, expert_parallel ? 1 : tensor_parallel);
   const double bytes = static_cast<double>(p.mixer_linear) * mixer + static_cast<double>(p.dense_mlp) * mlp +
-                       static_cast<double>(p.routed_experts + p.shared_experts) * w.linear_bytes +
+                       static_cast<double>(p.routed_experts) * padding * w.linear_bytes +
+                       static_cast<double>(p.shared_experts) * w.linear_bytes +
                        static_cast<double>(p.embedding + p.lm_head + p.router + p.small + p.vision) * dense;
   return static_cast<int64_t>(std::llround(bytes / tensor_parallel));
 }

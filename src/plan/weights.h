@@ -10,24 +10,54 @@
 
 namespace goodput {
 
+// How an MoE kernel lays out the routed experts' matrices: vLLM's MXFP4 MoE
+// kernels round the hidden size, and each GPU's share of the expert
+// intermediate size, up to their tile before allocating the weights.
+struct ExpertPadding {
+  std::string backend;              // "marlin", "triton", ...; empty: the checkpoint's shapes
+  int64_t hidden_alignment = 1;
+  int64_t intermediate_alignment = 1;
+};
+
 struct WeightPrecision {
   std::string name;              // "bf16", "fp8-block", "int4", "mxfp4", ...
   double linear_bytes = 2;       // bytes per quantized linear-layer parameter, scales included
   bool experts_only = false;     // only expert projections are quantized (gpt-oss's mxfp4)
+  ExpertPadding expert_padding;  // mxfp4 on an MoE model: the kernel's padding
   std::string description;       // how the bytes were counted
 };
+
+// Names accepted by --mxfp4-moe-backend, vLLM's MXFP4 MoE kernels as
+// vllm/model_executor/layers/quantization/mxfp4.py (0.10.2-0.11) pads them:
+// marlin (intermediate to 128, hidden to 256), triton (intermediate to 64),
+// flashinfer-sm90 (both to 128), flashinfer-sm100 (both to 256), rocm (both
+// to 128; 256 on gfx950). auto picks what vLLM picks on `gpu_arch` ("sm80",
+// "sm90", "gfx942", ...): Marlin below sm90, Triton on sm90 (FlashInfer there
+// is opt-in), FlashInfer on sm100, ROCm's on gfx; Triton's when the card is
+// not known (empty).
+Result<ExpertPadding> ResolveMxfp4MoeBackend(const std::string& name, const std::string& gpu_arch);
 
 // Names accepted by --weights: auto (the checkpoint's own: its
 // quantization_config, else its dtype), bf16, fp16, fp32, fp8 (per-tensor or
 // per-channel scales), fp8-block (128x128 blocks, one fp32 scale each), int8,
 // int4 (GPTQ/AWQ, group 128: fp16 scale + 4-bit zero per group), mxfp4 (one
 // e8m0 scale per 32), nvfp4 (one fp8 scale per 16).
-Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const ModelSpec& model);
+// `mxfp4_backend` (see ResolveMxfp4MoeBackend) pads an MoE model's mxfp4
+// experts; other precisions ignore it.
+Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const ModelSpec& model,
+                                               const ExpertPadding& mxfp4_backend = {});
 
-// Bytes of all weights on one GPU: quantized linear layers at the precision,
-// everything else (embeddings, LM head, norms, routers, vision tower) in the
-// model dtype, divided across `tensor_parallel` GPUs.
+// Routed experts' bytes as allocated / as the checkpoint counts them: 1 without
+// padding. Each GPU holds intermediate / `intermediate_split` of every expert
+// it holds (the tensor-parallel size; 1 under expert parallel).
+double ExpertPaddingFactor(const WeightPrecision& precision, const ModelSpec& model, int64_t intermediate_split);
+
+// Bytes of all weights on one GPU: quantized linear layers at the precision
+// (routed experts padded as the precision's kernel pads them), everything else
+// (embeddings, LM head, norms, routers, vision tower) in the model dtype,
+// divided across `tensor_parallel` GPUs (whole experts per GPU when
+// `expert_parallel`).
 int64_t WeightBytes(const ParamCounts& params, const WeightPrecision& precision, const ModelSpec& model,
-                    int tensor_parallel);
+                    int tensor_parallel, bool expert_parallel = false);
 
 }  // namespace goodput

@@ -28,6 +28,7 @@ Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::str
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec spec, LoadModel(model));
   GOODPUT_ASSIGN_OR_RETURN(HardwareSpec hw, FindGpu(gpu));
   options.gpu = hw.name;
+  options.gpu_arch = hw.arch;
   options.total_memory = hw.TotalMemoryBytes();
   options.total_is_nominal = hw.total_is_nominal();
   return SetupSimulation(spec, options, hw);
