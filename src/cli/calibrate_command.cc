@@ -32,7 +32,7 @@ struct LedgerArgs {
 };
 
 constexpr const char* kStepsFooter = R"(Runs goodput serve's CPU engine (the same model, KV pool and runner) in this process
-over a grid of steps — decodes of 1 to 64 requests at short and long contexts,
+over a grid of steps — decodes of 1 to 65 requests at short and long contexts,
 prefills of 16 to 1,024 tokens — times each on the real clock (median of --repeats),
 and fits the cost model: per-step and per-request costs, effective memory bandwidth,
 the matmul rate by tokens per step, and the overlap of compute and memory. The CPU
