@@ -94,6 +94,27 @@ TEST(CliSim, ReproducesPublishedGptOssRunsOnA100) {
   EXPECT_NEAR(Tpot(long_prompts) / 0.228, 1, 0.40);
 }
 
+// gpustack's vLLM 0.11.0 runs of Qwen3-32B in BF16 on one A100 80GB
+// (docs/performance-lab/qwen3-32b/a100.md, --max-model-len 32768 as its
+// engine run states): nothing is fitted to them, so they test the A100
+// entry's defaults for a dense 16-bit model. Bounds: as far as they were off
+// when added (TTFT +9..+11%, TPOT -5%, -0%) plus a margin.
+TEST(CliSim, PredictsPublishedQwen3DenseRunsOnA100WithTheCardsDefaults) {
+  const auto point = [](const std::string& workload) {
+    auto r = RunGoodput("sim --model qwen3-32b --gpu a100-80gb --max-model-len 32768 --workload " + kData +
+                        "/workloads/random-" + workload + "-burst.yaml --repeat 1 --json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return boost::json::parse(r.out).at("results").at(0).at("points").at(0).as_object();
+  };
+  EXPECT_NEAR(Ttft(point("32000-77")) / 892.71, 1, 0.15);
+  const auto long_prompts = point("4000-200");
+  EXPECT_NEAR(Ttft(long_prompts) / 564.71, 1, 0.15);
+  EXPECT_NEAR(Tpot(long_prompts) / 0.09640, 1, 0.10);
+  const auto medium = point("2000-100");
+  EXPECT_NEAR(Ttft(medium) / 209.11, 1, 0.15);
+  EXPECT_NEAR(Tpot(medium) / 0.14396, 1, 0.10);
+}
+
 TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {
   const std::string base = "sim --model llama-3.1-8b --gpu h100 --max-model-len 32k --workload " + kData +
                            "/workloads/chat.yaml --requests 200 --repeat 1 --concurrency 64 --json";
