@@ -1,6 +1,8 @@
 // End-to-end tests of `goodput sim` as a user runs it.
 
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
@@ -51,15 +53,37 @@ TEST(CliSim, ReproducesPublishedVllmSweeps) {
 // published measurements"): every prompt sent at once, TTFT/TPOT p50. Bounds:
 // fitted rows 5%, held-out rows as far as they were off when the fit was
 // made plus a margin.
-boost::json::object GptOssPoint(const std::string& gpu, const std::string& model, int tp, const std::string& prompt) {
-  auto r = RunGoodput("sim --model " + model + " --gpu " + gpu + " --tp " + std::to_string(tp) +
-                      (model == "gpt-oss-120b" && tp == 1 ? " --max-model-len 32768" : "") + " --workload " + kData +
-                      "/workloads/random-" + prompt + "-burst.yaml --repeat 1 --json");
+// The first point of `goodput sim DEPLOYMENT --workload data/workloads/random-BURST-burst.yaml`.
+boost::json::object BurstPoint(const std::string& deployment, const std::string& burst) {
+  auto r = RunGoodput("sim " + deployment + " --workload " + kData + "/workloads/random-" + burst +
+                      "-burst.yaml --repeat 1 --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return boost::json::parse(r.out).at("results").at(0).at("points").at(0).as_object();
 }
+boost::json::object GptOssPoint(const std::string& gpu, const std::string& model, int tp, const std::string& prompt) {
+  return BurstPoint("--model " + model + " --gpu " + gpu + " --tp " + std::to_string(tp) +
+                        (model == "gpt-oss-120b" && tp == 1 ? " --max-model-len 32768" : ""),
+                    prompt);
+}
 double Ttft(const boost::json::object& p) { return p.at("ttft_p50_s").as_double(); }
 double Tpot(const boost::json::object& p) { return p.at("tpot_p50_s").as_double(); }
+
+// A published burst's TTFT and TPOT p50 (seconds), each with the relative
+// error allowed; a TPOT of 0 is not compared.
+struct PublishedBurst {
+  const char* burst;
+  double ttft_s, ttft_bound;
+  double tpot_s = 0, tpot_bound = 0;
+};
+void ExpectNearPublished(const std::string& deployment, const std::vector<PublishedBurst>& rows) {
+  for (const PublishedBurst& row : rows) {
+    const auto p = BurstPoint(deployment, row.burst);
+    EXPECT_NEAR(Ttft(p) / row.ttft_s, 1, row.ttft_bound) << row.burst;
+    if (row.tpot_s > 0) {
+      EXPECT_NEAR(Tpot(p) / row.tpot_s, 1, row.tpot_bound) << row.burst;
+    }
+  }
+}
 
 // The H100 entry's MXFP4 matmul efficiency is fitted to the 120B's 32K TTFT
 // at TP=1; tensor parallelism and the 20B are held out.
@@ -100,19 +124,20 @@ TEST(CliSim, ReproducesPublishedGptOssRunsOnA100) {
 // entry's defaults for a dense 16-bit model. Bounds: as far as they were off
 // when added (TTFT +9..+11%, TPOT -5%, -0%) plus a margin.
 TEST(CliSim, PredictsPublishedQwen3DenseRunsOnA100WithTheCardsDefaults) {
-  const auto point = [](const std::string& workload) {
-    auto r = RunGoodput("sim --model qwen3-32b --gpu a100-80gb --max-model-len 32768 --workload " + kData +
-                        "/workloads/random-" + workload + "-burst.yaml --repeat 1 --json");
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return boost::json::parse(r.out).at("results").at(0).at("points").at(0).as_object();
-  };
-  EXPECT_NEAR(Ttft(point("32000-77")) / 892.71, 1, 0.15);
-  const auto long_prompts = point("4000-200");
-  EXPECT_NEAR(Ttft(long_prompts) / 564.71, 1, 0.15);
-  EXPECT_NEAR(Tpot(long_prompts) / 0.09640, 1, 0.10);
-  const auto medium = point("2000-100");
-  EXPECT_NEAR(Ttft(medium) / 209.11, 1, 0.15);
-  EXPECT_NEAR(Tpot(medium) / 0.14396, 1, 0.10);
+  ExpectNearPublished("--model qwen3-32b --gpu a100-80gb --max-model-len 32768",
+                      {{"32000-77", 892.71, 0.15}, {"4000-200", 564.71, 0.15, 0.09640, 0.10},
+                       {"2000-100", 209.11, 0.15, 0.14396, 0.10}});
+}
+
+// gpustack's vLLM 0.11.0 runs of DeepSeek-R1-0528 on eight H200 at TP=8
+// (docs/performance-lab/deepseek-r1/h200.md), with the one efficiency the
+// README fits to the 4K TTFT (--compute-efficiency 0.097); the rest held out.
+// Bounds: as far as they were off when fitted (32K +15%, 2K +2%, TPOTs -10%,
+// -6%, +7%) plus a margin.
+TEST(CliSim, PredictsPublishedDeepSeekR1RunsOnEightH200FromOneFittedEfficiency) {
+  ExpectNearPublished("--model deepseek-v3 --gpu h200 --tp 8 --compute-efficiency 0.097",
+                      {{"4000-200", 61.95, 0.05, 0.17737, 0.15}, {"32000", 101.16, 0.25, 0.40072, 0.20},
+                       {"2000-100", 27.56, 0.15, 0.27656, 0.15}});
 }
 
 TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {
