@@ -149,6 +149,9 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   c.hardware.name = h.Text("name");
   c.hardware.display = h.Text("display");
   c.hardware.arch = h.Text("arch");  // absent in files written before it was kept: not known
+  if (!c.hardware.arch.empty() && !IsGpuArch(c.hardware.arch)) {
+    return Status::InvalidArgument(where + ": hardware arch must look like \"sm90\" or \"gfx942\"");
+  }
   if (const json::value* cpu = hw->if_contains("cpu"); cpu && cpu->is_bool()) c.hardware.cpu = cpu->as_bool();
   c.hardware.memory_bytes = static_cast<int64_t>(h.Number("memory_bytes", 0, true));
   c.hardware.link_bandwidth = h.Number("link_bandwidth", 0);

@@ -54,6 +54,7 @@ TEST(Calibration, JsonRoundTrip) {
   EXPECT_DOUBLE_EQ(back->factors.efficiency_curve[1].second, 0.8);
   ASSERT_EQ(back->factors.attention_curve.size(), 2u);
   EXPECT_DOUBLE_EQ(back->factors.attention_curve[1].second, 0.1);
+  EXPECT_EQ(back->hardware.arch, "");  // the CPU has none
   ASSERT_EQ(back->residuals.size(), 0u);  // residuals are for people; the simulator needs the factors
   EXPECT_NE(CalibrationToJson(c).find("\n  \"factors\": {\n"), std::string::npos);  // one field per line
 }
@@ -69,6 +70,9 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   text = CalibrationToJson(Example());
   text.replace(text.find("\"bandwidth\": 4e+10"), 18, "\"bandwidth\": \"x\"");
   EXPECT_NE(err(text).find("'bandwidth' must be a number"), std::string::npos);
+  text = CalibrationToJson(Example());
+  text.replace(text.find("\"arch\": \"\""), 10, "\"arch\": \"sm9x\"");
+  EXPECT_NE(err(text).find("hardware arch must look like"), std::string::npos) << text;
 }
 
 // goodput-small with fp32 weights and KV: what the fits below are run on.

@@ -75,9 +75,9 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
   if (auto d = o.find("display"); d != o.end() && d->value().is_string()) h.display = d->value().as_string();
   if (auto s = o.find("source"); s != o.end() && s->value().is_string()) h.source = s->value().as_string();
   if (auto a = o.find("arch"); a != o.end() && !a->value().is_null()) {
-    const bool known = a->value().is_string() && (a->value().as_string().starts_with("sm") ||
-                                                  a->value().as_string().starts_with("gfx"));
-    if (!known) return Status::InvalidArgument(at + ": arch must be a string like \"sm90\" or \"gfx942\"");
+    if (!a->value().is_string() || !IsGpuArch(std::string(a->value().as_string()))) {
+      return Status::InvalidArgument(at + ": arch must be a string like \"sm90\" or \"gfx942\"");
+    }
     h.arch = a->value().as_string();
   }
   if (auto a = o.find("aliases"); a != o.end() && a->value().is_array()) {
@@ -111,6 +111,16 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
 }
 
 }  // namespace
+
+bool IsGpuArch(const std::string& arch) {
+  const auto all = [&](size_t from, auto is) {
+    return arch.size() > from && std::all_of(arch.begin() + static_cast<std::ptrdiff_t>(from), arch.end(), is);
+  };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  if (arch.starts_with("sm")) return arch.size() >= 4 && arch.size() <= 5 && all(2, digit);
+  return arch.starts_with("gfx") && arch.size() <= 8 && all(3, hex);
+}
 
 Result<std::vector<HardwareSpec>> LoadHardwareCatalog() {
   const std::string path = DataDir() + "/hardware/gpus.json";

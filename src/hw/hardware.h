@@ -55,6 +55,11 @@ struct HardwareSpec {
   double AttentionEfficiencyFor(const std::string& precision) const;
 };
 
+// Whether `arch` names a GPU architecture as HardwareSpec::arch holds it:
+// "sm" and a 2-3 digit compute capability (sm80, sm90, sm100), or "gfx" and
+// an AMD target (gfx942).
+bool IsGpuArch(const std::string& arch);
+
 // All catalog entries, in file order. Errors name the file and entry.
 Result<std::vector<HardwareSpec>> LoadHardwareCatalog();
 

@@ -79,7 +79,7 @@ TEST(Hardware, ArchIsReadAndABadOneRefused) {
   ASSERT_TRUE(card.ok()) << card.status().message();
   EXPECT_EQ(card->arch, "sm90");
   EXPECT_EQ(LoadOneCard("")->arch, "");
-  for (const char* bad : {R"(, "arch": 90)", R"(, "arch": "hopper")"}) {
+  for (const char* bad : {R"(, "arch": 90)", R"(, "arch": "hopper")", R"(, "arch": "sm9x")", R"(, "arch": "sm1234567")"}) {
     auto bad_card = LoadOneCard(bad);
     ASSERT_FALSE(bad_card.ok()) << bad;
     EXPECT_NE(bad_card.status().message().find("arch must be"), std::string::npos) << bad_card.status().message();

@@ -231,11 +231,13 @@ TEST(Weights, Mxfp4MoeBackendFollowsTheGpuAsVllmPicksIt) {
   EXPECT_EQ(backend("auto", "sm89"), "marlin 256/128");
   EXPECT_EQ(backend("auto", "sm90"), "triton 1/64");
   EXPECT_EQ(backend("auto", "sm100"), "flashinfer-sm100 256/256");
+  EXPECT_EQ(backend("auto", "sm120"), "triton 1/64");
   EXPECT_EQ(backend("auto", "gfx942"), "rocm 128/128");
   EXPECT_EQ(backend("auto", "gfx950"), "rocm 256/256");
   EXPECT_EQ(backend("auto", ""), "triton 1/64");
   EXPECT_EQ(backend("flashinfer-sm90", "sm90"), "flashinfer-sm90 128/128");
   EXPECT_NE(backend("auto", "tpu7").find("not sm<N> or gfx<N>"), std::string::npos);
+  EXPECT_NE(backend("auto", "sm99999999999").find("not sm<N> or gfx<N>"), std::string::npos);
   EXPECT_NE(backend("cutlass", "sm90").find("unknown MXFP4 MoE backend 'cutlass'"), std::string::npos);
   // The planner picks it from the card: A100 (Marlin) holds ~5 GiB more of
   // gpt-oss-120b than H100 (Triton), and the flag overrides the pick.

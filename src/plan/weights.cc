@@ -5,32 +5,30 @@
 
 #include <fmt/format.h>
 
+#include "hw/hardware.h"
+
 namespace goodput {
 
 namespace {
 
 int64_t RoundUp(int64_t n, int64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
-// The leading number of "sm90", "sm100"; 0 for anything else.
+// The compute capability of "sm90", "sm100"; 0 for anything else.
 int SmVersion(const std::string& arch) {
-  if (arch.size() < 3 || arch.compare(0, 2, "sm") != 0) return 0;
-  for (size_t i = 2; i < arch.size(); ++i) {
-    if (arch[i] < '0' || arch[i] > '9') return 0;
-  }
-  return std::stoi(arch.substr(2));
+  return IsGpuArch(arch) && arch.starts_with("sm") ? std::stoi(arch.substr(2)) : 0;
 }
 
 }  // namespace
 
 Result<ExpertPadding> ResolveMxfp4MoeBackend(const std::string& name, const std::string& gpu_arch) {
   if (name == "auto") {
-    const int sm = SmVersion(gpu_arch);
-    if (gpu_arch.rfind("gfx", 0) == 0) return ResolveMxfp4MoeBackend("rocm", gpu_arch);
-    if (sm >= 100) return ResolveMxfp4MoeBackend("flashinfer-sm100", gpu_arch);
-    if (sm > 0 && sm < 90) return ResolveMxfp4MoeBackend("marlin", gpu_arch);
-    if (sm == 0 && !gpu_arch.empty()) {
+    if (!gpu_arch.empty() && !IsGpuArch(gpu_arch)) {
       return Status::InvalidArgument(fmt::format("GPU architecture '{}' is not sm<N> or gfx<N>", gpu_arch));
     }
+    const int sm = SmVersion(gpu_arch);
+    if (gpu_arch.starts_with("gfx")) return ResolveMxfp4MoeBackend("rocm", gpu_arch);
+    if (sm == 100) return ResolveMxfp4MoeBackend("flashinfer-sm100", gpu_arch);  // exactly 10.0, as vLLM checks
+    if (sm > 0 && sm < 90) return ResolveMxfp4MoeBackend("marlin", gpu_arch);
     return ResolveMxfp4MoeBackend("triton", gpu_arch);
   }
   if (name == "marlin") return ExpertPadding{name, 256, 128};  // n % 256 and k % 128 of both matmuls

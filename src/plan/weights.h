@@ -32,9 +32,9 @@ struct WeightPrecision {
 // marlin (intermediate to 128, hidden to 256), triton (intermediate to 64),
 // flashinfer-sm90 (both to 128), flashinfer-sm100 (both to 256), rocm (both
 // to 128; 256 on gfx950). auto picks what vLLM picks on `gpu_arch` ("sm80",
-// "sm90", "gfx942", ...): Marlin below sm90, Triton on sm90 (FlashInfer there
-// is opt-in), FlashInfer on sm100, ROCm's on gfx; Triton's when the card is
-// not known (empty).
+// "sm90", "gfx942", ...): Marlin below sm90, FlashInfer on sm100, ROCm's on
+// gfx, Triton elsewhere (sm90, where FlashInfer is opt-in, and sm120) and
+// when the card is not known (empty).
 Result<ExpertPadding> ResolveMxfp4MoeBackend(const std::string& name, const std::string& gpu_arch);
 
 // Names accepted by --weights: auto (the checkpoint's own: its
