@@ -68,12 +68,39 @@ TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
            {"calibrate steps --model no-such-model", "no-such-model"},
            {"calibrate ledger 1 --ledger /nonexistent.db --model llama-3.1-8b --gpu h100", "no ledger at"},
            {"calibrate ledger 1 --model llama-3.1-8b --gpu h100 --ledger " + broken, broken},
+           {"calibrate published /nonexistent.yaml --model llama-3.1-8b --gpu h100", "cannot read published figures"},
+           {"calibrate published " + broken + " --model llama-3.1-8b --gpu h100", broken},
+           {"calibrate published " + kData + "/published/deepseek-r1-h200.yaml --model deepseek-v3 --gpu h200 --tp 8 "
+            "--fit compute-efficiency,warp", "unknown factor 'warp'"},
+           {"calibrate published " + kData + "/published/deepseek-r1-h200.yaml --gpu h200 --tp 8", "--model is required"},
        }) {
     auto r = RunGoodput(args);
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
   }
+}
+
+// The README's fit to gpustack's DeepSeek-R1 runs on 8 x H200: its two
+// factors from one prefill-bound and one decode-bound figure, which the
+// calibration then gives back.
+TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {
+  const std::string out = TempPath("r1-h200.json");
+  auto r = RunGoodput("calibrate published " + kData + "/published/deepseek-r1-h200.yaml --model deepseek-v3 --gpu h200 "
+                      "--tp 8 --fit compute-efficiency,step-overhead -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("random-4000-200-burst at load batch: TTFT p50"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gpustack performance lab"), std::string::npos) << r.out;
+  auto doc = boost::json::parse(ReadFile(out));
+  const auto& f = doc.at("factors");
+  EXPECT_NEAR(f.at("compute_efficiency").to_number<double>(), 0.105, 0.005);
+  EXPECT_NEAR(f.at("step_overhead_s").to_number<double>(), 0.0143, 0.0007);
+  EXPECT_DOUBLE_EQ(f.at("bandwidth_efficiency").to_number<double>(), 0.85);  // not fitted: the entry's
+  auto sim = RunGoodput("sim --model deepseek-v3 --tp 8 --calibration " + out + " --workload " + kData +
+                        "/workloads/sharegpt-means.yaml --concurrency 4 --repeat 1 --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto point = boost::json::parse(sim.out).at("results").at(0).at("points").at(0);
+  EXPECT_NEAR(point.at("tpot_p50_s").to_number<double>() / 0.01913, 1, 0.02);
 }
 
 // A ledger run recorded on a simulated card whose effective bandwidth is 60%

@@ -1,6 +1,8 @@
 #include "calibrate/ledger_fit.h"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -11,20 +13,42 @@
 namespace goodput {
 namespace {
 
-struct Target {
-  ArrivalSpec load;
-  std::string label;
-  double ttft_p50 = 0, tpot_p50 = 0, throughput = 0;
+// The factors a fit may move, by the names LedgerFitOptions::factors takes,
+// with their bounds (fitted in log).
+struct FittedFactor {
+  const char* name;
+  double CostFactors::*field;
+  double lo, hi;
+};
+constexpr FittedFactor kFittable[] = {
+    {"compute-efficiency", &CostFactors::compute_efficiency, 0.01, 1.0},
+    {"bandwidth-efficiency", &CostFactors::bandwidth_efficiency, 0.05, 1.0},
+    {"step-overhead", &CostFactors::step_overhead_s, 1e-6, 1.0},
+    {"per-request-cost", &CostFactors::per_sequence_s, 1e-8, 0.05},
 };
 
-// [log compute efficiency, log bandwidth efficiency, log overhead, log per request]
-CostFactors FactorsFrom(const CostFactors& base, const std::vector<double>& x) {
+Result<std::vector<FittedFactor>> Selected(const std::vector<std::string>& names) {
+  std::vector<FittedFactor> out;
+  for (const std::string& name : names) {
+    const auto* f = std::find_if(std::begin(kFittable), std::end(kFittable),
+                                 [&](const FittedFactor& k) { return name == k.name; });
+    if (f == std::end(kFittable)) {
+      return Status::InvalidArgument(fmt::format(
+          "unknown factor '{}' to fit (compute-efficiency, bandwidth-efficiency, step-overhead, per-request-cost)", name));
+    }
+    out.push_back(*f);
+  }
+  if (out.empty()) return Status::InvalidArgument("nothing to fit: name at least one factor");
+  return out;
+}
+
+// `base` with the selected factors at exp(x).
+CostFactors FactorsFrom(const CostFactors& base, const std::vector<FittedFactor>& fitted, const std::vector<double>& x) {
   CostFactors f = base;
-  f.efficiency_curve.clear();
-  f.compute_efficiency = std::exp(x[0]);
-  f.bandwidth_efficiency = std::exp(x[1]);
-  f.step_overhead_s = std::exp(x[2]);
-  f.per_sequence_s = std::exp(x[3]);
+  for (size_t i = 0; i < fitted.size(); ++i) {
+    f.*fitted[i].field = std::exp(x[i]);
+    if (fitted[i].field == &CostFactors::compute_efficiency) f.efficiency_curve.clear();  // one efficiency now
+  }
   return f;
 }
 
@@ -33,35 +57,82 @@ struct Simulated {
   bool ok = false;
 };
 
-Simulated Run(const Workload& w, const Target& t, const SimSetup& setup, const CostFactors& f) {
+Simulated Run(const MeasuredLoad& t, const SimSetup& setup, const CostFactors& f) {
   const CostModel cost(setup.cost->model(), f);
-  auto run = Simulate(w, t.load, setup.options, cost);
+  auto run = Simulate(t.workload, t.load, setup.options, cost);
   if (!run.ok()) return {};
   MeasuredRun m;
-  m.window = MeasurementWindow(w, run->records);
+  m.window = MeasurementWindow(t.workload, run->records);
   m.records = std::move(run->records);
-  const PointResult p = Summarise(w, t.load, {m});
+  const PointResult p = Summarise(t.workload, t.load, {m});
   return Simulated{p.ttft.p50, p.tpot.p50, p.throughput, true};
 }
 
 double LogError(double modeled, double measured) {
-  return measured > 0 && modeled > 0 ? std::log(modeled / measured) : 5.0;  // a missing figure costs a lot
+  return modeled > 0 ? std::log(modeled / measured) : 5.0;  // a figure the simulator could not give costs a lot
 }
 
-Result<std::vector<Target>> Targets(Ledger& ledger, int64_t run) {
+// (what, measured, modeled) for each figure `t` has.
+std::vector<std::tuple<const char*, double, double>> Figures(const MeasuredLoad& t, const Simulated& s) {
+  std::vector<std::tuple<const char*, double, double>> out;
+  for (auto [what, measured, modeled] : {std::tuple{"TTFT p50", t.ttft_p50, s.ttft_p50},
+                                         std::tuple{"TPOT p50", t.tpot_p50, s.tpot_p50},
+                                         std::tuple{"throughput", t.throughput, s.throughput}}) {
+    if (measured > 0) out.emplace_back(what, measured, modeled);
+  }
+  return out;
+}
+
+Result<std::vector<MeasuredLoad>> LedgerLoads(Ledger& ledger, int64_t run, const Workload& w) {
   GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredPoint> points, ledger.GetPoints(run));
-  std::vector<Target> out;
+  std::vector<MeasuredLoad> out;
   for (const StoredPoint& p : points) {
     if (p.setting != points.front().setting) continue;
     const PointResult& s = p.summary;
     if (!(s.ttft.p50 > 0) || !(s.tpot.p50 > 0) || !(s.throughput > 0)) continue;
-    out.push_back(Target{s.load, s.label, s.ttft.p50, s.tpot.p50, s.throughput});
+    out.push_back(MeasuredLoad{w, s.load, "load " + s.label, s.ttft.p50, s.tpot.p50, s.throughput});
   }
   if (out.empty()) return Status::InvalidArgument(fmt::format("ledger run {} has no point with TTFT, TPOT and throughput", run));
   return out;
 }
 
 }  // namespace
+
+Result<Calibration> FitMeasuredLoads(const std::vector<MeasuredLoad>& loads, const SimSetup& setup,
+                                     const HardwareSpec& hardware, const std::string& source,
+                                     const LedgerFitOptions& options) {
+  if (loads.empty()) return Status::InvalidArgument("nothing to fit: no measured load");
+  GOODPUT_ASSIGN_OR_RETURN(const std::vector<FittedFactor> fitted, Selected(options.factors));
+  const CostFactors& base = setup.cost->factors();
+  const auto objective = [&](const std::vector<double>& x) {
+    const CostFactors f = FactorsFrom(base, fitted, x);
+    double sum = 0;
+    for (const MeasuredLoad& t : loads) {
+      for (auto [what, measured, modeled] : Figures(t, Run(t, setup, f))) sum += std::pow(LogError(modeled, measured), 2);
+    }
+    return sum;
+  };
+  std::vector<FitParameter> params;
+  for (const FittedFactor& k : fitted) {
+    params.push_back({std::log(std::clamp(base.*k.field, k.lo, k.hi)), std::log(k.lo), std::log(k.hi)});
+  }
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<double> x, Minimize(objective, params, options.max_evaluations));
+  Calibration c;
+  c.factors = FactorsFrom(base, fitted, x);
+  c.hardware = hardware;
+  c.model = setup.plan.model.name;
+  c.source = source;
+  double sum = 0;
+  for (const MeasuredLoad& t : loads) {
+    for (auto [what, measured, modeled] : Figures(t, Run(t, setup, c.factors))) {
+      c.residuals.push_back(FitResidual{fmt::format("{}: {}", t.label, what), measured, modeled});
+      sum += std::pow(LogError(modeled, measured), 2);
+    }
+  }
+  c.measurements = static_cast<int64_t>(c.residuals.size());
+  c.rms_log_error = std::sqrt(sum / static_cast<double>(c.residuals.size()));
+  return c;
+}
 
 Result<Calibration> FitLedgerRun(Ledger& ledger, int64_t run, const SimSetup& setup, const HardwareSpec& hardware,
                                  const LedgerFitOptions& options) {
@@ -70,43 +141,11 @@ Result<Calibration> FitLedgerRun(Ledger& ledger, int64_t run, const SimSetup& se
   if (!parsed.ok()) return parsed.status();
   Workload w = std::move(*parsed);
   w.requests = std::min(w.requests, options.max_requests);
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets(ledger, run));
-  const CostFactors& base = setup.cost->factors();
-  const auto objective = [&](const std::vector<double>& x) {
-    const CostFactors f = FactorsFrom(base, x);
-    double sum = 0;
-    for (const Target& t : targets) {
-      const Simulated s = Run(w, t, setup, f);
-      sum += std::pow(LogError(s.ttft_p50, t.ttft_p50), 2) + std::pow(LogError(s.tpot_p50, t.tpot_p50), 2) +
-             std::pow(LogError(s.throughput, t.throughput), 2);
-    }
-    return sum;
-  };
-  const std::vector<FitParameter> params = {
-      {std::log(base.compute_efficiency), std::log(0.01), 0},
-      {std::log(base.bandwidth_efficiency), std::log(0.05), 0},
-      {std::log(std::max(1e-6, base.step_overhead_s)), std::log(1e-6), std::log(1.0)},
-      {std::log(std::max(1e-7, base.per_sequence_s)), std::log(1e-8), std::log(0.05)},
-  };
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<double> x, Minimize(objective, params, options.max_evaluations));
-  Calibration c;
-  c.factors = FactorsFrom(base, x);
-  c.hardware = hardware;
-  c.model = setup.plan.model.name;
-  c.source = fmt::format("goodput calibrate ledger: run {} ({}; {} points; target {})", run, stored.info.command,
-                         targets.size(), stored.info.target);
-  double sum = 0;
-  for (const Target& t : targets) {
-    const Simulated s = Run(w, t, setup, c.factors);
-    for (auto [what, measured, modeled] : {std::tuple{"TTFT p50", t.ttft_p50, s.ttft_p50},
-                                           std::tuple{"TPOT p50", t.tpot_p50, s.tpot_p50},
-                                           std::tuple{"throughput", t.throughput, s.throughput}}) {
-      c.residuals.push_back(FitResidual{fmt::format("load {}: {}", t.label, what), measured, modeled});
-      sum += std::pow(LogError(modeled, measured), 2);
-    }
-  }
-  c.rms_log_error = std::sqrt(sum / static_cast<double>(c.residuals.size()));
-  return c;
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredLoad> loads, LedgerLoads(ledger, run, w));
+  return FitMeasuredLoads(loads, setup, hardware,
+                          fmt::format("goodput calibrate ledger: run {} ({}; {} points; target {})", run,
+                                      stored.info.command, loads.size(), stored.info.target),
+                          options);
 }
 
 }  // namespace goodput

@@ -6,6 +6,9 @@
 // the factors only absorb what it does not.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "calibrate/calibration.h"
 #include "core/status.h"
 #include "ledger/ledger.h"
@@ -16,11 +19,34 @@ namespace goodput {
 struct LedgerFitOptions {
   int64_t max_requests = 400;  // per simulated run (the run's own count when smaller)
   int max_evaluations = 400;
+  // The factors fitted (the others keep the setup's): compute-efficiency,
+  // bandwidth-efficiency, step-overhead, per-request-cost. Fewer than four
+  // when the figures cannot tell them apart.
+  std::vector<std::string> factors = {"compute-efficiency", "bandwidth-efficiency", "step-overhead",
+                                      "per-request-cost"};
 };
 
-// Fits compute efficiency, bandwidth efficiency, step overhead and the
-// per-request cost of `setup` (its plan and starting factors) to the points
-// of ledger run `run` (one --vary setting: the first). Errors: the run has no
+// One measured load to fit to: the workload that ran, its load, and the
+// figures measured there (seconds, tokens/s); a figure of 0 was not measured
+// and is not fitted.
+struct MeasuredLoad {
+  Workload workload;
+  ArrivalSpec load;
+  std::string label;  // names the load in the residuals
+  double ttft_p50 = 0, tpot_p50 = 0, throughput = 0;
+};
+
+// Fits the factors `options` names (all four by default) of `setup` (its
+// plan and starting factors) so that the simulator, running each load's
+// workload at its load, gives back its figures (least squares in log
+// error). `source` says where they came from. Errors: no load, an unknown
+// or empty factor list.
+Result<Calibration> FitMeasuredLoads(const std::vector<MeasuredLoad>& loads, const SimSetup& setup,
+                                     const HardwareSpec& hardware, const std::string& source,
+                                     const LedgerFitOptions& options = {});
+
+// FitMeasuredLoads on the points of ledger run `run` (one --vary setting:
+// the first), each running the run's own workload. Errors: the run has no
 // usable point, or its stored workload no longer parses.
 Result<Calibration> FitLedgerRun(Ledger& ledger, int64_t run, const SimSetup& setup, const HardwareSpec& hardware,
                                  const LedgerFitOptions& options = {});

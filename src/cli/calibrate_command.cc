@@ -8,6 +8,7 @@
 
 #include "calibrate/engine_calibration.h"
 #include "calibrate/ledger_fit.h"
+#include "calibrate/published.h"
 #include "cli/deployment_flags.h"
 #include "cli/engine_flags.h"
 #include "cli/measurement_flags.h"
@@ -29,6 +30,7 @@ struct LedgerArgs {
   std::string ledger = "goodput.db", out;
   DeploymentArgs d;
   int max_evaluations = 400;
+  std::vector<std::string> factors = LedgerFitOptions{}.factors;
 };
 
 constexpr const char* kStepsFooter = R"(Runs goodput serve's CPU engine (the same model, KV pool and runner) in this process
@@ -41,6 +43,30 @@ becomes a hardware the simulator models: goodput sim --calibration FILE.
 With --from-step-log FILE it fits the steps goodput serve took while serving instead
 (goodput serve --step-log FILE): mixed prefill and decode steps, timed as they ran, with
 the load generator and the HTTP threads on the same cores.
+)";
+
+struct PublishedArgs {
+  std::string file, out;
+  DeploymentArgs d;
+  int max_evaluations = 400;
+  std::vector<std::string> factors = LedgerFitOptions{}.factors;
+};
+
+constexpr const char* kPublishedFooter = R"(Figures someone published for a deployment (a vendor's page, an engine's benchmark):
+each point's workload is simulated at its load on the deployment the flags describe
+(--model, --gpu, --tp and the engine settings that run used), and compute and bandwidth
+efficiency, step overhead and per-request cost (or those --fit names) are fitted so the
+simulated figures match the published ones. The file:
+  source: where the figures come from
+  points:
+    - workload: random-4000-200-burst.yaml   # beside the file, else data/workloads/
+      ttft_p50_s: 61.95                       # any of ttft_p50_s, tpot_p50_s,
+      tpot_p50_s: 0.17737                     # throughput_tokens_per_s (output tokens/s)
+    - workload: sharegpt-means.yaml
+      concurrency: 4                          # or rate: R; neither: the workload's arrival
+      tpot_p50_s: 0.01913
+Fit to some points and compare the rest with goodput sim --calibration FILE: figures a
+fit saw do not test it.
 )";
 
 void Fail(const Status& st) { throw CLI::RuntimeError("goodput calibrate: " + st.message(), 2); }
@@ -87,26 +113,59 @@ void RunSteps(const StepsArgs& a) {
   Report(*c, a.out);
 }
 
+// The simulator of the deployment the flags describe, and its hardware.
+std::pair<SimSetup, HardwareSpec> DeploymentSetup(const DeploymentArgs& d, const char* model_needed) {
+  if (d.model.empty()) Fail(Status::InvalidArgument(std::string("--model is required: ") + model_needed));
+  auto model = LoadModel(d.model);
+  if (!model.ok()) Fail(model.status());
+  auto hw = ResolveHardware(d);
+  if (!hw.ok()) Fail(hw.status());
+  auto po = ToPlanOptions(d, *hw);
+  if (!po.ok()) Fail(po.status());
+  auto setup = SetupSimulation(*model, *po, *hw);
+  if (!setup.ok()) Fail(setup.status());
+  return {std::move(*setup), *hw};
+}
+
 void RunLedger(const LedgerArgs& a) {
   if (a.d.model.empty()) Fail(Status::InvalidArgument("--model is required: the model the run served"));
   if (a.ledger != ":memory:" && !std::filesystem::exists(a.ledger)) Fail(Status::NotFound("no ledger at " + a.ledger));
   auto ledger = Ledger::Open(a.ledger);
   if (!ledger.ok()) Fail(ledger.status());
-  auto model = LoadModel(a.d.model);
-  if (!model.ok()) Fail(model.status());
-  auto hw = ResolveHardware(a.d);
-  if (!hw.ok()) Fail(hw.status());
-  auto po = ToPlanOptions(a.d, *hw);
-  if (!po.ok()) Fail(po.status());
-  auto setup = SetupSimulation(*model, *po, *hw);
-  if (!setup.ok()) Fail(setup.status());
+  const auto [setup, hw] = DeploymentSetup(a.d, "the model the run served");
   LedgerFitOptions options;
   options.max_evaluations = a.max_evaluations;
+  options.factors = a.factors;
   Progress("calibrate: fitting the simulator to ledger run " + std::to_string(a.run));
-  auto c = FitLedgerRun(**ledger, a.run, *setup, *hw, options);
+  auto c = FitLedgerRun(**ledger, a.run, setup, hw, options);
   Progress("");
   if (!c.ok()) Fail(c.status());
-  Report(*c, a.out.empty() ? fmt::format("{}-calibration.json", hw->name) : a.out);
+  Report(*c, a.out.empty() ? fmt::format("{}-calibration.json", hw.name) : a.out);
+}
+
+void RunPublished(const PublishedArgs& a) {
+  auto figures = LoadPublishedFigures(a.file);
+  if (!figures.ok()) Fail(figures.status());
+  const auto [setup, hw] = DeploymentSetup(a.d, "the model the figures were measured with");
+  LedgerFitOptions options;
+  options.max_evaluations = a.max_evaluations;
+  options.factors = a.factors;
+  Progress(fmt::format("calibrate: fitting the simulator to {} published points", figures->loads.size()));
+  auto c = FitMeasuredLoads(figures->loads, setup, hw,
+                            fmt::format("goodput calibrate published: {} ({} points){}", a.file, figures->loads.size(),
+                                        figures->source.empty() ? "" : "; " + figures->source),
+                            options);
+  Progress("");
+  if (!c.ok()) Fail(c.status());
+  Report(*c, a.out.empty() ? fmt::format("{}-calibration.json", hw.name) : a.out);
+}
+
+void AddFitFlag(CLI::App& app, std::vector<std::string>& factors) {
+  app.add_option("--fit", factors,
+                 "The factors to fit, the rest kept: compute-efficiency, bandwidth-efficiency, step-overhead, "
+                 "per-request-cost (fewer when few figures cannot tell them apart)")
+      ->delimiter(',')
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -136,12 +195,24 @@ void AddCalibrateCommand(CLI::App& app) {
   AddDeploymentFlags(*l, led->d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
   l->add_option("--max-evaluations", led->max_evaluations, "Simulations the fit may run per point set")
       ->capture_default_str();
+  AddFitFlag(*l, led->factors);
   l->add_option("--out,-o", led->out, "The calibration file to write (default GPU-calibration.json)");
   l->footer("The run's own workload (stored in the ledger) is simulated at each of its loads on the\n"
             "deployment the flags describe (--model, --gpu and the engine settings the run used);\n"
-            "compute and bandwidth efficiency, step overhead and per-request cost are fitted so the\n"
-            "simulated TTFT p50, TPOT p50 and throughput match the measured ones.\n");
+            "compute and bandwidth efficiency, step overhead and per-request cost (or those --fit\n"
+            "names) are fitted so the simulated TTFT p50, TPOT p50 and throughput match the measured ones.\n");
   l->callback([led]() { RunLedger(*led); });
+
+  auto pub = std::make_shared<PublishedArgs>();
+  CLI::App* p = cal->add_subcommand("published", "Fit the simulator to published TTFT, TPOT and throughput figures");
+  p->add_option("file", pub->file, "YAML file of the published points (see below)")->required();
+  AddDeploymentFlags(*p, pub->d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
+  p->add_option("--max-evaluations", pub->max_evaluations, "Simulations the fit may run per point set")
+      ->capture_default_str();
+  AddFitFlag(*p, pub->factors);
+  p->add_option("--out,-o", pub->out, "The calibration file to write (default GPU-calibration.json)");
+  p->footer(kPublishedFooter);
+  p->callback([pub]() { RunPublished(*pub); });
 }
 
 }  // namespace goodput

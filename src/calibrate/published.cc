@@ -1,0 +1,114 @@
+#include "calibrate/published.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "core/data_dir.h"
+#include "measure/ladder.h"
+#include "measure/point.h"
+#include "workload/workload.h"
+
+namespace goodput {
+namespace {
+
+Status Bad(const std::string& where, const YAML::Node& n, const std::string& msg) {
+  int line = -1;
+  try {
+    if (n) line = n.Mark().line;
+  } catch (const YAML::Exception&) {  // a missing key's node has no position
+  }
+  return Status::InvalidArgument(line >= 0 ? fmt::format("{}:{}: {}", where, line + 1, msg)
+                                           : fmt::format("{}: {}", where, msg));
+}
+
+// `key` of point `n` as a positive number; 0 when absent.
+Result<double> Figure(const YAML::Node& n, const char* key, const std::string& where) {
+  const YAML::Node v = n[key];
+  if (!v) return 0.0;
+  double x = 0;
+  try {
+    x = v.as<double>();
+  } catch (const YAML::Exception&) {
+  }
+  if (!(x > 0) || !std::isfinite(x)) return Bad(where, v, fmt::format("'{}' must be a positive number", key));
+  return x;
+}
+
+// A workload path: absolute, beside the figures' file, or a name under data/workloads/.
+std::string WorkloadPath(const std::string& name, const std::string& base_dir) {
+  const std::filesystem::path p(name);
+  if (p.is_absolute()) return name;
+  const std::filesystem::path beside = std::filesystem::path(base_dir) / p;
+  if (std::filesystem::exists(beside)) return beside.string();
+  return (std::filesystem::path(DataDir()) / "workloads" / p).string();
+}
+
+Result<MeasuredLoad> ParsePoint(const YAML::Node& n, const std::string& where, const std::string& base_dir) {
+  if (!n.IsMap()) return Bad(where, n, "a point is a mapping with 'workload' and its figures");
+  static const std::set<std::string> kKeys = {"workload", "concurrency", "rate", "ttft_p50_s", "tpot_p50_s",
+                                              "throughput_tokens_per_s"};
+  for (const auto& kv : n) {
+    const std::string key = kv.first.as<std::string>();
+    if (!kKeys.count(key)) {
+      return Bad(where, kv.first, fmt::format("unknown key '{}' (a point has workload, concurrency or rate, "
+                                              "ttft_p50_s, tpot_p50_s, throughput_tokens_per_s)", key));
+    }
+  }
+  const YAML::Node name = n["workload"];
+  if (!name || !name.IsScalar()) return Bad(where, n, "a point needs 'workload', a workload file");
+  MeasuredLoad m;
+  GOODPUT_ASSIGN_OR_RETURN(m.workload, LoadWorkload(WorkloadPath(name.as<std::string>(), base_dir)));
+  const auto text = [&](const char* key) { return n[key] && n[key].IsScalar() ? n[key].as<std::string>() : ""; };
+  auto ladder = Ladder(text("concurrency"), text("rate"), 1, m.workload);
+  if (!ladder.ok()) return Bad(where, n, ladder.status().message());
+  if (ladder->size() != 1) return Bad(where, n, "a point has one load: one concurrency or one rate");
+  m.load = ladder->front();
+  GOODPUT_ASSIGN_OR_RETURN(m.ttft_p50, Figure(n, "ttft_p50_s", where));
+  GOODPUT_ASSIGN_OR_RETURN(m.tpot_p50, Figure(n, "tpot_p50_s", where));
+  GOODPUT_ASSIGN_OR_RETURN(m.throughput, Figure(n, "throughput_tokens_per_s", where));
+  if (m.ttft_p50 == 0 && m.tpot_p50 == 0 && m.throughput == 0) {
+    return Bad(where, n, "a point needs at least one of ttft_p50_s, tpot_p50_s, throughput_tokens_per_s");
+  }
+  m.label = fmt::format("{} at load {}", m.workload.name, LoadLabel(m.load));
+  return m;
+}
+
+}  // namespace
+
+Result<PublishedFigures> ParsePublishedFigures(const std::string& text, const std::string& where,
+                                               const std::string& base_dir) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("{}:{}: not valid YAML ({})", where, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) return Status::InvalidArgument(where + ": published figures are a mapping with 'points'");
+  PublishedFigures out;
+  if (root["source"] && root["source"].IsScalar()) out.source = root["source"].as<std::string>();
+  const YAML::Node points = root["points"];
+  if (!points || !points.IsSequence() || points.size() == 0) {
+    return Status::InvalidArgument(where + ": 'points' must list at least one published point");
+  }
+  for (const auto& n : points) {
+    GOODPUT_ASSIGN_OR_RETURN(MeasuredLoad m, ParsePoint(n, where, base_dir));
+    out.loads.push_back(std::move(m));
+  }
+  return out;
+}
+
+Result<PublishedFigures> LoadPublishedFigures(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(fmt::format("cannot read published figures '{}'", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return ParsePublishedFigures(buf.str(), path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace goodput
