@@ -103,6 +103,22 @@ TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {
   EXPECT_NEAR(point.at("tpot_p50_s").to_number<double>() / 0.01913, 1, 0.02);
 }
 
+// A calibration of a catalog card keeps its usable memory: the simulator run
+// on it plans the same KV pool as the fit did and gives the fitted figure
+// back (it planned with the nominal 80 GiB before, and came out 6% fast).
+TEST(CliCalibrate, ACalibratedCardKeepsItsUsableMemory) {
+  const std::string out = TempPath("qwen3-32b-a100.json");
+  const std::string deployment = "--model qwen3-32b --max-model-len 32768";
+  auto r = RunGoodput("calibrate published " + kData + "/published/qwen3-32b-a100.yaml --gpu a100-80gb " + deployment +
+                      " --fit compute-efficiency -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto sim = RunGoodput("sim " + deployment + " --calibration " + out + " --workload " + kData +
+                        "/workloads/random-4000-200-burst.yaml --repeat 1 --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto point = boost::json::parse(sim.out).at("results").at(0).at("points").at(0);
+  EXPECT_NEAR(point.at("ttft_p50_s").to_number<double>() / 564.706, 1, 0.01);
+}
+
 // A ledger run recorded on a simulated card whose effective bandwidth is 60%
 // of the H100's datasheet figure and whose steps cost 2 ms: fitting the H100
 // simulator to that run recovers both.

@@ -113,6 +113,8 @@ std::string CalibrationToJson(const Calibration& c) {
                                 {"arch", h.arch},
                                 {"cpu", h.cpu},
                                 {"memory_bytes", h.memory_bytes},
+                                {"usable_memory_gib", h.usable_memory_gib ? json::value(JsonNumber(*h.usable_memory_gib))
+                                                                          : json::value(nullptr)},
                                 {"link_bandwidth", JsonNumber(h.link_bandwidth)},
                                 {"link_latency_s", JsonNumber(h.link_latency_s)}}},
       {"factors", json::object{{"peak_flops", JsonNumber(f.peak_flops)},
@@ -154,6 +156,11 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   }
   if (const json::value* cpu = hw->if_contains("cpu"); cpu && cpu->is_bool()) c.hardware.cpu = cpu->as_bool();
   c.hardware.memory_bytes = static_cast<int64_t>(h.Number("memory_bytes", 0, true));
+  if (const json::value* u = hw->if_contains("usable_memory_gib"); u && !u->is_null()) {
+    const double gib = h.Number("usable_memory_gib", 0);
+    if (!(gib > 0)) return Status::InvalidArgument(where + ": hardware usable_memory_gib must be a positive number");
+    c.hardware.usable_memory_gib = gib;
+  }
   c.hardware.link_bandwidth = h.Number("link_bandwidth", 0);
   c.hardware.link_latency_s = h.Number("link_latency_s", 0);
   GOODPUT_RETURN_IF_ERROR(h.status);

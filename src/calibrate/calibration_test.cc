@@ -15,6 +15,7 @@
 #include "calibrate/validation.h"
 #include "engine/step_log.h"
 #include "sim/setup.h"
+#include "hw/hardware.h"
 #include "model/catalog.h"
 #include "model/params.h"
 
@@ -55,6 +56,13 @@ TEST(Calibration, JsonRoundTrip) {
   ASSERT_EQ(back->factors.attention_curve.size(), 2u);
   EXPECT_DOUBLE_EQ(back->factors.attention_curve[1].second, 0.1);
   EXPECT_EQ(back->hardware.arch, "");  // the CPU has none
+  EXPECT_FALSE(back->hardware.usable_memory_gib.has_value());
+  Calibration gpu = Example();
+  gpu.hardware = FindGpu("a100-80gb").value();
+  auto card = ParseCalibration(CalibrationToJson(gpu), "gpu.json");
+  ASSERT_TRUE(card.ok()) << card.status().message();
+  EXPECT_EQ(card->hardware.arch, "sm80");
+  EXPECT_EQ(card->hardware.TotalMemoryBytes(), gpu.hardware.TotalMemoryBytes());  // the usable total, not nominal
   ASSERT_EQ(back->residuals.size(), 0u);  // residuals are for people; the simulator needs the factors
   EXPECT_NE(CalibrationToJson(c).find("\n  \"factors\": {\n"), std::string::npos);  // one field per line
 }
@@ -73,6 +81,9 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   text = CalibrationToJson(Example());
   text.replace(text.find("\"arch\": \"\""), 10, "\"arch\": \"sm9x\"");
   EXPECT_NE(err(text).find("hardware arch must look like"), std::string::npos) << text;
+  text = CalibrationToJson(Example());
+  text.replace(text.find("\"usable_memory_gib\": null"), 25, "\"usable_memory_gib\": -4");
+  EXPECT_NE(err(text).find("usable_memory_gib must be a positive number"), std::string::npos) << text;
 }
 
 // goodput-small with fp32 weights and KV: what the fits below are run on.

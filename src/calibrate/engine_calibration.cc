@@ -30,7 +30,8 @@ PlanOptions PlanOptionsFor(const Calibration& calibration, EngineConfig engine) 
   PlanOptions o;
   o.gpu = calibration.hardware.name;
   o.gpu_arch = calibration.hardware.arch;
-  o.total_memory = calibration.hardware.memory_bytes;
+  o.total_memory = calibration.hardware.TotalMemoryBytes();
+  o.total_is_nominal = calibration.hardware.total_is_nominal();
   o.cpu = calibration.hardware.cpu;
   o.engine = std::move(engine);
   return o;

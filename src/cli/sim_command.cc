@@ -102,8 +102,7 @@ Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
     }
     GOODPUT_ASSIGN_OR_RETURN(h.calibration, LoadCalibration(a.calibration));
     h.hw = h.calibration->hardware;
-    GOODPUT_ASSIGN_OR_RETURN(h.plan, ToPlanOptions(a.d, h.hw));
-    h.plan.total_memory = h.hw.memory_bytes;
+    GOODPUT_ASSIGN_OR_RETURN(h.plan, ToPlanOptions(a.d, h.hw));  // the usable total, as for its catalog entry
   } else {
     GOODPUT_ASSIGN_OR_RETURN(h.hw, ResolveHardware(a.d));
     if (!a.d.gpu_memory.empty()) {
