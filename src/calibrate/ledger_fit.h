@@ -17,7 +17,7 @@
 namespace goodput {
 
 struct LedgerFitOptions {
-  int64_t max_requests = 400;  // per simulated run (the run's own count when smaller)
+  int64_t max_requests = 400;  // per simulated run of a ledger run's workload (its own count when smaller)
   int max_evaluations = 400;
   // The factors fitted (the others keep the setup's): compute-efficiency,
   // bandwidth-efficiency, step-overhead, per-request-cost. Fewer than four

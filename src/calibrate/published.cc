@@ -2,30 +2,22 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/data_dir.h"
+#include "core/json_file.h"
 #include "measure/ladder.h"
 #include "measure/point.h"
 #include "workload/workload.h"
+#include "workload/yaml_error.h"
 
 namespace goodput {
 namespace {
 
-Status Bad(const std::string& where, const YAML::Node& n, const std::string& msg) {
-  int line = -1;
-  try {
-    if (n) line = n.Mark().line;
-  } catch (const YAML::Exception&) {  // a missing key's node has no position
-  }
-  return Status::InvalidArgument(line >= 0 ? fmt::format("{}:{}: {}", where, line + 1, msg)
-                                           : fmt::format("{}: {}", where, msg));
-}
+Status Bad(const std::string& where, const YAML::Node& n, const std::string& msg) { return YamlError(where, n, msg); }
 
 // `key` of point `n` as a positive number; 0 when absent.
 Result<double> Figure(const YAML::Node& n, const char* key, const std::string& where) {
@@ -104,11 +96,8 @@ Result<PublishedFigures> ParsePublishedFigures(const std::string& text, const st
 }
 
 Result<PublishedFigures> LoadPublishedFigures(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(fmt::format("cannot read published figures '{}'", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return ParsePublishedFigures(buf.str(), path, std::filesystem::path(path).parent_path().string());
+  GOODPUT_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "published figures"));
+  return ParsePublishedFigures(text, path, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace goodput

@@ -10,13 +10,18 @@
 
 namespace goodput {
 
-Result<boost::json::value> ReadJsonFile(const std::string& path, const std::string& what) {
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what) {
   std::ifstream in(path);
   if (!in) return Status::NotFound(fmt::format("cannot read {} '{}'", what, path));
   std::stringstream buf;
   buf << in.rdbuf();
+  return buf.str();
+}
+
+Result<boost::json::value> ReadJsonFile(const std::string& path, const std::string& what) {
+  GOODPUT_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, what));
   boost::system::error_code ec;
-  boost::json::value v = boost::json::parse(buf.str(), ec);
+  boost::json::value v = boost::json::parse(text, ec);
   if (ec) return Status::InvalidArgument(fmt::format("{}: not valid JSON ({})", path, ec.message()));
   return v;
 }

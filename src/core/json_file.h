@@ -1,5 +1,5 @@
-// Files the tools read and write: JSON documents with errors that name the
-// file, and whole files replaced atomically.
+// Files the tools read and write: whole text files and JSON documents with
+// errors that name the file, and whole files replaced atomically.
 #pragma once
 
 #include <string>
@@ -9,6 +9,10 @@
 #include "core/status.h"
 
 namespace goodput {
+
+// The whole of `path`. `what` names the file's role in errors, e.g.
+// "workload" -> "cannot read workload '/x/w.yaml'".
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what);
 
 // Reads and parses `path`. `what` names the file's role in errors, e.g.
 // "model config" -> "cannot read model config '/x/config.json'".

@@ -1,29 +1,20 @@
 #include "workload/workload.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/json_file.h"
 #include "core/units.h"
+#include "workload/yaml_error.h"
 
 namespace goodput {
 namespace {
 
 std::string Scalar(const YAML::Node& n) { return n.IsScalar() ? n.as<std::string>() : std::string(); }
 
-// An error at node `n`, with its line when the node exists.
-Status Bad(const std::string& where, const YAML::Node& n, const std::string& msg) {
-  int line = -1;
-  try {
-    if (n) line = n.Mark().line;
-  } catch (const YAML::Exception&) {  // a missing key's node has no position
-  }
-  if (line >= 0) return Status::InvalidArgument(fmt::format("{}:{}: {}", where, line + 1, msg));
-  return Status::InvalidArgument(fmt::format("{}: {}", where, msg));
-}
+Status Bad(const std::string& where, const YAML::Node& n, const std::string& msg) { return YamlError(where, n, msg); }
 
 template <typename T>
 Result<T> Get(const YAML::Node& n, const std::string& where, const char* what) {
@@ -225,11 +216,8 @@ Result<Workload> ParseWorkload(const std::string& text, const std::string& where
 }
 
 Result<Workload> LoadWorkload(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(fmt::format("cannot read workload '{}'", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return ParseWorkload(buf.str(), path, std::filesystem::path(path).parent_path().string());
+  GOODPUT_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "workload"));
+  return ParseWorkload(text, path, std::filesystem::path(path).parent_path().string());
 }
 
 Status ApplySlo(Workload& w, const SloSpec& slo) {
