@@ -46,7 +46,7 @@ Result<MeasuredLoad> ParsePoint(const YAML::Node& n, const std::string& where, c
   static const std::set<std::string> kKeys = {"workload", "concurrency", "rate", "ttft_p50_s", "tpot_p50_s",
                                               "throughput_tokens_per_s"};
   for (const auto& kv : n) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : "";
     if (!kKeys.count(key)) {
       return Bad(where, kv.first, fmt::format("unknown key '{}' (a point has workload, concurrency or rate, "
                                               "ttft_p50_s, tpot_p50_s, throughput_tokens_per_s)", key));

@@ -58,6 +58,7 @@ TEST(PublishedFigures, BrokenFilesNameTheProblem) {
             std::string::npos);
   EXPECT_NE(err("points:\n" + wl + "    tpot_p50_s: fast\n").find("figures.yaml:3: 'tpot_p50_s'"), std::string::npos);
   EXPECT_NE(err("points:\n" + wl + "    ttft: 3\n").find("unknown key 'ttft'"), std::string::npos);
+  EXPECT_NE(err("points:\n" + wl + "    ? [a, b]\n    : 3\n").find("unknown key ''"), std::string::npos);
   EXPECT_NE(err("points:\n" + wl + "    ttft_p50_s: 3\n    concurrency: 4\n    rate: 2\n").find("not both"),
             std::string::npos);
   EXPECT_NE(err("points:\n" + wl + "    ttft_p50_s: 3\n    concurrency: 2,4\n").find("one load"), std::string::npos);
