@@ -52,9 +52,9 @@ CostFactors FactorsFrom(const CostFactors& base, const std::vector<FittedFactor>
   return f;
 }
 
+// A simulated load's figures; zeros when it could not be simulated.
 struct Simulated {
   double ttft_p50 = 0, tpot_p50 = 0, throughput = 0;
-  bool ok = false;
 };
 
 Simulated Run(const MeasuredLoad& t, const SimSetup& setup, const CostFactors& f) {
@@ -65,7 +65,7 @@ Simulated Run(const MeasuredLoad& t, const SimSetup& setup, const CostFactors& f
   m.window = MeasurementWindow(t.workload, run->records);
   m.records = std::move(run->records);
   const PointResult p = Summarise(t.workload, t.load, {m});
-  return Simulated{p.ttft.p50, p.tpot.p50, p.throughput, true};
+  return Simulated{p.ttft.p50, p.tpot.p50, p.throughput};
 }
 
 double LogError(double modeled, double measured) {

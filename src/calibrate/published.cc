@@ -12,7 +12,7 @@
 #include "measure/ladder.h"
 #include "measure/point.h"
 #include "workload/workload.h"
-#include "workload/yaml_error.h"
+#include "workload/yaml_input.h"
 
 namespace goodput {
 namespace {
@@ -75,13 +75,8 @@ Result<MeasuredLoad> ParsePoint(const YAML::Node& n, const std::string& where, c
 
 Result<PublishedFigures> ParsePublishedFigures(const std::string& text, const std::string& where,
                                                const std::string& base_dir) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}: not valid YAML ({})", where, e.mark.line + 1, e.msg));
-  }
-  if (!root.IsMap()) return Status::InvalidArgument(where + ": published figures are a mapping with 'points'");
+  GOODPUT_ASSIGN_OR_RETURN(const YAML::Node root,
+                           ParseYamlMapping(text, where, "published figures are a mapping with 'points'"));
   PublishedFigures out;
   if (root["source"] && root["source"].IsScalar()) out.source = root["source"].as<std::string>();
   const YAML::Node points = root["points"];

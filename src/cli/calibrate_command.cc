@@ -128,11 +128,10 @@ std::pair<SimSetup, HardwareSpec> DeploymentSetup(const DeploymentArgs& d, const
 }
 
 void RunLedger(const LedgerArgs& a) {
-  if (a.d.model.empty()) Fail(Status::InvalidArgument("--model is required: the model the run served"));
+  const auto [setup, hw] = DeploymentSetup(a.d, "the model the run served");
   if (a.ledger != ":memory:" && !std::filesystem::exists(a.ledger)) Fail(Status::NotFound("no ledger at " + a.ledger));
   auto ledger = Ledger::Open(a.ledger);
   if (!ledger.ok()) Fail(ledger.status());
-  const auto [setup, hw] = DeploymentSetup(a.d, "the model the run served");
   LedgerFitOptions options;
   options.max_evaluations = a.max_evaluations;
   options.factors = a.factors;

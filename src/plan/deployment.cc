@@ -11,8 +11,8 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
   d.weight_bytes = p.weights.bytes;
   d.weight_precision = p.precision.name;
   d.tensor_parallel = p.options.tensor_parallel;
-  const bool whole_experts = p.options.expert_parallel && p.model.IsMoe();
-  const double padding = ExpertPaddingFactor(p.precision, p.model, whole_experts ? 1 : p.options.tensor_parallel);
+  const double padding =
+      ExpertPaddingFactor(p.precision, p.model, p.options.tensor_parallel, p.options.expert_parallel);
   d.expert_weight_bytes = static_cast<int64_t>(std::llround(static_cast<double>(p.params.routed_experts) * padding *
                                                             p.precision.linear_bytes / p.options.tensor_parallel));
   if (p.options.expert_parallel && p.model.IsMoe()) {

@@ -265,8 +265,7 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   auto item = [](const std::optional<int64_t>& measured, int64_t estimate) {
     return measured ? MemoryItem{*measured, true} : MemoryItem{estimate, false};
   };
-  p.weights = item(o.weights_memory, WeightBytes(p.params, p.precision, model, o.tensor_parallel,
-                                                                o.expert_parallel && model.IsMoe()));
+  p.weights = item(o.weights_memory, WeightBytes(p.params, p.precision, model, o.tensor_parallel, o.expert_parallel));
   p.activation = item(o.activation_memory,
                       EstimateActivationPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens, o.engine.scheduler.max_num_seqs));
   p.non_torch = item(o.non_torch_memory, EstimateNonTorch(o.tensor_parallel));

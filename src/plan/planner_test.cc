@@ -205,7 +205,7 @@ TEST(Weights, Mxfp4ExpertsArePaddedAsVllmsMoeKernelPadsThem) {
   auto plain = ResolveWeightPrecision("auto", oss);
   ASSERT_TRUE(padded.ok() && plain.ok());
   // Marlin: hidden 2,880 -> 3,072 (256), intermediate 2,880 -> 2,944 (128).
-  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*padded, oss, 1), 3072.0 * 2944 / (2880.0 * 2880));
+  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*padded, oss, 1, false), 3072.0 * 2944 / (2880.0 * 2880));
   const double extra = static_cast<double>(c.routed_experts) * (3072.0 * 2944 / (2880.0 * 2880) - 1) * (0.5 + 1.0 / 32);
   EXPECT_NEAR(static_cast<double>(WeightBytes(c, *padded, oss, 1) - WeightBytes(c, *plain, oss, 1)), extra, 1.0);
   // vLLM with the Marlin MoE kernel on one H100 logs "Model loading took
@@ -215,8 +215,8 @@ TEST(Weights, Mxfp4ExpertsArePaddedAsVllmsMoeKernelPadsThem) {
   // (2,880), 1,440 -> 1,472 at TP=2.
   auto triton = ResolveWeightPrecision("auto", oss, *ResolveMxfp4MoeBackend("triton", ""));
   EXPECT_EQ(WeightBytes(c, *triton, oss, 1), WeightBytes(c, *plain, oss, 1));
-  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*triton, oss, 2), 1472.0 / 1440);
-  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*triton, oss, 1), 1.0);
+  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*triton, oss, 2, false), 1472.0 / 1440);
+  EXPECT_DOUBLE_EQ(ExpertPaddingFactor(*triton, oss, 1, false), 1.0);
   // A dense model has no experts to pad.
   EXPECT_EQ(ResolveWeightPrecision("mxfp4", Model("llama-3.1-8b"), *marlin)->expert_padding.backend, "");
 }

@@ -48,9 +48,10 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
                                                const ExpertPadding& mxfp4_backend = {});
 
 // Routed experts' bytes as allocated / as the checkpoint counts them: 1 without
-// padding. Each GPU holds intermediate / `intermediate_split` of every expert
-// it holds (the tensor-parallel size; 1 under expert parallel).
-double ExpertPaddingFactor(const WeightPrecision& precision, const ModelSpec& model, int64_t intermediate_split);
+// padding. Each GPU holds 1/`tensor_parallel` of every expert's intermediate
+// size, or whole experts when `expert_parallel`.
+double ExpertPaddingFactor(const WeightPrecision& precision, const ModelSpec& model, int tensor_parallel,
+                           bool expert_parallel);
 
 // Bytes of all weights on one GPU: quantized linear layers at the precision
 // (routed experts padded as the precision's kernel pads them), everything else

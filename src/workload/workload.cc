@@ -7,7 +7,7 @@
 
 #include "core/json_file.h"
 #include "core/units.h"
-#include "workload/yaml_error.h"
+#include "workload/yaml_input.h"
 
 namespace goodput {
 namespace {
@@ -181,13 +181,8 @@ int Workload::ClassIndex(const std::string& name) const {
 }
 
 Result<Workload> ParseWorkload(const std::string& text, const std::string& where, const std::string& base_dir) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}: not valid YAML ({})", where, e.mark.line + 1, e.msg));
-  }
-  if (!root.IsMap()) return Status::InvalidArgument(where + ": a workload is a mapping with 'classes'");
+  GOODPUT_ASSIGN_OR_RETURN(const YAML::Node root,
+                           ParseYamlMapping(text, where, "a workload is a mapping with 'classes'"));
   Workload w;
   GOODPUT_RETURN_IF_ERROR(ParseTop(root, where, w));
   const YAML::Node classes = root["classes"];
