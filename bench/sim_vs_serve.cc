@@ -40,37 +40,6 @@ struct Case {
   int64_t requests = 0;       // per run (0: the workload's)
 };
 
-bool Within(double sim, double serve, double tolerance) {
-  return std::isfinite(sim) && std::isfinite(serve) && serve > 0 && std::fabs(sim / serve - 1) <= tolerance;
-}
-
-struct Score {
-  int met = 0, total = 0;
-  int percentile_misses = 0;
-  int unresolved = 0;  // of those, inside goodput serve's own 95% interval of that percentile
-};
-
-// Counts the figures within their targets, and of the percentiles that miss,
-// those the engine's own sample cannot tell from its figure.
-void Count(const Comparison& c, Score& score) {
-  for (const auto& r : c.rows) {
-    for (auto [sim, serve, interval, tol] : {std::tuple{r.sim.ttft.p50, r.serve.ttft.p50, r.serve.ttft.p50_interval, 0.10},
-                                             {r.sim.tpot.p50, r.serve.tpot.p50, r.serve.tpot.p50_interval, 0.10},
-                                             {r.sim.ttft.p99, r.serve.ttft.p99, r.serve.ttft.p99_interval, 0.15},
-                                             {r.sim.tpot.p99, r.serve.tpot.p99, r.serve.tpot.p99_interval, 0.15}}) {
-      ++score.total;
-      if (Within(sim, serve, tol)) {
-        ++score.met;
-        continue;
-      }
-      ++score.percentile_misses;
-      score.unresolved += sim >= interval.lower && sim <= interval.upper;
-    }
-    ++score.total;
-    score.met += Within(r.sim.throughput, r.serve.throughput, 0.05);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,17 +92,26 @@ int main(int argc, char** argv) {
     (void)SaveCalibration(held_out->all_steps, "sim_vs_serve.json");
   }
   std::fprintf(stderr, "\r\033[K");
-  Score score;
+  FigureScore score, serve_floor, sim_floor;
   int capacities_ok = 0;
   for (const Comparison& cmp : comparisons) {
     std::printf("%s\n", FormatComparison(cmp).c_str());
-    Count(cmp, score);
+    score += ScoreSimulator(cmp);
+    serve_floor += ScoreRepetitions(cmp, false);
+    sim_floor += ScoreRepetitions(cmp, true);
     capacities_ok += cmp.capacity_steps_apart <= 1;
   }
   std::printf("figures within their targets (p50 10%%, p99 15%%, throughput 5%%): %d of %d\n", score.met, score.total);
   std::printf("of the %d percentiles outside their target, %d lie inside goodput serve's own 95%% interval of that "
               "percentile (its sample cannot tell them from its figure)\n",
               score.percentile_misses, score.unresolved);
+  // The noise floor of those targets: one repetition of goodput serve (half
+  // the requests) predicted by its other repetition, minutes apart on the
+  // same engine, and by the simulator's run of that other repetition's
+  // requests.
+  std::printf("each repetition alone, predicted by the other repetition's figures: goodput serve's own %d of %d, the "
+              "simulator's %d of %d (the noise floor of these targets on this machine)\n",
+              serve_floor.met, serve_floor.total, sim_floor.met, sim_floor.total);
   std::printf("capacities within one ladder step: %d of %zu\n", capacities_ok, comparisons.size());
   return 0;
 }

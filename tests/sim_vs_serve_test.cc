@@ -50,6 +50,11 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   for (const Comparison::Row& r : cmp.rows) {
     EXPECT_GT(r.fit_steps, 0) << "each load is fitted to the other loads' steps";
     EXPECT_LT(r.fit_steps, held_out->all_steps.measurements) << "and not to its own: " << r.serve.label;
+    // One repetition a load: each side's repetition alone is the point itself.
+    ASSERT_EQ(r.serve_runs.size(), 1u);
+    ASSERT_EQ(r.sim_runs.size(), 1u);
+    EXPECT_DOUBLE_EQ(r.serve_runs[0].throughput, r.serve.throughput);
+    EXPECT_DOUBLE_EQ(r.sim_runs[0].ttft.p50, r.sim.ttft.p50);
     const auto ratio = [](double sim, double serve) { return serve > 0 ? sim / serve : NAN; };
     EXPECT_NEAR(ratio(r.sim.throughput, r.serve.throughput), 1.0, 0.30) << "throughput at " << r.serve.label;
     EXPECT_NEAR(ratio(r.sim.tpot.p50, r.serve.tpot.p50), 1.0, 0.35) << "TPOT p50 at " << r.serve.label;

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -68,11 +69,25 @@ MeasurementSpec OneLoad(const MeasurementSpec& spec, const ArrivalSpec& load) {
   return one;
 }
 
+// `hooks` that also keep each repetition of a point, summarised alone, in `each`.
+MeasurementHooks KeepingEachRun(const Workload& workload, const ArrivalSpec& load, MeasurementHooks hooks,
+                                std::vector<PointResult>& each) {
+  hooks.on_point = [&workload, load, &each, then = hooks.on_point](const Setting& setting, const PointResult& point,
+                                                                    const std::vector<MeasuredRun>& runs) {
+    each.clear();
+    for (const MeasuredRun& run : runs) each.push_back(Summarise(workload, load, {run}));
+    return then ? then(setting, point, runs) : Status::Ok();
+  };
+  return hooks;
+}
+
 // One load of `spec` on its own goodput serve process with `config`'s engine
 // (and `extra` flags): its steps can then be told from the other loads'.
+// Each repetition alone goes to `each`.
 Result<PointResult> MeasureLoadOnServe(const std::string& binary, const server::ServeConfig& config,
                                        const MeasurementSpec& spec, const ArrivalSpec& load,
-                                       const std::vector<std::string>& extra, const MeasurementHooks& hooks) {
+                                       const std::vector<std::string>& extra, const MeasurementHooks& hooks,
+                                       std::vector<PointResult>& each) {
   const MeasurementSpec one = OneLoad(spec, load);
   EngineConfig engine = config.engine;
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
@@ -85,26 +100,50 @@ Result<PointResult> MeasureLoadOnServe(const std::string& binary, const server::
         GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(binary, config.model, serve_args, {}));
         return std::unique_ptr<Target>(std::move(t));
       },
-      hooks);
+      KeepingEachRun(spec.workload, load, hooks, each));
   if (!serve.ok()) return serve.status().WithContext("goodput serve");
   return serve->front().sweep.points.front();
 }
 
-// One load of `spec` on the simulator with `config`'s engine and `calibration`.
+// One load of `spec` on the simulator with `config`'s engine and
+// `calibration`; each repetition alone goes to `each`.
 Result<PointResult> MeasureLoadOnSim(const server::ServeConfig& config, const Calibration& calibration,
                                      const MeasurementSpec& spec, const ArrivalSpec& load,
-                                     const MeasurementHooks& hooks) {
+                                     const MeasurementHooks& hooks, std::vector<PointResult>& each) {
   const MeasurementSpec one = OneLoad(spec, load);
-  auto sim = Measure(one, [&](const Setting&) { return SimTargetFor(config, calibration); }, hooks);
+  auto sim = Measure(one, [&](const Setting&) { return SimTargetFor(config, calibration); },
+                     KeepingEachRun(spec.workload, load, hooks, each));
   if (!sim.ok()) return sim.status().WithContext("simulator");
   return sim->front().sweep.points.front();
 }
 
-Comparison Compare(const std::string& workload, const SweepResult& serve, const SweepResult& sim) {
+// One side of a comparison: its ladder, and each load's repetitions alone.
+struct Side {
+  SweepResult sweep;
+  std::vector<std::vector<PointResult>> each;  // by load, then repetition
+};
+
+// Runs `measure(load, its index, where its repetitions go)` over `loads`.
+using SideMeasure = std::function<Result<PointResult>(const ArrivalSpec&, size_t, std::vector<PointResult>&)>;
+Result<Side> RunSide(const std::vector<ArrivalSpec>& loads, const SideMeasure& measure) {
+  Side side;
+  side.each.resize(loads.size());
+  size_t i = 0;  // RunLadder runs the loads in order
+  const auto one = [&](const ArrivalSpec& load) {
+    const size_t at = i++;
+    return measure(load, at, side.each[at]);
+  };
+  GOODPUT_ASSIGN_OR_RETURN(side.sweep, RunLadder(one, loads));
+  return side;
+}
+
+Comparison Compare(const std::string& workload, const Side& serve_side, const Side& sim_side) {
+  const SweepResult& serve = serve_side.sweep;
+  const SweepResult& sim = sim_side.sweep;
   Comparison c;
   c.workload = workload;
   for (size_t i = 0; i < serve.points.size() && i < sim.points.size(); ++i) {
-    c.rows.push_back({serve.points[i], sim.points[i]});
+    c.rows.push_back({serve.points[i], sim.points[i], serve_side.each[i], sim_side.each[i]});
   }
   if (serve.capacity) c.serve_capacity = serve.points[*serve.capacity].label;
   if (sim.capacity) c.sim_capacity = sim.points[*sim.capacity].label;
@@ -154,17 +193,16 @@ class StepLogs {
 };
 
 // The simulator's side of case `k`: each load with the fit to every other load's steps.
-Result<SweepResult> PredictLeavingOut(const ComparisonCase& c, size_t k, const StepLogs& logs,
-                                      const MeasurementHooks& hooks, std::vector<Calibration>& fits) {
-  size_t i = 0;  // RunLadder runs the loads in order
-  const auto predict = [&](const ArrivalSpec& load) -> Result<PointResult> {
+Result<Side> PredictLeavingOut(const ComparisonCase& c, size_t k, const StepLogs& logs, const MeasurementHooks& hooks,
+                               std::vector<Calibration>& fits) {
+  const auto predict = [&](const ArrivalSpec& load, size_t i, std::vector<PointResult>& each) -> Result<PointResult> {
     if (hooks.progress) hooks.progress(fmt::format("fitting every step but load {}'s", LoadLabel(load)));
-    auto fit = CalibrateFromStepLogs(c.config, logs.AllBut(k, i++));
+    auto fit = CalibrateFromStepLogs(c.config, logs.AllBut(k, i));
     if (!fit.ok()) return fit.status().WithContext("fit leaving out load " + LoadLabel(load));
     fits.push_back(*fit);
-    return MeasureLoadOnSim(c.config, *fit, c.spec, load, hooks);
+    return MeasureLoadOnSim(c.config, *fit, c.spec, load, hooks, each);
   };
-  return RunLadder(predict, c.spec.loads);
+  return RunSide(c.spec.loads, predict);
 }
 
 }  // namespace
@@ -189,20 +227,19 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
     if (ec) return Status::InvalidArgument(fmt::format("cannot create {}: {}", step_log_dir, ec.message()));
   }
   const StepLogs logs(cases, step_log_dir);
-  std::vector<SweepResult> serve;
+  std::vector<Side> serve;
   for (size_t k = 0; k < cases.size(); ++k) {
-    size_t i = 0;  // RunLadder runs the loads in order
-    const auto measure = [&](const ArrivalSpec& load) {
-      return MeasureLoadOnServe(goodput_binary, cases[k].config, cases[k].spec, load, {"--step-log", logs.Of(k, i++)},
-                                hooks);
+    const auto measure = [&](const ArrivalSpec& load, size_t i, std::vector<PointResult>& each) {
+      return MeasureLoadOnServe(goodput_binary, cases[k].config, cases[k].spec, load, {"--step-log", logs.Of(k, i)},
+                                hooks, each);
     };
-    GOODPUT_ASSIGN_OR_RETURN(SweepResult s, RunLadder(measure, cases[k].spec.loads));
+    GOODPUT_ASSIGN_OR_RETURN(Side s, RunSide(cases[k].spec.loads, measure));
     serve.push_back(std::move(s));
   }
   HeldOutComparison out;
   for (size_t k = 0; k < cases.size(); ++k) {
     std::vector<Calibration> fits;
-    GOODPUT_ASSIGN_OR_RETURN(SweepResult sim, PredictLeavingOut(cases[k], k, logs, hooks, fits));
+    GOODPUT_ASSIGN_OR_RETURN(Side sim, PredictLeavingOut(cases[k], k, logs, hooks, fits));
     out.cases.push_back(Compare(cases[k].spec.workload.name, serve[k], sim));
     for (size_t i = 0; i < fits.size(); ++i) {
       out.cases.back().rows[i].fit_rms_log_error = fits[i].rms_log_error;
@@ -221,20 +258,64 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
   if (spec.loads.empty()) return Status::InvalidArgument("no load to compare");
   MeasurementHooks hooks;
   hooks.progress = progress;
-  GOODPUT_ASSIGN_OR_RETURN(
-      SweepResult serve,
-      RunLadder([&](const ArrivalSpec& load) { return MeasureLoadOnServe(goodput_binary, config, spec, load, {}, hooks); },
-                spec.loads));
-  GOODPUT_ASSIGN_OR_RETURN(
-      SweepResult sim,
-      RunLadder([&](const ArrivalSpec& load) { return MeasureLoadOnSim(config, calibration, spec, load, hooks); },
-                spec.loads));
+  GOODPUT_ASSIGN_OR_RETURN(Side serve, RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
+                             return MeasureLoadOnServe(goodput_binary, config, spec, load, {}, hooks, each);
+                           }));
+  GOODPUT_ASSIGN_OR_RETURN(Side sim, RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
+                             return MeasureLoadOnSim(config, calibration, spec, load, hooks, each);
+                           }));
   Comparison c = Compare(spec.workload.name, serve, sim);
   for (auto& r : c.rows) {
     r.fit_rms_log_error = calibration.rms_log_error;
     r.fit_steps = calibration.measurements;
   }
   return c;
+}
+
+namespace {
+
+bool Within(double predicted, double measured, double tolerance) {
+  return std::isfinite(predicted) && std::isfinite(measured) && measured > 0 &&
+         std::fabs(predicted / measured - 1) <= tolerance;
+}
+
+}  // namespace
+
+void ScoreFigures(const PointResult& predicted, const PointResult& measured, FigureScore& score) {
+  const PointResult &p = predicted, &m = measured;
+  for (auto [guess, truth, interval, tolerance] : {std::tuple{p.ttft.p50, m.ttft.p50, m.ttft.p50_interval, 0.10},
+                                                   {p.tpot.p50, m.tpot.p50, m.tpot.p50_interval, 0.10},
+                                                   {p.ttft.p99, m.ttft.p99, m.ttft.p99_interval, 0.15},
+                                                   {p.tpot.p99, m.tpot.p99, m.tpot.p99_interval, 0.15}}) {
+    ++score.total;
+    if (Within(guess, truth, tolerance)) {
+      ++score.met;
+      continue;
+    }
+    ++score.percentile_misses;
+    score.unresolved += guess >= interval.lower && guess <= interval.upper;
+  }
+  ++score.total;
+  score.met += Within(p.throughput, m.throughput, 0.05);
+}
+
+FigureScore ScoreSimulator(const Comparison& c) {
+  FigureScore score;
+  for (const Comparison::Row& r : c.rows) ScoreFigures(r.sim, r.serve, score);
+  return score;
+}
+
+FigureScore ScoreRepetitions(const Comparison& c, bool by_sim) {
+  FigureScore score;
+  for (const Comparison::Row& r : c.rows) {
+    const std::vector<PointResult>& predictors = by_sim ? r.sim_runs : r.serve_runs;
+    for (size_t measured = 0; measured < r.serve_runs.size(); ++measured) {
+      for (size_t other = 0; other < predictors.size(); ++other) {
+        if (other != measured) ScoreFigures(predictors[other], r.serve_runs[measured], score);
+      }
+    }
+  }
+  return score;
 }
 
 std::string FormatComparison(const Comparison& c) {

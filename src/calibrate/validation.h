@@ -19,6 +19,9 @@ namespace goodput {
 struct Comparison {
   struct Row {
     PointResult serve, sim;
+    // Each repetition alone, in order: repetition i draws the same requests
+    // on both sides (the workload's seed for repetition i).
+    std::vector<PointResult> serve_runs, sim_runs;
     // The calibration the simulator ran this load with.
     double fit_rms_log_error = 0;
     int64_t fit_steps = 0;
@@ -69,6 +72,34 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
 Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
                                      const Calibration& calibration, const MeasurementSpec& spec,
                                      const std::function<void(const std::string&)>& progress = {});
+
+// The targets a predicted figure is held to (sim_vs_serve's, from issue 10):
+// TTFT and TPOT p50 within 10% of the measured, p99 within 15%, throughput
+// within 5%.
+struct FigureScore {
+  int met = 0, total = 0;
+  int percentile_misses = 0;
+  int unresolved = 0;  // of those, inside the measured side's own 95% interval of that percentile
+  FigureScore& operator+=(const FigureScore& o) {
+    met += o.met, total += o.total, percentile_misses += o.percentile_misses, unresolved += o.unresolved;
+    return *this;
+  }
+};
+// Adds `predicted`'s five figures (TTFT p50/p99, TPOT p50/p99, throughput)
+// judged against `measured`'s to `score`. A figure either side lacks misses.
+void ScoreFigures(const PointResult& predicted, const PointResult& measured, FigureScore& score);
+
+// Every load's figures: the simulator's against goodput serve's.
+FigureScore ScoreSimulator(const Comparison& c);
+
+// The noise floor of those targets, at each repetition's sample: every
+// repetition of goodput serve predicted by another repetition's figures —
+// of goodput serve itself (`by_sim` false: the same engine, minutes apart,
+// another draw of requests) or of the simulator (`by_sim` true: the same
+// other draw of requests). A figure the engine cannot reproduce from one
+// repetition to the next cannot be asked of the simulator either. Loads
+// with fewer than two repetitions count nothing.
+FigureScore ScoreRepetitions(const Comparison& c, bool by_sim);
 
 // The figures side by side with the simulator's error (sim / serve - 1) for
 // TTFT p50/p99, TPOT p50/p99 and throughput, and the two capacities.

@@ -1,0 +1,77 @@
+#include "calibrate/validation.h"
+
+#include <gtest/gtest.h>
+
+namespace goodput {
+namespace {
+
+// A point with the five figures a comparison judges, and intervals that
+// hold nothing.
+PointResult Figures(double ttft_p50, double ttft_p99, double tpot_p50, double tpot_p99, double throughput) {
+  PointResult p;
+  p.ttft.p50 = ttft_p50, p.ttft.p99 = ttft_p99, p.tpot.p50 = tpot_p50, p.tpot.p99 = tpot_p99;
+  p.throughput = throughput;
+  p.ttft.p50_interval = p.ttft.p99_interval = p.tpot.p50_interval = p.tpot.p99_interval = {0, 0};
+  return p;
+}
+
+TEST(ScoreFigures, HoldsP50sTo10PercentP99sTo15AndThroughputTo5) {
+  const PointResult measured = Figures(0.100, 0.400, 0.020, 0.050, 100);
+  FigureScore s;
+  ScoreFigures(Figures(0.109, 0.459, 0.0181, 0.0426, 104.9), measured, s);  // every figure just inside
+  EXPECT_EQ(s.met, 5);
+  EXPECT_EQ(s.total, 5);
+  FigureScore t;
+  ScoreFigures(Figures(0.111, 0.461, 0.0179, 0.0424, 105.1), measured, t);  // every figure just outside
+  EXPECT_EQ(t.met, 0);
+  EXPECT_EQ(t.total, 5);
+  EXPECT_EQ(t.percentile_misses, 4) << "throughput is not a percentile";
+}
+
+TEST(ScoreFigures, AMissingFigureMissesAndAMissInsideTheIntervalIsUnresolved) {
+  PointResult measured = Figures(0.100, 0.400, 0.020, 0.050, 100);
+  measured.ttft.p99_interval = {0.300, 0.600};  // a p99 from few requests
+  PointResult predicted = Figures(0.100, 0.300, 0.020, kNoValue, 100);
+  FigureScore s;
+  ScoreFigures(predicted, measured, s);
+  EXPECT_EQ(s.met, 3);
+  EXPECT_EQ(s.percentile_misses, 2);
+  EXPECT_EQ(s.unresolved, 1) << "0.300 is 25% low but inside the measured p99's interval";
+}
+
+TEST(ScoreRepetitions, EachRepetitionIsPredictedByEveryOtherOne) {
+  Comparison c;
+  Comparison::Row row;
+  const PointResult a = Figures(0.100, 0.400, 0.020, 0.050, 100);
+  const PointResult b = Figures(0.130, 0.400, 0.020, 0.050, 100);  // TTFT p50 30% above a's
+  row.serve_runs = {a, b};
+  row.sim_runs = {b, a};
+  c.rows = {row, row};
+  // Serve: b predicts a (4 of 5) and a predicts b (4 of 5), for each of two loads.
+  const FigureScore serve = ScoreRepetitions(c, false);
+  EXPECT_EQ(serve.total, 20);
+  EXPECT_EQ(serve.met, 16);
+  // The simulator's repetition 2 (a) predicts serve's 1 (a), its 1 (b) serve's 2 (b).
+  const FigureScore sim = ScoreRepetitions(c, true);
+  EXPECT_EQ(sim.total, 20);
+  EXPECT_EQ(sim.met, 20);
+  Comparison single;
+  single.rows = {Comparison::Row{}};
+  single.rows[0].serve_runs = {a};
+  single.rows[0].sim_runs = {a};
+  EXPECT_EQ(ScoreRepetitions(single, false).total, 0) << "one repetition has no other to predict it";
+}
+
+TEST(ScoreSimulator, JudgesTheSimulatorsPooledFiguresAgainstServes) {
+  Comparison c;
+  Comparison::Row row;
+  row.serve = Figures(0.100, 0.400, 0.020, 0.050, 100);
+  row.sim = Figures(0.100, 0.400, 0.020, 0.050, 94);  // throughput 6% low
+  c.rows = {row};
+  const FigureScore s = ScoreSimulator(c);
+  EXPECT_EQ(s.met, 4);
+  EXPECT_EQ(s.total, 5);
+}
+
+}  // namespace
+}  // namespace goodput
