@@ -8,7 +8,9 @@
 // never from the load it predicts). Prints every figure with the simulator's
 // error and the capacities, against the targets: TTFT and TPOT p50 within
 // 10%, p99 within 15%, throughput within 5%, the same capacity +- one ladder
-// step; then the residuals of the fit to every step.
+// step; the noise floor of those targets (each repetition of goodput serve
+// predicted by its other repetition, and by the simulator's run of that
+// repetition's requests); then the residuals of the fit to every step.
 //
 // Usage: sim_vs_serve [GOODPUT_BINARY] [CALIBRATION_FILE]
 //   (default: the goodput binary beside this program's directory; with a
