@@ -56,6 +56,41 @@ TEST(CliCalibrate, StepsWriteAFileTheSimulatorRuns) {
   EXPECT_DOUBLE_EQ(Throughput(bench.out), Throughput(sim.out));
 }
 
+// A CPU engine with known factors, as goodput calibrate writes one.
+constexpr char kTinyCalibration[] = R"({"goodput_calibration": 1, "source": "test", "model": "goodput-tiny",
+  "hardware": {"name": "cpu", "cpu": true, "memory_bytes": 1073741824},
+  "factors": {"peak_flops": 1e11, "bandwidth": 2e10, "compute_efficiency": 0.8,
+              "efficiency_curve": [[1, 0.3], [64, 1.0], [256, 0.8]], "attention_curve": [[1, 0.2], [256, 0.3]],
+              "bandwidth_efficiency": 1, "step_overhead_s": 0.0005, "per_sequence_s": 0.0001, "overlap": 0.5}})";
+
+// The simulator logs its steps as goodput serve does: one line per simulated
+// step, and a fit to them gives back the cost model that timed them.
+TEST(CliCalibrate, SimulatedStepsAreLoggedAsServesAndFitBack) {
+  const std::string cal = testing::WriteTempFile("known-cal.json", kTinyCalibration);
+  const std::string log = TempPath("sim-steps.log");
+  auto sim = RunGoodput("sim --model goodput-tiny --kv-cache-memory 64MiB --calibration " + cal + " --workload " + kData +
+                        "/workloads/chat-cpu.yaml --concurrency 4 --requests 40 --repeat 1 --max-repeat 1 --json "
+                        "--step-log " + log);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const double steps = boost::json::parse(sim.out).at("results").at(0).at("points").at(0).at("steps").to_number<double>();
+  std::ifstream in(log);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line.rfind("# goodput step log", 0), 0u) << line;
+  int lines = 0;
+  while (std::getline(in, line)) lines += !line.empty();
+  EXPECT_EQ(lines, steps) << "one line per simulated step";
+  const std::string fit = TempPath("refit.json");
+  auto r = RunGoodput("calibrate steps --model goodput-tiny --kv-cache-memory 64MiB --from-step-log " + log + " -o " + fit);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double rms = boost::json::parse(ReadFile(fit)).at("fit").at("rms_log_error").to_number<double>();
+  EXPECT_LT(rms, 0.03) << "the simulated steps follow one cost model, which the fit finds again\n" << r.out;
+  auto bad = RunGoodput("sim --model goodput-tiny --kv-cache-memory 64MiB --calibration " + cal + " --workload " + kData +
+                        "/workloads/chat-cpu.yaml --concurrency 4 --step-log /nonexistent-dir/steps.log");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("cannot write the step log /nonexistent-dir/steps.log"), std::string::npos) << bad.err;
+}
+
 TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
   const std::string wl = " --workload " + kData + "/workloads/chat.yaml --concurrency 4 --requests 50";
   const std::string broken = TempPath("broken-cal.json");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -17,6 +18,7 @@
 #include "cli/measurement_flags.h"
 #include "core/definitions.h"
 #include "core/units.h"
+#include "engine/step_log.h"
 #include "model/catalog.h"
 #include "measure/measurement.h"
 #include "measure/point_report.h"
@@ -32,7 +34,7 @@ struct SimArgs {
   MeasurementArgs m;
   double acceptance_rate = 0.7;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
-  std::string calibration, gpu_bandwidth, gpu_flops;
+  std::string calibration, gpu_bandwidth, gpu_flops, step_log;
   bool expert_parallel = false;
   double routing_imbalance = 1.0;
   bool capacity = false;  // set by the `capacity` subcommand
@@ -67,6 +69,19 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--routing-imbalance", a.routing_imbalance,
                "Expert parallel: the busiest GPU's token load over the mean (1 = uniform routing)")
       ->capture_default_str();
+  c.add_option("--step-log", a.step_log,
+               "Write every simulated step as goodput serve --step-log does (each run of each load in turn; "
+               "each --vary setting starts it anew): to set beside goodput serve's, or fit with "
+               "goodput calibrate steps --from-step-log");
+}
+
+// `setup`'s simulated steps appended to the step log at `path` (truncated).
+Status LogSimulatedSteps(const std::string& path, SimSetup& setup) {
+  auto out = std::make_shared<std::ofstream>(path, std::ios::trunc);
+  if (!*out) return Status::IoError("cannot write the step log " + path);
+  WriteStepLogHeader(*out);
+  setup.options.step_observer = [out](const StepPlan& plan, double seconds) { WriteStepLogLine(*out, plan, seconds); };
+  return Status::Ok();
 }
 
 Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
@@ -134,6 +149,7 @@ Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::stri
                                                           : SetupSimulation(model, h.plan, h.hw));
   setup.options.acceptance_rate = a.acceptance_rate;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
+  if (!a.step_log.empty()) GOODPUT_RETURN_IF_ERROR(LogSimulatedSteps(a.step_log, setup));
   const Plan& plan = setup.plan;
   const std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : h.hw.name;
   const std::string describe = fmt::format(

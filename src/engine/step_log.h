@@ -2,7 +2,8 @@
 // duration on the engine's clock — scheduling and execution, with whatever
 // else the machine was doing — and what each request in it computed. goodput
 // calibrate fits the simulator's cost model to such a log: the steps goodput
-// serve really took while serving.
+// serve really took while serving. goodput sim --step-log writes the same
+// format with each simulated step's modeled time, to set beside serve's.
 //
 // Text, one step per line after a '#' header:
 //   SECONDS COUNT  COMPUTED NEW SAMPLES  COMPUTED NEW SAMPLES ...

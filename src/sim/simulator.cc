@@ -27,7 +27,9 @@ class Run {
         sched_(o.scheduler, &kv_, o.scheduler.policy == SchedulingPolicy::kSlo ? &runner_ : nullptr),
         core_(&sched_, &runner_, &clock_),
         record_token_times_(o.record_token_times),
-        turnaround_s_(o.client_turnaround_s) {}
+        turnaround_s_(o.client_turnaround_s) {
+    if (o.step_observer) core_.set_observer(o.step_observer);
+  }
 
   Status Go(SimRun& out);
 

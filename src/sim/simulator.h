@@ -11,6 +11,7 @@
 #include "core/request_record.h"
 #include "core/slo.h"
 #include "core/status.h"
+#include "engine/engine_core.h"
 #include "engine/kv_cache_manager.h"
 #include "engine/scheduler.h"
 #include "hw/cost_model.h"
@@ -32,6 +33,9 @@ struct SimOptions {
   // request's way in). Never 0 on a real server: the engine has started its
   // next step by then, and the request waits for that step to end.
   double client_turnaround_s = 1e-3;
+  // Told each simulated step and its modeled time, as goodput serve's engine
+  // tells its step log (goodput sim --step-log); may be empty.
+  StepObserver step_observer;
 };
 
 struct SimRun {
