@@ -75,7 +75,7 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "goodput calibrate steps --from-step-log");
 }
 
-// `setup`'s simulated steps appended to the step log at `path` (truncated).
+// `setup`'s simulated steps written, as they run, to a new step log at `path`.
 Status LogSimulatedSteps(const std::string& path, SimSetup& setup) {
   auto out = std::make_shared<std::ofstream>(path, std::ios::trunc);
   if (!*out) return Status::IoError("cannot write the step log " + path);
