@@ -306,12 +306,14 @@ class Run {
       int32_t tokens = c->tokens;
       if (tokens > 0 && !c->completion_tokens) r.usage_per_chunk = false;
       if (c->completion_tokens) {
-        // Continuous usage: the count grew by what this chunk carries (0 when
-        // it only releases text of tokens counted before, e.g. the rest of a
-        // UTF-8 character). A server that sends usage only at the end counts
-        // one token per chunk.
+        // Continuous usage: the count grew by what this chunk carries, its
+        // text shown or not (0 when it only releases text of tokens counted
+        // before, e.g. the rest of a UTF-8 character; N for tokens whose text
+        // is held back or empty). A server that sends usage only at the end
+        // counts one token per chunk with text — or, when no chunk had text,
+        // its tokens at that end.
         const int64_t grew = *c->completion_tokens - (r.saw_usage ? r.rec.n_out : 0);
-        if (tokens > 0 && r.usage_per_chunk) tokens = static_cast<int32_t>(std::max<int64_t>(0, grew));
+        if (r.usage_per_chunk) tokens = static_cast<int32_t>(std::max<int64_t>(0, grew));
         r.rec.n_out = *c->completion_tokens;
         r.saw_usage = true;
       }

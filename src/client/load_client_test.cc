@@ -164,6 +164,29 @@ TEST(LoadClient, UsageOnTheLastChunkOnlyIsNotThatChunksSize) {
   for (const TokenChunk& c : (*r)[0].chunks) EXPECT_EQ(c.tokens, 1);
 }
 
+// Tokens whose text is held back or empty (vLLM streams them with text "")
+// still count: with continuous usage each chunk carries what its count adds;
+// with no text at all and usage only at the end, the tokens arrive with it —
+// a successful answer always has a first token.
+TEST(LoadClient, TokensWithoutTextCountByTheirUsage) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
+  auto r = RunLoad(OptionsFor(*server, "no-text"), FixedLengthWorkload(1, 8, 5), ArrivalSpec{}, clock);
+  ASSERT_TRUE((*r)[0].ok) << (*r)[0].error;
+  EXPECT_EQ((*r)[0].n_out, 5);
+  ASSERT_EQ((*r)[0].chunks.size(), 5u);
+  for (const TokenChunk& c : (*r)[0].chunks) EXPECT_EQ(c.tokens, 1);
+  ASSERT_TRUE((*r)[0].t_first.has_value());
+  EXPECT_LT(*(*r)[0].t_first, *(*r)[0].t_last);
+  auto end = RunLoad(OptionsFor(*server, "no-text-at-all"), FixedLengthWorkload(1, 8, 5), ArrivalSpec{}, clock);
+  ASSERT_TRUE((*end)[0].ok) << (*end)[0].error;
+  EXPECT_EQ((*end)[0].n_out, 5);
+  ASSERT_EQ((*end)[0].chunks.size(), 1u);
+  EXPECT_EQ((*end)[0].chunks[0].tokens, 5);
+  ASSERT_TRUE((*end)[0].t_first.has_value());
+  EXPECT_EQ(*(*end)[0].t_first, *(*end)[0].t_last);
+}
+
 // A keep-alive connection the server closed while idle is not used: the next
 // request goes on a fresh connection and succeeds (slow open-loop traffic).
 TEST(LoadClient, IdleConnectionClosedByTheServerIsNotAFailure) {

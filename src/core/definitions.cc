@@ -4,7 +4,8 @@ namespace goodput {
 
 const char* const kMetricDefinitions = R"(Definitions (DESIGN.md §1):
   TTFT = first token-carrying chunk - arrival (the scheduled time in open loop, so the
-  client's own lateness counts; an empty role-only chunk carries no token).
+  client's own lateness counts; an empty role-only chunk carries no token, a chunk
+  whose continuous usage count grows carries that many, its text shown or not).
   TPOT = (last token - first token) / (output tokens - 1), only for 2+ tokens; output
   tokens from the server's usage, else counted. ITL = the gap between token-carrying
   chunks (a chunk of k tokens: gap / k, k times). E2E = last token - arrival.

@@ -110,7 +110,10 @@ GenerationSession::Update GenerationSession::OnOutput(const RequestOutput& o) {
   }
   all_text_ += delta;
   if (!g_.stream || reason_ == FinishReason::kRejected) return u;
-  if (!delta.empty()) u.events += ChunkEvent(delta, nullptr);
+  // A step's tokens go out even when their text is held back (part of a UTF-8
+  // character, a possible stop string) or empty (tokens with no bytes), as
+  // vLLM streams them: the chunk's usage tells the client they exist.
+  if (!delta.empty() || o.num_new_tokens > 0) u.events += ChunkEvent(delta, nullptr);
   if (o.finished) u.events += ChunkEvent("", FinishName(reason_, text_.stopped()));
   return u;
 }

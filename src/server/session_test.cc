@@ -115,6 +115,30 @@ TEST(GenerationSession, ContinuousUsageCountsEveryChunk) {
   EXPECT_EQ(b[0].at("usage").at("completion_tokens").as_int64(), 4);
 }
 
+// A step whose tokens show no text yet (the first byte of a UTF-8
+// character) or none at all (special ids) still streams a chunk, with text
+// "" and the usage that counts them, as vLLM does: a client learns its first
+// token when it comes, not when text does.
+TEST(GenerationSession, TokensWithoutTextStillStreamAChunk) {
+  Fixture f;
+  GenerationSession s = f.Open(R"({"model":"m","prompt":[5],"max_tokens":4,"stream":true,
+      "stream_options":{"include_usage":true,"continuous_usage_stats":true}})", false);
+  s.TakeEngineRequest();
+  RequestOutput held = Output("\xc3", 1);  // the first of two bytes
+  auto a = Events(s.OnOutput(held).events);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].at("choices").at(0).at("text").as_string(), "");
+  EXPECT_EQ(a[0].at("usage").at("completion_tokens").as_int64(), 1);
+  RequestOutput special;
+  special.id = 7, special.new_token_ids = {1}, special.num_new_tokens = 1, special.time = 2;  // BOS: no bytes
+  auto b = Events(s.OnOutput(special).events);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].at("usage").at("completion_tokens").as_int64(), 2);
+  auto c = Events(s.OnOutput(Output("\xa9", 3)).events);  // completes the character
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].at("choices").at(0).at("text").as_string(), "\xc3\xa9");
+}
+
 TEST(GenerationSession, OneJsonResponseWithoutStream) {
   Fixture f;
   GenerationSession s = f.Open(R"({"model":"m","prompt":"x","max_tokens":4})", false);

@@ -94,6 +94,12 @@ struct FakeSseServer::Impl {
                          "\"completion_tokens\":{}}}}}\n\n",
                          tokens);
     }
+    if (mode == "no-text") {
+      return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"\"}}],\"usage\":{{\"prompt_tokens\":1,"
+                         "\"completion_tokens\":{}}}}}\n\n",
+                         sent);
+    }
+    if (mode == "no-text-at-all") return "data: {\"choices\":[{\"index\":0,\"text\":\"\"}]}\n\n";
     if (mode != "two-per-chunk") return "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\n";
     return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"xy\"}}],\"usage\":{{\"prompt_tokens\":1,"
                        "\"completion_tokens\":{}}}}}\n\n",

@@ -9,7 +9,9 @@
 // (ends cleanly after the usage chunk without [DONE]), "huge-line" (a 2 MiB
 // line that never ends), "two-per-chunk" (every chunk carries two tokens and
 // continuous usage, as vLLM's continuous_usage_stats), "usage-on-last" (the
-// last token chunk carries the total usage, nothing before). It runs on its own
+// last token chunk carries the total usage, nothing before), "no-text" (every
+// token chunk's text is empty, its continuous usage counts it), "no-text-at-
+// all" (empty texts, usage only at the end). It runs on its own
 // thread and records, per request (by the client's x-goodput-request header),
 // when it wrote each token and what the request said about its class.
 #pragma once
