@@ -25,12 +25,18 @@ struct StepsArgs {
   int repeats = 5;
 };
 
+// What `calibrate ledger` and `calibrate published` share: the deployment the
+// figures were measured on, how the fit runs, and where it goes.
+struct FitArgs {
+  DeploymentArgs d;
+  LedgerFitOptions options;
+  std::string out;  // empty: GPU-calibration.json
+};
+
 struct LedgerArgs {
   int64_t run = 0;
-  std::string ledger = "goodput.db", out;
-  DeploymentArgs d;
-  int max_evaluations = 400;
-  std::vector<std::string> factors = LedgerFitOptions{}.factors;
+  std::string ledger = "goodput.db";
+  FitArgs fit;
 };
 
 constexpr const char* kStepsFooter = R"(Runs goodput serve's CPU engine (the same model, KV pool and runner) in this process
@@ -46,10 +52,8 @@ the load generator and the HTTP threads on the same cores.
 )";
 
 struct PublishedArgs {
-  std::string file, out;
-  DeploymentArgs d;
-  int max_evaluations = 400;
-  std::vector<std::string> factors = LedgerFitOptions{}.factors;
+  std::string file;
+  FitArgs fit;
 };
 
 constexpr const char* kPublishedFooter = R"(Figures someone published for a deployment (a vendor's page, an engine's benchmark):
@@ -127,44 +131,43 @@ std::pair<SimSetup, HardwareSpec> DeploymentSetup(const DeploymentArgs& d, const
   return {std::move(*setup), *hw};
 }
 
-void RunLedger(const LedgerArgs& a) {
-  const auto [setup, hw] = DeploymentSetup(a.d, "the model the run served");
-  if (a.ledger != ":memory:" && !std::filesystem::exists(a.ledger)) Fail(Status::NotFound("no ledger at " + a.ledger));
-  auto ledger = Ledger::Open(a.ledger);
-  if (!ledger.ok()) Fail(ledger.status());
-  LedgerFitOptions options;
-  options.max_evaluations = a.max_evaluations;
-  options.factors = a.factors;
-  Progress("calibrate: fitting the simulator to ledger run " + std::to_string(a.run));
-  auto c = FitLedgerRun(**ledger, a.run, setup, hw, options);
+// Writes the calibration to --out (default GPU-calibration.json), or fails.
+void ReportFit(const Result<Calibration>& c, const FitArgs& a, const HardwareSpec& hw) {
   Progress("");
   if (!c.ok()) Fail(c.status());
   Report(*c, a.out.empty() ? fmt::format("{}-calibration.json", hw.name) : a.out);
+}
+
+void RunLedger(const LedgerArgs& a) {
+  const auto [setup, hw] = DeploymentSetup(a.fit.d, "the model the run served");
+  if (a.ledger != ":memory:" && !std::filesystem::exists(a.ledger)) Fail(Status::NotFound("no ledger at " + a.ledger));
+  auto ledger = Ledger::Open(a.ledger);
+  if (!ledger.ok()) Fail(ledger.status());
+  Progress("calibrate: fitting the simulator to ledger run " + std::to_string(a.run));
+  ReportFit(FitLedgerRun(**ledger, a.run, setup, hw, a.fit.options), a.fit, hw);
 }
 
 void RunPublished(const PublishedArgs& a) {
   auto figures = LoadPublishedFigures(a.file);
   if (!figures.ok()) Fail(figures.status());
-  const auto [setup, hw] = DeploymentSetup(a.d, "the model the figures were measured with");
-  LedgerFitOptions options;
-  options.max_evaluations = a.max_evaluations;
-  options.factors = a.factors;
+  const auto [setup, hw] = DeploymentSetup(a.fit.d, "the model the figures were measured with");
   Progress(fmt::format("calibrate: fitting the simulator to {} published points", figures->loads.size()));
-  auto c = FitMeasuredLoads(figures->loads, setup, hw,
-                            fmt::format("goodput calibrate published: {} ({} points){}", a.file, figures->loads.size(),
-                                        figures->source.empty() ? "" : "; " + figures->source),
-                            options);
-  Progress("");
-  if (!c.ok()) Fail(c.status());
-  Report(*c, a.out.empty() ? fmt::format("{}-calibration.json", hw.name) : a.out);
+  const std::string source = fmt::format("goodput calibrate published: {} ({} points){}", a.file, figures->loads.size(),
+                                         figures->source.empty() ? "" : "; " + figures->source);
+  ReportFit(FitMeasuredLoads(figures->loads, setup, hw, source, a.fit.options), a.fit, hw);
 }
 
-void AddFitFlag(CLI::App& app, std::vector<std::string>& factors) {
-  app.add_option("--fit", factors,
+// The deployment, --max-evaluations, --fit and --out of a fit subcommand.
+void AddFitFlags(CLI::App& app, FitArgs& a) {
+  AddDeploymentFlags(app, a.d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
+  app.add_option("--max-evaluations", a.options.max_evaluations, "Simulations the fit may run per point set")
+      ->capture_default_str();
+  app.add_option("--fit", a.options.factors,
                  "The factors to fit, the rest kept: compute-efficiency, bandwidth-efficiency, step-overhead, "
                  "per-request-cost (fewer when few figures cannot tell them apart)")
       ->delimiter(',')
       ->capture_default_str();
+  app.add_option("--out,-o", a.out, "The calibration file to write (default GPU-calibration.json)");
 }
 
 }  // namespace
@@ -191,11 +194,7 @@ void AddCalibrateCommand(CLI::App& app) {
   CLI::App* l = cal->add_subcommand("ledger", "Fit the simulator to a ledger run's TTFT, TPOT and throughput by load");
   l->add_option("run", led->run, "Run number (goodput ledger list)")->required();
   l->add_option("--ledger", led->ledger, "The SQLite ledger")->capture_default_str();
-  AddDeploymentFlags(*l, led->d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
-  l->add_option("--max-evaluations", led->max_evaluations, "Simulations the fit may run per point set")
-      ->capture_default_str();
-  AddFitFlag(*l, led->factors);
-  l->add_option("--out,-o", led->out, "The calibration file to write (default GPU-calibration.json)");
+  AddFitFlags(*l, led->fit);
   l->footer("The run's own workload (stored in the ledger) is simulated at each of its loads on the\n"
             "deployment the flags describe (--model, --gpu and the engine settings the run used);\n"
             "compute and bandwidth efficiency, step overhead and per-request cost (or those --fit\n"
@@ -205,11 +204,7 @@ void AddCalibrateCommand(CLI::App& app) {
   auto pub = std::make_shared<PublishedArgs>();
   CLI::App* p = cal->add_subcommand("published", "Fit the simulator to published TTFT, TPOT and throughput figures");
   p->add_option("file", pub->file, "YAML file of the published points (see below)")->required();
-  AddDeploymentFlags(*p, pub->d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
-  p->add_option("--max-evaluations", pub->max_evaluations, "Simulations the fit may run per point set")
-      ->capture_default_str();
-  AddFitFlag(*p, pub->factors);
-  p->add_option("--out,-o", pub->out, "The calibration file to write (default GPU-calibration.json)");
+  AddFitFlags(*p, pub->fit);
   p->footer(kPublishedFooter);
   p->callback([pub]() { RunPublished(*pub); });
 }
