@@ -17,8 +17,6 @@
 namespace goodput {
 namespace {
 
-Status Bad(const std::string& where, const YAML::Node& n, const std::string& msg) { return YamlError(where, n, msg); }
-
 // `key` of point `n` as a positive number; 0 when absent.
 Result<double> Figure(const YAML::Node& n, const char* key, const std::string& where) {
   const YAML::Node v = n[key];
@@ -28,7 +26,7 @@ Result<double> Figure(const YAML::Node& n, const char* key, const std::string& w
     x = v.as<double>();
   } catch (const YAML::Exception&) {
   }
-  if (!(x > 0) || !std::isfinite(x)) return Bad(where, v, fmt::format("'{}' must be a positive number", key));
+  if (!(x > 0) || !std::isfinite(x)) return YamlError(where, v, fmt::format("'{}' must be a positive number", key));
   return x;
 }
 
@@ -42,30 +40,30 @@ std::string WorkloadPath(const std::string& name, const std::string& base_dir) {
 }
 
 Result<MeasuredLoad> ParsePoint(const YAML::Node& n, const std::string& where, const std::string& base_dir) {
-  if (!n.IsMap()) return Bad(where, n, "a point is a mapping with 'workload' and its figures");
+  if (!n.IsMap()) return YamlError(where, n, "a point is a mapping with 'workload' and its figures");
   static const std::set<std::string> kKeys = {"workload", "concurrency", "rate", "ttft_p50_s", "tpot_p50_s",
                                               "throughput_tokens_per_s"};
   for (const auto& kv : n) {
     const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : "";
     if (!kKeys.count(key)) {
-      return Bad(where, kv.first, fmt::format("unknown key '{}' (a point has workload, concurrency or rate, "
+      return YamlError(where, kv.first, fmt::format("unknown key '{}' (a point has workload, concurrency or rate, "
                                               "ttft_p50_s, tpot_p50_s, throughput_tokens_per_s)", key));
     }
   }
   const YAML::Node name = n["workload"];
-  if (!name || !name.IsScalar()) return Bad(where, n, "a point needs 'workload', a workload file");
+  if (!name || !name.IsScalar()) return YamlError(where, n, "a point needs 'workload', a workload file");
   MeasuredLoad m;
   GOODPUT_ASSIGN_OR_RETURN(m.workload, LoadWorkload(WorkloadPath(name.as<std::string>(), base_dir)));
   const auto text = [&](const char* key) { return n[key] && n[key].IsScalar() ? n[key].as<std::string>() : ""; };
   auto ladder = Ladder(text("concurrency"), text("rate"), 1, m.workload);
-  if (!ladder.ok()) return Bad(where, n, ladder.status().message());
-  if (ladder->size() != 1) return Bad(where, n, "a point has one load: one concurrency or one rate");
+  if (!ladder.ok()) return YamlError(where, n, ladder.status().message());
+  if (ladder->size() != 1) return YamlError(where, n, "a point has one load: one concurrency or one rate");
   m.load = ladder->front();
   GOODPUT_ASSIGN_OR_RETURN(m.ttft_p50, Figure(n, "ttft_p50_s", where));
   GOODPUT_ASSIGN_OR_RETURN(m.tpot_p50, Figure(n, "tpot_p50_s", where));
   GOODPUT_ASSIGN_OR_RETURN(m.throughput, Figure(n, "throughput_tokens_per_s", where));
   if (m.ttft_p50 == 0 && m.tpot_p50 == 0 && m.throughput == 0) {
-    return Bad(where, n, "a point needs at least one of ttft_p50_s, tpot_p50_s, throughput_tokens_per_s");
+    return YamlError(where, n, "a point needs at least one of ttft_p50_s, tpot_p50_s, throughput_tokens_per_s");
   }
   m.label = fmt::format("{} at load {}", m.workload.name, LoadLabel(m.load));
   return m;

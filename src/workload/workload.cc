@@ -14,14 +14,12 @@ namespace {
 
 std::string Scalar(const YAML::Node& n) { return n.IsScalar() ? n.as<std::string>() : std::string(); }
 
-Status Bad(const std::string& where, const YAML::Node& n, const std::string& msg) { return YamlError(where, n, msg); }
-
 template <typename T>
 Result<T> Get(const YAML::Node& n, const std::string& where, const char* what) {
   try {
     return n.as<T>();
   } catch (const YAML::Exception&) {
-    return Bad(where, n, fmt::format("'{}' must be {}", what, std::is_same_v<T, bool> ? "true or false" : "a number"));
+    return YamlError(where, n, fmt::format("'{}' must be {}", what, std::is_same_v<T, bool> ? "true or false" : "a number"));
   }
 }
 
@@ -33,27 +31,27 @@ Result<Margin> ParseMargin(const YAML::Node& n, const std::string& where, const 
     try {
       m.fraction = std::stod(s.substr(0, s.size() - 1)) / 100.0;
     } catch (const std::exception&) {
-      return Bad(where, n, fmt::format("'{}' must be a share like 10% or a duration like 30s", what));
+      return YamlError(where, n, fmt::format("'{}' must be a share like 10% or a duration like 30s", what));
     }
-    if (m.fraction < 0 || m.fraction >= 1) return Bad(where, n, fmt::format("'{}' must be in [0%, 100%)", what));
+    if (m.fraction < 0 || m.fraction >= 1) return YamlError(where, n, fmt::format("'{}' must be in [0%, 100%)", what));
     return m;
   }
   auto d = ParseDuration(s);
-  if (!d.ok()) return Bad(where, n, fmt::format("'{}': {}", what, d.status().message()));
+  if (!d.ok()) return YamlError(where, n, fmt::format("'{}': {}", what, d.status().message()));
   m.seconds = *d;
   return m;
 }
 
 Result<LengthDistribution> ParseLengths(const YAML::Node& n, const std::string& where, const std::string& base,
                                         const char* what) {
-  if (!n) return Bad(where, n, fmt::format("class needs '{}' lengths", what));
+  if (!n) return YamlError(where, n, fmt::format("class needs '{}' lengths", what));
   if (n.IsMap() && n["file"]) {
     std::filesystem::path p = Scalar(n["file"]);
     if (p.is_relative()) p = std::filesystem::path(base) / p;
     return LengthDistribution::FromFile(p.string());
   }
   auto d = LengthDistribution::FromSpec(Scalar(n));
-  if (!d.ok()) return Bad(where, n, fmt::format("'{}': {}", what, d.status().message()));
+  if (!d.ok()) return YamlError(where, n, fmt::format("'{}': {}", what, d.status().message()));
   return d;
 }
 
@@ -62,7 +60,7 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
   if (n["share"]) {
     GOODPUT_ASSIGN_OR_RETURN(c.share, Get<double>(n["share"], at, "share"));
   }
-  if (c.share < 0) return Bad(at, n["share"], "'share' must be >= 0");
+  if (c.share < 0) return YamlError(at, n["share"], "'share' must be >= 0");
   if (n["rate"]) {
     GOODPUT_ASSIGN_OR_RETURN(c.rate, Get<double>(n["rate"], at, "rate"));
   }
@@ -70,7 +68,7 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
     GOODPUT_ASSIGN_OR_RETURN(c.concurrency, Get<int>(n["concurrency"], at, "concurrency"));
   }
   if ((c.rate && *c.rate <= 0) || (c.concurrency && *c.concurrency <= 0)) {
-    return Bad(at, n, "'rate' and 'concurrency' must be positive");
+    return YamlError(at, n, "'rate' and 'concurrency' must be positive");
   }
   if (n["priority"]) {
     GOODPUT_ASSIGN_OR_RETURN(c.priority, Get<int>(n["priority"], at, "priority"));
@@ -80,19 +78,19 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
   }
   if (const YAML::Node p = n["prefix"]) {  // "prefix: 512" or "prefix: {tokens: 512, groups: 4}"
     const YAML::Node tokens = p.IsMap() ? p["tokens"] : p;
-    if (!tokens) return Bad(at, p, "'prefix' needs 'tokens'");
+    if (!tokens) return YamlError(at, p, "'prefix' needs 'tokens'");
     GOODPUT_ASSIGN_OR_RETURN(c.prefix_tokens, Get<int64_t>(tokens, at, "prefix tokens"));
     if (p.IsMap() && p["groups"]) {
       GOODPUT_ASSIGN_OR_RETURN(c.prefix_groups, Get<int>(p["groups"], at, "prefix groups"));
     }
-    if (c.prefix_tokens < 1 || c.prefix_groups < 1) return Bad(at, p, "'prefix' tokens and groups must be positive");
+    if (c.prefix_tokens < 1 || c.prefix_groups < 1) return YamlError(at, p, "'prefix' tokens and groups must be positive");
   }
   GOODPUT_ASSIGN_OR_RETURN(c.prompt, ParseLengths(n["prompt"], at, base, "prompt"));
   GOODPUT_ASSIGN_OR_RETURN(c.output, ParseLengths(n["output"], at, base, "output"));
   if (n["slo"]) {
-    if (c.offline) return Bad(at, n["slo"], "an offline class has no SLO");
+    if (c.offline) return YamlError(at, n["slo"], "an offline class has no SLO");
     auto slo = ParseSlo(c.name + ": " + Scalar(n["slo"]));
-    if (!slo.ok()) return Bad(at, n["slo"], slo.status().message());
+    if (!slo.ok()) return YamlError(at, n["slo"], slo.status().message());
     c.slo = slo->classes[0];
   }
   return c;
@@ -101,7 +99,7 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
 // Errors read "file:line: class 'name': what".
 Result<RequestClass> ParseClass(const YAML::Node& n, const std::string& where, const std::string& base) {
   RequestClass c;
-  if (!n.IsMap() || !n["name"]) return Bad(where, n, "each class needs a 'name'");
+  if (!n.IsMap() || !n["name"]) return YamlError(where, n, "each class needs a 'name'");
   c.name = Scalar(n["name"]);
   auto parsed = ParseClassBody(n, where, base, c);
   if (parsed.ok()) return parsed;
@@ -120,7 +118,7 @@ Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) 
   else if (type == "gamma") a.kind = ArrivalKind::kGamma;
   else if (type == "trace") a.kind = ArrivalKind::kTrace;
   else if (type == "batch") a.kind = ArrivalKind::kBatch;
-  else return Bad(where, n["type"], fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace, batch)", type));
+  else return YamlError(where, n["type"], fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace, batch)", type));
   if (n["concurrency"]) {
     GOODPUT_ASSIGN_OR_RETURN(a.concurrency, Get<int>(n["concurrency"], where, "concurrency"));
   }
@@ -131,7 +129,7 @@ Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) 
     GOODPUT_ASSIGN_OR_RETURN(a.burstiness, Get<double>(n["burstiness"], where, "burstiness"));
   }
   if (a.concurrency < 1 || !(a.rate > 0) || !(a.burstiness > 0)) {
-    return Bad(where, n, "arrival concurrency, rate and burstiness must be positive");
+    return YamlError(where, n, "arrival concurrency, rate and burstiness must be positive");
   }
   return a;
 }
@@ -144,10 +142,10 @@ Status ParseTop(const YAML::Node& root, const std::string& where, Workload& w) {
   if (root["requests"]) {
     GOODPUT_ASSIGN_OR_RETURN(w.requests, Get<int64_t>(root["requests"], where, "requests"));
   }
-  if (w.requests < 1) return Bad(where, root["requests"], "'requests' must be at least 1");
+  if (w.requests < 1) return YamlError(where, root["requests"], "'requests' must be at least 1");
   GOODPUT_ASSIGN_OR_RETURN(w.warmup, ParseMargin(root["warmup"], where, "warmup"));
   GOODPUT_ASSIGN_OR_RETURN(w.cooldown, ParseMargin(root["cooldown"], where, "cooldown"));
-  if (w.warmup.fraction + w.cooldown.fraction >= 1) return Bad(where, root, "warmup and cooldown leave nothing to measure");
+  if (w.warmup.fraction + w.cooldown.fraction >= 1) return YamlError(where, root, "warmup and cooldown leave nothing to measure");
   GOODPUT_ASSIGN_OR_RETURN(w.arrival, ParseArrival(root["arrival"], where));
   return Status::Ok();
 }
@@ -191,12 +189,12 @@ Result<Workload> ParseWorkload(const std::string& text, const std::string& where
   }
   for (const auto& n : classes) {
     GOODPUT_ASSIGN_OR_RETURN(RequestClass c, ParseClass(n, where, base_dir));
-    if (w.ClassIndex(c.name) >= 0) return Bad(where, n, fmt::format("class '{}' appears twice", c.name));
+    if (w.ClassIndex(c.name) >= 0) return YamlError(where, n, fmt::format("class '{}' appears twice", c.name));
     w.classes.push_back(std::move(c));
   }
   if (w.arrival.kind == ArrivalKind::kTrace) {
     const YAML::Node file = root["arrival"]["file"];
-    if (!file) return Bad(where, root["arrival"], "a trace arrival needs 'file'");
+    if (!file) return YamlError(where, root["arrival"], "a trace arrival needs 'file'");
     std::filesystem::path p = Scalar(file);
     if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
     GOODPUT_ASSIGN_OR_RETURN(w.trace, ReadTrace(p.string()));
