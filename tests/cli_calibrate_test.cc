@@ -28,10 +28,12 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-double Throughput(const std::string& json_out) {
-  auto doc = boost::json::parse(json_out);
-  return doc.at("results").at(0).at("points").at(0).at("throughput_tokens_per_s").to_number<double>();
+// Figure `key` of the first point of a --json result.
+double FirstPoint(const std::string& json_out, const char* key) {
+  return boost::json::parse(json_out).at("results").at(0).at("points").at(0).at(key).to_number<double>();
 }
+
+double Throughput(const std::string& json_out) { return FirstPoint(json_out, "throughput_tokens_per_s"); }
 
 // goodput-tiny's steps (milliseconds each) measured and fitted, written to a
 // file that sim --calibration and bench --target sim:FILE then run on.
@@ -72,7 +74,7 @@ TEST(CliCalibrate, SimulatedStepsAreLoggedAsServesAndFitBack) {
                         "/workloads/chat-cpu.yaml --concurrency 4 --requests 40 --repeat 1 --max-repeat 1 --json "
                         "--step-log " + log);
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  const double steps = boost::json::parse(sim.out).at("results").at(0).at("points").at(0).at("steps").to_number<double>();
+  const double steps = FirstPoint(sim.out, "steps");
   std::ifstream in(log);
   std::string line;
   ASSERT_TRUE(std::getline(in, line));
@@ -134,8 +136,7 @@ TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {
   auto sim = RunGoodput("sim --model deepseek-v3 --tp 8 --calibration " + out + " --workload " + kData +
                         "/workloads/sharegpt-means.yaml --concurrency 4 --repeat 1 --json");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  const auto point = boost::json::parse(sim.out).at("results").at(0).at("points").at(0);
-  EXPECT_NEAR(point.at("tpot_p50_s").to_number<double>() / 0.01913, 1, 0.02);
+  EXPECT_NEAR(FirstPoint(sim.out, "tpot_p50_s") / 0.01913, 1, 0.02);
 }
 
 // A calibration of a catalog card keeps its usable memory: the simulator run
@@ -150,8 +151,7 @@ TEST(CliCalibrate, ACalibratedCardKeepsItsUsableMemory) {
   auto sim = RunGoodput("sim " + deployment + " --calibration " + out + " --workload " + kData +
                         "/workloads/random-4000-200-burst.yaml --repeat 1 --json");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  const auto point = boost::json::parse(sim.out).at("results").at(0).at("points").at(0);
-  EXPECT_NEAR(point.at("ttft_p50_s").to_number<double>() / 564.706, 1, 0.01);
+  EXPECT_NEAR(FirstPoint(sim.out, "ttft_p50_s") / 564.706, 1, 0.01);
 }
 
 // A ledger run recorded on a simulated card whose effective bandwidth is 60%
