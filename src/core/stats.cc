@@ -115,4 +115,11 @@ Interval PercentileIntervalOfSorted(const std::vector<double>& sorted, double p,
   return Interval{l >= 1 ? sorted[static_cast<size_t>(l - 1)] : -inf, u <= n ? sorted[static_cast<size_t>(u - 1)] : inf};
 }
 
+int64_t MinSampleToBoundPercentile(double p, double confidence) {
+  if (!(p > 0 && p < 100)) return INT64_MAX;
+  const double tail = (1 - confidence) / 2, q = std::max(p / 100, 1 - p / 100);
+  // q^n <= tail for the rarer side; the epsilon keeps an exact bound exact.
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(std::log(tail) / std::log(q) - 1e-9)));
+}
+
 }  // namespace goodput

@@ -53,6 +53,13 @@ Interval PercentileInterval(std::vector<double> values, double p, double confide
 // Same for a sample already sorted ascending (no copy).
 Interval PercentileIntervalOfSorted(const std::vector<double>& sorted, double p, double confidence = 0.95);
 
+// The smallest sample whose PercentileInterval of the p-th percentile is
+// bounded on both sides: (p/100)^n and (1 - p/100)^n both at most
+// (1 - confidence) / 2 (a p99 at 95% needs 368, a median 6). Below it the
+// sample cannot tell a figure above (or below) its own from it. p outside
+// (0, 100): INT64_MAX.
+int64_t MinSampleToBoundPercentile(double p, double confidence = 0.95);
+
 // The fewest trials for which even an all-success sample puts the Wilson
 // lower bound at or above `required`: n >= z^2 p / (1 - p) (a p99 needs 381
 // at 95%). Infinite (INT64_MAX) for required >= 1.

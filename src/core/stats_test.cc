@@ -109,5 +109,24 @@ TEST(PercentileInterval, SmallSamplesCannotBoundATailPercentile) {
   EXPECT_TRUE(std::isinf(PercentileInterval(v, 0).lower));
 }
 
+// By hand: 0.99^367 = 0.02501 > 0.025 >= 0.99^368 = 0.02476; 0.5^5 = 0.031,
+// 0.5^6 = 0.016. The interval itself agrees at the edge.
+TEST(MinSampleToBoundPercentile, IsWherePercentileIntervalCloses) {
+  EXPECT_EQ(MinSampleToBoundPercentile(99), 368);
+  EXPECT_EQ(MinSampleToBoundPercentile(1), 368);
+  EXPECT_EQ(MinSampleToBoundPercentile(50), 6);
+  EXPECT_EQ(MinSampleToBoundPercentile(100), INT64_MAX);
+  for (double p : {50.0, 90.0, 99.0}) {
+    const int64_t n = MinSampleToBoundPercentile(p);
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<double>(i);
+    const Interval at = PercentileInterval(v, p);
+    EXPECT_TRUE(std::isfinite(at.lower) && std::isfinite(at.upper)) << p;
+    v.pop_back();
+    const Interval below = PercentileInterval(v, p);
+    EXPECT_FALSE(std::isfinite(below.lower) && std::isfinite(below.upper)) << p;
+  }
+}
+
 }  // namespace
 }  // namespace goodput
