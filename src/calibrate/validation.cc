@@ -9,9 +9,11 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibrate/engine_calibration.h"
 #include "client/server_process.h"
+#include "core/stats.h"
 #include "measure/point_report.h"
 #include "model/catalog.h"
 #include "sim/sim_target.h"
@@ -205,6 +207,20 @@ Result<Side> PredictLeavingOut(const ComparisonCase& c, size_t k, const StepLogs
   return RunSide(c.spec.loads, predict);
 }
 
+// Each load of case `k` on the simulator fitted to that load's own steps.
+Status AddInSample(const ComparisonCase& c, size_t k, const StepLogs& logs, const MeasurementHooks& hooks,
+                   Comparison& out) {
+  for (size_t i = 0; i < c.spec.loads.size() && i < out.rows.size(); ++i) {
+    const std::string label = LoadLabel(c.spec.loads[i]);
+    if (hooks.progress) hooks.progress(fmt::format("fitting load {}'s own steps", label));
+    auto fit = CalibrateFromStepLogs(c.config, {logs.Of(k, i)});
+    if (!fit.ok()) return fit.status().WithContext("fit to load " + label);
+    std::vector<PointResult> each;
+    GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_in_sample, MeasureLoadOnSim(c.config, *fit, c.spec, c.spec.loads[i], hooks, each));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
@@ -245,6 +261,7 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
       out.cases.back().rows[i].fit_rms_log_error = fits[i].rms_log_error;
       out.cases.back().rows[i].fit_steps = fits[i].measurements;
     }
+    GOODPUT_RETURN_IF_ERROR(AddInSample(cases[k], k, logs, hooks, out.cases.back()));
   }
   auto all = CalibrateFromStepLogs(cases.front().config, logs.AllBut(SIZE_MAX, SIZE_MAX));
   if (!all.ok()) return all.status().WithContext("fit to every step");
@@ -299,9 +316,12 @@ void ScoreFigures(const PointResult& predicted, const PointResult& measured, Fig
   score.met += Within(p.throughput, m.throughput, 0.05);
 }
 
-FigureScore ScoreSimulator(const Comparison& c) {
+FigureScore ScoreSimulator(const Comparison& c, bool in_sample) {
   FigureScore score;
-  for (const Comparison::Row& r : c.rows) ScoreFigures(r.sim, r.serve, score);
+  for (const Comparison::Row& r : c.rows) {
+    if (!in_sample) ScoreFigures(r.sim, r.serve, score);
+    else if (r.sim_in_sample) ScoreFigures(*r.sim_in_sample, r.serve, score);
+  }
   return score;
 }
 
@@ -318,14 +338,36 @@ FigureScore ScoreRepetitions(const Comparison& c, bool by_sim) {
   return score;
 }
 
+namespace {
+
+// A p99 over fewer requests than bound it is the worst one or two of them:
+// the line says which loads' p99s a reader should not hold to 15%.
+std::string OpenP99Note(const Comparison& c) {
+  std::vector<std::string> loads;
+  int64_t most = 0;
+  for (const auto& r : c.rows) {
+    if (r.serve.ttft.count == 0 || r.serve.ttft.count >= MinSampleToBoundPercentile(99)) continue;
+    loads.push_back(r.serve.label);
+    most = std::max(most, r.serve.ttft.count);
+  }
+  if (loads.empty()) return "";
+  return fmt::format("p99s of load {}: goodput serve measured {} requests or fewer, under the {} that bound a p99 at "
+                     "95% (open above: the worst one or two requests)\n",
+                     fmt::join(loads, ", "), most, MinSampleToBoundPercentile(99));
+}
+
+}  // namespace
+
 std::string FormatComparison(const Comparison& c) {
   std::string s = fmt::format("workload {}: goodput serve (real HTTP) vs the simulator calibrated from its steps\n",
                               c.workload);
   // serve's own spread (max - min over its repeats, of the median) is the
   // noise floor the simulator's errors are read against.
-  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>13} {:>18}\n", "load", "TTFT p50 serve/sim/err",
+  const bool in_sample = std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) { return r.sim_in_sample.has_value(); });
+  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>13} {:>18}{}\n", "load", "TTFT p50 serve/sim/err",
                    "TTFT p99 serve/sim/err", "TPOT p50 serve/sim/err", "TPOT p99 serve/sim/err",
-                   "throughput serve/sim/err", "serve spread", "preempt serve/sim");
+                   "throughput serve/sim/err", "serve spread", "preempt serve/sim",
+                   in_sample ? "  fitted to its own steps: err (same order)" : "");
   const auto ms = [](double x) { return std::isfinite(x) ? fmt::format("{:.1f}", x * 1e3) : std::string("-"); };
   const auto count = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f}", x) : std::string("-"); };
   const auto cell = [&](double a, double b) { return fmt::format("{}/{} {}", ms(a), ms(b), Pct(b, a)); };
@@ -337,6 +379,13 @@ std::string FormatComparison(const Comparison& c) {
                                  Pct(r.sim.throughput, r.serve.throughput)),
                      100 * r.serve.throughput_spread,
                      fmt::format("{}/{}", count(r.serve.preemptions), count(r.sim.preemptions)));
+    if (r.sim_in_sample) {
+      const PointResult& o = *r.sim_in_sample;
+      s.pop_back();
+      s += fmt::format("  {} {} {} {} {}\n", Pct(o.ttft.p50, r.serve.ttft.p50), Pct(o.ttft.p99, r.serve.ttft.p99),
+                       Pct(o.tpot.p50, r.serve.tpot.p50), Pct(o.tpot.p99, r.serve.tpot.p99),
+                       Pct(o.throughput, r.serve.throughput));
+    }
   }
   if (!c.rows.empty()) {
     double rms_lo = INFINITY, rms_hi = 0;
@@ -351,6 +400,7 @@ std::string FormatComparison(const Comparison& c) {
     s += fmt::format("the simulator's calibration: rms log error {} over {} fitted steps\n", range(rms_lo, rms_hi, "{:.3f}"),
                      range(steps_lo, steps_hi, "{}"));
   }
+  s += OpenP99Note(c);
   s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),
                    c.sim_capacity.value_or("none"), c.capacity_steps_apart, c.capacity_steps_apart == 1 ? "" : "s");
   if (c.serve_capacity != c.sim_capacity) s += "goodput serve's " + c.serve_capacity_why + "the simulator's " + c.sim_capacity_why;

@@ -25,6 +25,10 @@ struct Comparison {
     // The calibration the simulator ran this load with.
     double fit_rms_log_error = 0;
     int64_t fit_steps = 0;
+    // The simulator fitted to this load's own steps (CompareSimToServeHeldOut):
+    // the cost model's own error, without the machine's drift between the
+    // minutes of one load and the others'. Not a prediction.
+    std::optional<PointResult> sim_in_sample;
   };
   std::string workload;
   std::vector<Row> rows;  // by load
@@ -52,7 +56,8 @@ struct HeldOutComparison {
 // Measures every load of every case on goodput serve over real HTTP, each
 // load on its own engine process logging its steps (--step-log), then
 // predicts each load on the simulator calibrated from the steps of every
-// other load of every case: leave one load out. No figure is judged on the
+// other load of every case: leave one load out (and, apart, runs it fitted
+// to its own steps: Comparison::Row::sim_in_sample). No figure is judged on the
 // steps it was fitted to, and the fit is taken from the same minutes of the
 // same machine as the figures it predicts (a calibration run minutes apart
 // drifts with a shared machine's load). The cases must share one model.
@@ -89,8 +94,10 @@ struct FigureScore {
 // judged against `measured`'s to `score`. A figure either side lacks misses.
 void ScoreFigures(const PointResult& predicted, const PointResult& measured, FigureScore& score);
 
-// Every load's figures: the simulator's against goodput serve's.
-FigureScore ScoreSimulator(const Comparison& c);
+// Every load's figures: the simulator's against goodput serve's; with
+// `in_sample`, those of the simulator fitted to the load's own steps (rows
+// without them count nothing).
+FigureScore ScoreSimulator(const Comparison& c, bool in_sample = false);
 
 // The noise floor of those targets, at each repetition's sample: every
 // repetition of goodput serve predicted by another repetition's figures —

@@ -71,6 +71,31 @@ TEST(ScoreSimulator, JudgesTheSimulatorsPooledFiguresAgainstServes) {
   const FigureScore s = ScoreSimulator(c);
   EXPECT_EQ(s.met, 4);
   EXPECT_EQ(s.total, 5);
+  EXPECT_EQ(ScoreSimulator(c, true).total, 0) << "no row was fitted to its own steps";
+  c.rows[0].sim_in_sample = Figures(0.100, 0.400, 0.020, 0.050, 99);  // throughput 1% low
+  const FigureScore own = ScoreSimulator(c, true);
+  EXPECT_EQ(own.met, 5);
+  EXPECT_EQ(own.total, 5);
+  const std::string table = FormatComparison(c);
+  EXPECT_NE(table.find("fitted to its own steps"), std::string::npos) << table;
+  EXPECT_NE(table.find("  +0% +0% +0% +0% -1%\n"), std::string::npos) << table;
+}
+
+// A p99 over fewer requests than bound it (368 at 95%) is flagged by load.
+TEST(FormatComparison, NamesTheLoadsWhoseP99sAreOpenAbove) {
+  Comparison c;
+  for (auto [label, requests] : {std::pair{"2", 372}, {"4", 102}, {"8", 38}}) {
+    Comparison::Row row;
+    row.serve = row.sim = Figures(0.100, 0.400, 0.020, 0.050, 100);
+    row.serve.label = row.sim.label = label;
+    row.serve.ttft.count = requests;
+    c.rows.push_back(row);
+  }
+  const std::string s = FormatComparison(c);
+  EXPECT_NE(s.find("p99s of load 4, 8: goodput serve measured 102 requests or fewer, under the 368"), std::string::npos)
+      << s;
+  c.rows.erase(c.rows.begin() + 1, c.rows.end());
+  EXPECT_EQ(FormatComparison(c).find("p99s of load"), std::string::npos);
 }
 
 }  // namespace
