@@ -145,7 +145,10 @@ Comparison Compare(const std::string& workload, const Side& serve_side, const Si
   Comparison c;
   c.workload = workload;
   for (size_t i = 0; i < serve.points.size() && i < sim.points.size(); ++i) {
-    c.rows.push_back({serve.points[i], sim.points[i], serve_side.each[i], sim_side.each[i]});
+    Comparison::Row row;
+    row.serve = serve.points[i], row.sim = sim.points[i];
+    row.serve_runs = serve_side.each[i], row.sim_runs = sim_side.each[i];
+    c.rows.push_back(std::move(row));
   }
   if (serve.capacity) c.serve_capacity = serve.points[*serve.capacity].label;
   if (sim.capacity) c.sim_capacity = sim.points[*sim.capacity].label;
@@ -372,20 +375,19 @@ std::string FormatComparison(const Comparison& c) {
   const auto count = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f}", x) : std::string("-"); };
   const auto cell = [&](double a, double b) { return fmt::format("{}/{} {}", ms(a), ms(b), Pct(b, a)); };
   for (const auto& r : c.rows) {
-    s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>12.1f}% {:>18}\n", r.serve.label,
+    std::string own;  // the simulator fitted to this load's own steps
+    if (const auto& o = r.sim_in_sample) {
+      own = fmt::format("  {} {} {} {} {}", Pct(o->ttft.p50, r.serve.ttft.p50), Pct(o->ttft.p99, r.serve.ttft.p99),
+                        Pct(o->tpot.p50, r.serve.tpot.p50), Pct(o->tpot.p99, r.serve.tpot.p99),
+                        Pct(o->throughput, r.serve.throughput));
+    }
+    s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>12.1f}% {:>18}{}\n", r.serve.label,
                      cell(r.serve.ttft.p50, r.sim.ttft.p50), cell(r.serve.ttft.p99, r.sim.ttft.p99),
                      cell(r.serve.tpot.p50, r.sim.tpot.p50), cell(r.serve.tpot.p99, r.sim.tpot.p99),
                      fmt::format("{:.0f}/{:.0f} {}", r.serve.throughput, r.sim.throughput,
                                  Pct(r.sim.throughput, r.serve.throughput)),
                      100 * r.serve.throughput_spread,
-                     fmt::format("{}/{}", count(r.serve.preemptions), count(r.sim.preemptions)));
-    if (r.sim_in_sample) {
-      const PointResult& o = *r.sim_in_sample;
-      s.pop_back();
-      s += fmt::format("  {} {} {} {} {}\n", Pct(o.ttft.p50, r.serve.ttft.p50), Pct(o.ttft.p99, r.serve.ttft.p99),
-                       Pct(o.tpot.p50, r.serve.tpot.p50), Pct(o.tpot.p99, r.serve.tpot.p99),
-                       Pct(o.throughput, r.serve.throughput));
-    }
+                     fmt::format("{}/{}", count(r.serve.preemptions), count(r.sim.preemptions)), own);
   }
   if (!c.rows.empty()) {
     double rms_lo = INFINITY, rms_hi = 0;
