@@ -22,16 +22,16 @@ test: build
 # (each load run until its 95% interval decides, at most 3 times), with the
 # recommended max_num_seqs. Under 5 minutes on a 2-core machine.
 demo: build
-	./$(BUILD_DIR)/goodput capacity --target embedded --model goodput-small \
+	$(abspath $(BUILD_DIR))/goodput capacity --target embedded --model goodput-small \
 	  --workload data/workloads/chat-cpu.yaml --concurrency 4,8,16,32 --repeat 1 \
 	  --serve-args "--kv-cache-memory 512MiB"
 
 # The planner and the simulator on the source document's model and card.
 demo-gpu: build
-	./$(BUILD_DIR)/goodput plan --model qwen3.5-27b --gpu b200 --weights int4 \
+	$(abspath $(BUILD_DIR))/goodput plan --model qwen3.5-27b --gpu b200 --weights int4 \
 	  --max-model-len 1M --length-dist "0-200k:0.7,200k-500k:0.3" \
 	  --compare kv-cache-dtype=fp8
-	./$(BUILD_DIR)/goodput sim --model qwen3.5-27b --gpu b200 --weights int4 \
+	$(abspath $(BUILD_DIR))/goodput sim --model qwen3.5-27b --gpu b200 --weights int4 \
 	  --workload data/workloads/chat.yaml --concurrency 1,8,32,128,256 --repeat 5
 
 clean:
