@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -75,15 +74,6 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "goodput calibrate steps --from-step-log");
 }
 
-// `setup`'s simulated steps written, as they run, to a new step log at `path`.
-Status LogSimulatedSteps(const std::string& path, SimSetup& setup) {
-  auto out = std::make_shared<std::ofstream>(path, std::ios::trunc);
-  if (!*out) return Status::IoError("cannot write the step log " + path);
-  WriteStepLogHeader(*out);
-  setup.options.step_observer = [out](const StepPlan& plan, double seconds) { WriteStepLogLine(*out, plan, seconds); };
-  return Status::Ok();
-}
-
 Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead && !a.per_request_cost) return Status::Ok();
   CostFactors f = s.cost->factors();
@@ -149,7 +139,9 @@ Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::stri
                                                           : SetupSimulation(model, h.plan, h.hw));
   setup.options.acceptance_rate = a.acceptance_rate;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
-  if (!a.step_log.empty()) GOODPUT_RETURN_IF_ERROR(LogSimulatedSteps(a.step_log, setup));
+  if (!a.step_log.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(setup.options.step_observer, OpenStepLog(a.step_log));
+  }
   const Plan& plan = setup.plan;
   const std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : h.hw.name;
   const std::string describe = fmt::format(

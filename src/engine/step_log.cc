@@ -1,6 +1,7 @@
 #include "engine/step_log.h"
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace goodput {
@@ -18,6 +19,14 @@ void WriteStepLogLine(std::ostream& out, const StepPlan& plan, double seconds) {
     out << "  " << r.num_computed << ' ' << r.num_new << ' ' << (r.samples ? 1 : 0);
   }
   out << '\n';
+}
+
+Result<std::function<void(const StepPlan&, double)>> OpenStepLog(const std::string& path) {
+  auto out = std::make_shared<std::ofstream>(path, std::ios::trunc);
+  if (!*out) return Status::IoError("cannot write the step log " + path);
+  WriteStepLogHeader(*out);
+  return std::function<void(const StepPlan&, double)>(
+      [out](const StepPlan& plan, double seconds) { WriteStepLogLine(*out, plan, seconds); });
 }
 
 Result<std::vector<LoggedStep>> ReadStepLog(const std::string& path) {

@@ -34,6 +34,29 @@ TEST(StepLog, RoundTrip) {
   EXPECT_FALSE((*steps)[0].requests[1].samples);
 }
 
+// The observer OpenStepLog returns writes what ReadStepLog reads, and owns
+// the file: it is complete once the observer is gone.
+TEST(StepLog, OpenStepLogWritesEachObservedStep) {
+  const std::string path = WriteTempFile("observed.log", "left over from before\n");
+  StepPlan plan;
+  plan.requests.resize(1);
+  plan.requests[0].num_new = 7;
+  {
+    auto observe = OpenStepLog(path);
+    ASSERT_TRUE(observe.ok()) << observe.status().message();
+    (*observe)(plan, 0.25);
+    (*observe)(plan, 0.5);
+  }
+  auto steps = ReadStepLog(path);
+  ASSERT_TRUE(steps.ok()) << steps.status().message();
+  ASSERT_EQ(steps->size(), 2u) << "the old contents are replaced";
+  EXPECT_DOUBLE_EQ((*steps)[1].seconds, 0.5);
+  EXPECT_EQ((*steps)[1].requests.at(0).num_new, 7);
+  auto bad = OpenStepLog("/nonexistent-dir/steps.log");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "cannot write the step log /nonexistent-dir/steps.log");
+}
+
 TEST(StepLog, BrokenLogsNameFileAndLine) {
   std::ostringstream header;
   WriteStepLogHeader(header);

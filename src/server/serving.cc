@@ -1,7 +1,6 @@
 #include "server/serving.h"
 
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 
 #include <boost/asio.hpp>
@@ -27,7 +26,6 @@ struct Serving::Parts {
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<cpu::CpuStepTimePredictor> predictor;  // slo policy only
   RealClock clock;
-  std::ofstream step_log;  // --step-log: declared before the engine, whose thread writes it, so it outlives it
   std::unique_ptr<EngineService> engine;
 };
 
@@ -148,11 +146,9 @@ Result<std::unique_ptr<Serving>> Serving::Build(const ServeConfig& config, std::
   s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());
   s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.cpu.runner.get(), &s.clock);
   if (!s.config.step_log.empty()) {
-    s.step_log.open(s.config.step_log, std::ios::trunc);
-    if (!s.step_log) return Status::IoError("cannot write the step log " + s.config.step_log);
-    WriteStepLogHeader(s.step_log);
-    std::ofstream* out = &s.step_log;
-    s.engine->set_step_observer([out](const StepPlan& plan, double seconds) { WriteStepLogLine(*out, plan, seconds); });
+    // The observer owns the file: it lives as long as the engine whose thread writes it.
+    GOODPUT_ASSIGN_OR_RETURN(auto observer, OpenStepLog(s.config.step_log));
+    s.engine->set_step_observer(std::move(observer));
   }
   log << KvCapacityLogLines(s.cpu.capacity, sc.max_model_len);
   return std::unique_ptr<Serving>(new Serving(std::move(parts)));
