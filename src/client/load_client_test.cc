@@ -152,16 +152,26 @@ TEST(LoadClient, ChunksOfSeveralTokensSplitTheirGap) {
   }
 }
 
+// One request of 5 output tokens to `server` answering in `mode`.
+RequestRecord FiveTokensFrom(FakeSseServer& server, const char* mode, const Clock& clock) {
+  auto r = RunLoad(OptionsFor(server, mode), FixedLengthWorkload(1, 8, 5), ArrivalSpec{}, clock);
+  EXPECT_TRUE(r.ok() && r->size() == 1u);
+  return r.ok() && !r->empty() ? (*r)[0] : RequestRecord{};
+}
+
+void ExpectFiveChunksOfOneToken(const RequestRecord& r) {
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.n_out, 5);
+  ASSERT_EQ(r.chunks.size(), 5u);
+  for (const TokenChunk& c : r.chunks) EXPECT_EQ(c.tokens, 1);
+}
+
 // A server that puts the total usage on its last token chunk only: that chunk
 // is one token like the others, not the whole answer.
 TEST(LoadClient, UsageOnTheLastChunkOnlyIsNotThatChunksSize) {
   RealClock clock;
   auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
-  auto r = RunLoad(OptionsFor(*server, "usage-on-last"), FixedLengthWorkload(1, 8, 5), ArrivalSpec{}, clock);
-  ASSERT_TRUE((*r)[0].ok) << (*r)[0].error;
-  EXPECT_EQ((*r)[0].n_out, 5);
-  ASSERT_EQ((*r)[0].chunks.size(), 5u);
-  for (const TokenChunk& c : (*r)[0].chunks) EXPECT_EQ(c.tokens, 1);
+  ExpectFiveChunksOfOneToken(FiveTokensFrom(*server, "usage-on-last", clock));
 }
 
 // Tokens whose text is held back or empty (vLLM streams them with text "")
@@ -171,20 +181,17 @@ TEST(LoadClient, UsageOnTheLastChunkOnlyIsNotThatChunksSize) {
 TEST(LoadClient, TokensWithoutTextCountByTheirUsage) {
   RealClock clock;
   auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
-  auto r = RunLoad(OptionsFor(*server, "no-text"), FixedLengthWorkload(1, 8, 5), ArrivalSpec{}, clock);
-  ASSERT_TRUE((*r)[0].ok) << (*r)[0].error;
-  EXPECT_EQ((*r)[0].n_out, 5);
-  ASSERT_EQ((*r)[0].chunks.size(), 5u);
-  for (const TokenChunk& c : (*r)[0].chunks) EXPECT_EQ(c.tokens, 1);
-  ASSERT_TRUE((*r)[0].t_first.has_value());
-  EXPECT_LT(*(*r)[0].t_first, *(*r)[0].t_last);
-  auto end = RunLoad(OptionsFor(*server, "no-text-at-all"), FixedLengthWorkload(1, 8, 5), ArrivalSpec{}, clock);
-  ASSERT_TRUE((*end)[0].ok) << (*end)[0].error;
-  EXPECT_EQ((*end)[0].n_out, 5);
-  ASSERT_EQ((*end)[0].chunks.size(), 1u);
-  EXPECT_EQ((*end)[0].chunks[0].tokens, 5);
-  ASSERT_TRUE((*end)[0].t_first.has_value());
-  EXPECT_EQ(*(*end)[0].t_first, *(*end)[0].t_last);
+  const RequestRecord r = FiveTokensFrom(*server, "no-text", clock);
+  ExpectFiveChunksOfOneToken(r);
+  ASSERT_TRUE(r.t_first.has_value());
+  EXPECT_LT(*r.t_first, *r.t_last);
+  const RequestRecord end = FiveTokensFrom(*server, "no-text-at-all", clock);
+  ASSERT_TRUE(end.ok) << end.error;
+  EXPECT_EQ(end.n_out, 5);
+  ASSERT_EQ(end.chunks.size(), 1u);
+  EXPECT_EQ(end.chunks[0].tokens, 5);
+  ASSERT_TRUE(end.t_first.has_value());
+  EXPECT_EQ(*end.t_first, *end.t_last);
 }
 
 // A keep-alive connection the server closed while idle is not used: the next

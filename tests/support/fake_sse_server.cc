@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include <boost/asio.hpp>
@@ -88,22 +89,20 @@ struct FakeSseServer::Impl {
     seen[index] = s;
   }
 
+  // A token chunk with `text`, and continuous usage when `completion_tokens` is given.
+  static std::string Chunk(const char* text, std::optional<int64_t> completion_tokens) {
+    const std::string usage =
+        completion_tokens ? fmt::format(",\"usage\":{{\"prompt_tokens\":1,\"completion_tokens\":{}}}", *completion_tokens)
+                          : std::string();
+    return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"{}\"}}]{}}}\n\n", text, usage);
+  }
+
   std::string TokenChunk(const std::string& mode, int64_t sent, int64_t tokens) const {
-    if (mode == "usage-on-last" && sent == tokens) {
-      return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"x\"}}],\"usage\":{{\"prompt_tokens\":1,"
-                         "\"completion_tokens\":{}}}}}\n\n",
-                         tokens);
-    }
-    if (mode == "no-text") {
-      return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"\"}}],\"usage\":{{\"prompt_tokens\":1,"
-                         "\"completion_tokens\":{}}}}}\n\n",
-                         sent);
-    }
-    if (mode == "no-text-at-all") return "data: {\"choices\":[{\"index\":0,\"text\":\"\"}]}\n\n";
-    if (mode != "two-per-chunk") return "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\n";
-    return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"xy\"}}],\"usage\":{{\"prompt_tokens\":1,"
-                       "\"completion_tokens\":{}}}}}\n\n",
-                       sent);
+    if (mode == "usage-on-last" && sent == tokens) return Chunk("x", tokens);
+    if (mode == "no-text") return Chunk("", sent);
+    if (mode == "no-text-at-all") return Chunk("", std::nullopt);
+    if (mode == "two-per-chunk") return Chunk("xy", sent);
+    return Chunk("x", std::nullopt);
   }
 
   // Streams the answer; false when the connection is finished.
