@@ -51,7 +51,7 @@ struct Case {
 // of it one-sidedly (TTFT p99 14-26% low at 2-8 clients over 102 requests;
 // +6% and +8% at 2 and 4 clients over 384, fitted to the same run's steps).
 // The warm-up is the workload's share or the first wave of `clients`
-// requests, whichever ends later (measure/run.cc).
+// requests (closed loop; 0 in open loop), whichever ends later (measure/run.cc).
 int64_t RequestsToBoundP99(const Workload& w, int repeat, int clients) {
   const double per_run = static_cast<double>((MinSampleToBoundPercentile(99) + repeat - 1) / repeat);
   const double by_share = per_run / (1 - w.warmup.fraction - w.cooldown.fraction);
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     for (double r : k.rates) spec.loads.push_back(ArrivalSpec{ArrivalKind::kPoisson, 1, r, 1});
     spec.repeat = 2;
     spec.max_repeat = 2;
-    const int clients = k.ladder.empty() ? 1 : *std::max_element(k.ladder.begin(), k.ladder.end());
+    const int clients = k.ladder.empty() ? 0 : *std::max_element(k.ladder.begin(), k.ladder.end());
     if (k.bound_p99) spec.workload.requests = RequestsToBoundP99(*w, spec.repeat, clients);
     server::ServeConfig config = base;
     config.engine.cache.kv_cache_memory = *ParseBytes(k.kv_cache_memory);

@@ -346,17 +346,18 @@ namespace {
 // A p99 over fewer requests than bound it is the worst one or two of them:
 // the line says which loads' p99s a reader should not hold to 15%.
 std::string OpenP99Note(const Comparison& c) {
+  const int64_t needed = MinSampleToBoundPercentile(99);
   std::vector<std::string> loads;
   int64_t most = 0;
   for (const auto& r : c.rows) {
-    if (r.serve.ttft.count == 0 || r.serve.ttft.count >= MinSampleToBoundPercentile(99)) continue;
+    if (r.serve.ttft.count == 0 || r.serve.ttft.count >= needed) continue;
     loads.push_back(r.serve.label);
     most = std::max(most, r.serve.ttft.count);
   }
   if (loads.empty()) return "";
   return fmt::format("p99s of load {}: goodput serve measured {} requests or fewer, under the {} that bound a p99 at "
                      "95% (open above: the worst one or two requests)\n",
-                     fmt::join(loads, ", "), most, MinSampleToBoundPercentile(99));
+                     fmt::join(loads, ", "), most, needed);
 }
 
 }  // namespace

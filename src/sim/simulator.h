@@ -33,7 +33,7 @@ struct SimOptions {
   // request's way in); the simulated engine starts its next step at once, so
   // the request waits for that step to end. goodput serve on loopback is
   // quicker both ways (0.2 ms to the next request, 0.1-0.5 ms of output
-  // handling between steps) and 57-65% of its closed-loop follow-ups at 2-16
+  // handling between steps) and 52-68% of its closed-loop follow-ups at 2-32
   // clients join the very next step: not modeled (README, sim_vs_serve).
   double client_turnaround_s = 1e-3;
   // Told each simulated step and its modeled time, as goodput serve's engine
