@@ -1,8 +1,9 @@
 // The simulator against the real CPU engine, side by side: two workloads —
 // short chat, and long prompts with preemption in a small KV pool — over a
 // concurrency ladder, and the chat workload in open loop near and past
-// saturation, each load on goodput serve (real HTTP, its own engine process
-// logging its steps) and on the simulator with the same engine settings,
+// saturation, each load on goodput serve (real HTTP, each repetition on its
+// own engine process logging its steps, in two passes over every load) and
+// on the simulator with the same engine settings,
 // calibrated from the steps of every other load (leave one load out: the
 // fit comes from the same minutes of the machine as the figures it predicts,
 // never from the load it predicts). Prints every figure with the simulator's
@@ -135,9 +136,9 @@ int main(int argc, char** argv) {
                 in_sample.met, in_sample.total);
   }
   // The noise floor of those targets: one repetition of goodput serve (half
-  // the requests) predicted by its other repetition, minutes apart on the
-  // same engine, and by the simulator's run of that other repetition's
-  // requests.
+  // the requests) predicted by its other repetition, a pass apart on the
+  // same engine settings, and by the simulator's run of that other
+  // repetition's requests.
   std::printf("each repetition alone, predicted by the other repetition's figures: goodput serve's own %d of %d, the "
               "simulator's %d of %d (the noise floor of these targets on this machine)\n",
               serve_floor.met, serve_floor.total, sim_floor.met, sim_floor.total);

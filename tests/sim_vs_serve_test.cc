@@ -8,9 +8,13 @@
 // the loads fitted around it then carry it) and tight
 // enough to catch a simulator wrong by a factor: a cost model off by 2x, a
 // missing wait for the running step, a pool of another size.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "calibrate/engine_calibration.h"
@@ -69,6 +73,43 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
     EXPECT_NEAR(ratio(r.sim.ttft.mean, r.serve.ttft.mean), 1.0, 0.35) << "TTFT mean at " << r.serve.label;
     EXPECT_EQ(r.serve.preemptions, 0) << "goodput serve's /metrics counts preemptions";
   }
+}
+
+// Every load's first repetition runs before any load's second (passes), so a
+// slow spell of the machine cannot fall on one load alone: each run's step
+// log is written last as that run ends, so the logs' times give the order.
+TEST(SimVsServe, RunsGoodputServeInPassesOverTheLoads) {
+  server::ServeConfig config;
+  config.model = "goodput-small";
+  config.engine.cache.kv_cache_memory = int64_t{128} << 20;
+  auto w = ParseWorkload(R"(name: tiny-chat
+seed: 5
+requests: 6
+classes:
+  - name: interactive
+    prompt: lognormal:48,0.3
+    output: lognormal:8,0.3
+)", "tiny-chat", ".");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  MeasurementSpec spec;
+  spec.workload = *w;
+  spec.repeat = 2;
+  for (int c : {1, 2}) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("goodput-passes-" + std::to_string(getpid()));
+  auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}}, {}, dir.string());
+  ASSERT_TRUE(held_out.ok()) << held_out.status().message();
+  const auto ended = [&](const char* load, int run) {
+    return std::filesystem::last_write_time(dir / fmt::format("case1-tiny-chat-load-{}-run-{}.log", load, run));
+  };
+  EXPECT_LT(ended("1", 1), ended("2", 1));
+  EXPECT_LT(ended("2", 1), ended("1", 2)) << "load 1's second repetition waits for every load's first";
+  EXPECT_LT(ended("1", 2), ended("2", 2));
+  for (const Comparison::Row& r : held_out->cases.front().rows) {
+    EXPECT_EQ(r.serve_runs.size(), 2u) << "both repetitions pooled at " << r.serve.label;
+    EXPECT_EQ(r.sim_runs.size(), 2u) << "and as many on the simulator at " << r.serve.label;
+    EXPECT_EQ(r.serve.repeats, 2);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SimVsServe, RefusesCasesOfTwoModelsOrWithoutALoad) {

@@ -62,9 +62,11 @@ std::string Pct(double sim, double serve) {
   return fmt::format("{:+.0f}%", 100 * (sim / serve - 1));
 }
 
-// `spec` at `load` alone: one point, no search, no varied flag.
+// `spec` at `load` alone: one point of exactly `spec.repeat` repetitions (as
+// goodput serve's side runs), no search, no varied flag.
 MeasurementSpec OneLoad(const MeasurementSpec& spec, const ArrivalSpec& load) {
   MeasurementSpec one = spec;
+  one.max_repeat = one.repeat;
   one.search_capacity = false;
   one.vary.reset();
   one.loads = {load};
@@ -81,30 +83,6 @@ MeasurementHooks KeepingEachRun(const Workload& workload, const ArrivalSpec& loa
     return then ? then(setting, point, runs) : Status::Ok();
   };
   return hooks;
-}
-
-// One load of `spec` on its own goodput serve process with `config`'s engine
-// (and `extra` flags): its steps can then be told from the other loads'.
-// Each repetition alone goes to `each`.
-Result<PointResult> MeasureLoadOnServe(const std::string& binary, const server::ServeConfig& config,
-                                       const MeasurementSpec& spec, const ArrivalSpec& load,
-                                       const std::vector<std::string>& extra, const MeasurementHooks& hooks,
-                                       std::vector<PointResult>& each) {
-  const MeasurementSpec one = OneLoad(spec, load);
-  EngineConfig engine = config.engine;
-  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
-  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
-  std::vector<std::string> serve_args = ServeArgs(engine);
-  serve_args.insert(serve_args.end(), extra.begin(), extra.end());
-  auto serve = Measure(
-      one,
-      [&](const Setting&) -> Result<std::unique_ptr<Target>> {
-        GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(binary, config.model, serve_args, {}));
-        return std::unique_ptr<Target>(std::move(t));
-      },
-      KeepingEachRun(spec.workload, load, hooks, each));
-  if (!serve.ok()) return serve.status().WithContext("goodput serve");
-  return serve->front().sweep.points.front();
 }
 
 // One load of `spec` on the simulator with `config`'s engine and
@@ -158,8 +136,8 @@ Comparison Compare(const std::string& workload, const Side& serve_side, const Si
   return c;
 }
 
-// Step-log paths for every load of every case: in `dir` and kept, or in the
-// temporary directory and removed with this object.
+// Step-log paths for every repetition of every load of every case: in `dir`
+// and kept, or in the temporary directory and removed with this object.
 class StepLogs {
  public:
   StepLogs(const std::vector<ComparisonCase>& cases, const std::string& dir) : keep_(!dir.empty()) {
@@ -167,26 +145,31 @@ class StepLogs {
     for (size_t k = 0; k < cases.size(); ++k) {
       paths_.emplace_back();
       for (const ArrivalSpec& load : cases[k].spec.loads) {
-        std::string name = fmt::format("case{}-{}-load-{}.log", k + 1, cases[k].spec.workload.name, LoadLabel(load));
-        std::replace(name.begin(), name.end(), '/', '-');  // "3/s"
-        if (!keep_) name = fmt::format("goodput-{}-{}", getpid(), name);
-        paths_.back().push_back((where / name).string());
+        paths_.back().emplace_back();
+        for (int r = 1; r <= cases[k].spec.repeat; ++r) {
+          std::string name = fmt::format("case{}-{}-load-{}-run-{}.log", k + 1, cases[k].spec.workload.name,
+                                         LoadLabel(load), r);
+          std::replace(name.begin(), name.end(), '/', '-');  // "3/s"
+          if (!keep_) name = fmt::format("goodput-{}-{}", getpid(), name);
+          paths_.back().back().push_back((where / name).string());
+        }
       }
     }
   }
   ~StepLogs() {
     if (keep_) return;
-    for (const auto& c : paths_) {
-      for (const std::string& p : c) std::filesystem::remove(p);
-    }
+    for (const std::string& p : AllBut(SIZE_MAX, SIZE_MAX)) std::filesystem::remove(p);
   }
-  const std::string& Of(size_t k, size_t i) const { return paths_[k][i]; }
+  // Repetition `r` (1, 2, ...) of load `i` of case `k`.
+  const std::string& Of(size_t k, size_t i, int r) const { return paths_[k][i][r - 1]; }
+  // Every repetition of load `i` of case `k`.
+  const std::vector<std::string>& Of(size_t k, size_t i) const { return paths_[k][i]; }
   // Every log but load `i` of case `k`'s (SIZE_MAX: every log).
   std::vector<std::string> AllBut(size_t k, size_t i) const {
     std::vector<std::string> out;
     for (size_t a = 0; a < paths_.size(); ++a) {
       for (size_t b = 0; b < paths_[a].size(); ++b) {
-        if (a != k || b != i) out.push_back(paths_[a][b]);
+        if (a != k || b != i) out.insert(out.end(), paths_[a][b].begin(), paths_[a][b].end());
       }
     }
     return out;
@@ -194,8 +177,65 @@ class StepLogs {
 
  private:
   bool keep_;
-  std::vector<std::vector<std::string>> paths_;
+  std::vector<std::vector<std::vector<std::string>>> paths_;  // by case, load, repetition
 };
+
+// One repetition of one load on its own goodput serve process with `config`'s
+// engine (and `extra` flags, such as its step log).
+Result<MeasuredRun> RunOnServe(const std::string& binary, const server::ServeConfig& config, const Workload& workload,
+                               const ArrivalSpec& load, int repetition, const std::vector<std::string>& extra) {
+  EngineConfig engine = config.engine;
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
+  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
+  std::vector<std::string> serve_args = ServeArgs(engine);
+  serve_args.insert(serve_args.end(), extra.begin(), extra.end());
+  GOODPUT_ASSIGN_OR_RETURN(auto target, EmbeddedTarget::Start(binary, config.model, serve_args, {}));
+  return target->Run(workload, load, repetition);
+}
+
+// goodput serve's side of every case, in passes: pass r runs repetition r of
+// every load of every case in turn, each on its own engine process (its steps
+// apart from the others', in `logs` when given). Run load by load, a slow
+// spell of the shared machine fell on whichever load ran in it: the median
+// decode step of one or two requests differed by up to 9% (34% once) between
+// a bench run's first load and its last four, in either direction from one
+// run to the next. In passes every load, and every leave-one-out fit, spans
+// the same minutes.
+Result<std::vector<Side>> MeasureServeInPasses(const std::string& binary, const std::vector<ComparisonCase>& cases,
+                                               const StepLogs* logs, const MeasurementHooks& hooks) {
+  int passes = 0;
+  for (const ComparisonCase& c : cases) passes = std::max(passes, c.spec.repeat);
+  std::vector<std::vector<std::vector<MeasuredRun>>> runs(cases.size());  // by case, load, repetition
+  for (size_t k = 0; k < cases.size(); ++k) runs[k].resize(cases[k].spec.loads.size());
+  for (int r = 1; r <= passes; ++r) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const ComparisonCase& c = cases[k];
+      for (size_t i = 0; i < c.spec.loads.size() && r <= c.spec.repeat; ++i) {
+        const ArrivalSpec& load = c.spec.loads[i];
+        if (hooks.progress) {
+          hooks.progress(fmt::format("goodput serve, pass {} of {}: {} load {} ({} requests)", r, passes,
+                                     c.spec.workload.name, LoadLabel(load), c.spec.workload.requests));
+        }
+        std::vector<std::string> extra;
+        if (logs) extra = {"--step-log", logs->Of(k, i, r)};
+        auto run = RunOnServe(binary, c.config, c.spec.workload, load, r, extra);
+        if (!run.ok()) return run.status().WithContext("goodput serve at load " + LoadLabel(load));
+        runs[k][i].push_back(*std::move(run));
+      }
+    }
+  }
+  std::vector<Side> sides;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Workload& w = cases[k].spec.workload;
+    const auto pooled = [&](const ArrivalSpec& load, size_t i, std::vector<PointResult>& each) -> Result<PointResult> {
+      for (const MeasuredRun& run : runs[k][i]) each.push_back(Summarise(w, load, {run}));
+      return Summarise(w, load, runs[k][i]);
+    };
+    GOODPUT_ASSIGN_OR_RETURN(Side side, RunSide(cases[k].spec.loads, pooled));
+    sides.push_back(std::move(side));
+  }
+  return sides;
+}
 
 // The simulator's side of case `k`: each load with the fit to every other load's steps.
 Result<Side> PredictLeavingOut(const ComparisonCase& c, size_t k, const StepLogs& logs, const MeasurementHooks& hooks,
@@ -216,7 +256,7 @@ Status AddInSample(const ComparisonCase& c, size_t k, const StepLogs& logs, cons
   for (size_t i = 0; i < c.spec.loads.size() && i < out.rows.size(); ++i) {
     const std::string label = LoadLabel(c.spec.loads[i]);
     if (hooks.progress) hooks.progress(fmt::format("fitting load {}'s own steps", label));
-    auto fit = CalibrateFromStepLogs(c.config, {logs.Of(k, i)});
+    auto fit = CalibrateFromStepLogs(c.config, logs.Of(k, i));
     if (!fit.ok()) return fit.status().WithContext("fit to load " + label);
     std::vector<PointResult> each;
     GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_in_sample, MeasureLoadOnSim(c.config, *fit, c.spec, c.spec.loads[i], hooks, each));
@@ -237,6 +277,7 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
                                                  "'{}' and '{}'", cases.front().config.model, c.config.model));
     }
     if (c.spec.loads.empty()) return Status::InvalidArgument("a case without a load: " + c.spec.workload.name);
+    GOODPUT_RETURN_IF_ERROR(CheckMeasurementSpec(c.spec).WithContext(c.spec.workload.name));
   }
   MeasurementHooks hooks;
   hooks.progress = progress;
@@ -246,15 +287,7 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
     if (ec) return Status::InvalidArgument(fmt::format("cannot create {}: {}", step_log_dir, ec.message()));
   }
   const StepLogs logs(cases, step_log_dir);
-  std::vector<Side> serve;
-  for (size_t k = 0; k < cases.size(); ++k) {
-    const auto measure = [&](const ArrivalSpec& load, size_t i, std::vector<PointResult>& each) {
-      return MeasureLoadOnServe(goodput_binary, cases[k].config, cases[k].spec, load, {"--step-log", logs.Of(k, i)},
-                                hooks, each);
-    };
-    GOODPUT_ASSIGN_OR_RETURN(Side s, RunSide(cases[k].spec.loads, measure));
-    serve.push_back(std::move(s));
-  }
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<Side> serve, MeasureServeInPasses(goodput_binary, cases, &logs, hooks));
   HeldOutComparison out;
   for (size_t k = 0; k < cases.size(); ++k) {
     std::vector<Calibration> fits;
@@ -276,11 +309,12 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
                                      const Calibration& calibration, const MeasurementSpec& spec,
                                      const std::function<void(const std::string&)>& progress) {
   if (spec.loads.empty()) return Status::InvalidArgument("no load to compare");
+  GOODPUT_RETURN_IF_ERROR(CheckMeasurementSpec(spec));
   MeasurementHooks hooks;
   hooks.progress = progress;
-  GOODPUT_ASSIGN_OR_RETURN(Side serve, RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
-                             return MeasureLoadOnServe(goodput_binary, config, spec, load, {}, hooks, each);
-                           }));
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<Side> serve_sides,
+                           MeasureServeInPasses(goodput_binary, {{config, spec}}, nullptr, hooks));
+  const Side& serve = serve_sides.front();
   GOODPUT_ASSIGN_OR_RETURN(Side sim, RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
                              return MeasureLoadOnSim(config, calibration, spec, load, hooks, each);
                            }));

@@ -54,24 +54,27 @@ struct HeldOutComparison {
 };
 
 // Measures every load of every case on goodput serve over real HTTP, each
-// load on its own engine process logging its steps (--step-log), then
-// predicts each load on the simulator calibrated from the steps of every
-// other load of every case: leave one load out (and, apart, runs it fitted
-// to its own steps: Comparison::Row::sim_in_sample). No figure is judged on the
-// steps it was fitted to, and the fit is taken from the same minutes of the
-// same machine as the figures it predicts (a calibration run minutes apart
-// drifts with a shared machine's load). The cases must share one model.
-// Each row's fit is reported (Comparison::Row::fit_*). `progress` is told
-// each run and fit. With `step_log_dir` the step logs are written there
-// (created if need be; "caseN-WORKLOAD-load-LOAD.log") and kept, to refit;
-// without, they are temporary.
+// repetition on its own engine process logging its steps (--step-log), in
+// passes: pass r runs repetition r of every load of every case, so that the
+// machine's slow spells fall on every load alike. Then predicts each load on
+// the simulator calibrated from the steps of every other load of every case:
+// leave one load out (and, apart, runs it fitted to its own steps:
+// Comparison::Row::sim_in_sample). No figure is judged on the steps it was
+// fitted to, and the fit is taken from the same minutes of the same machine
+// as the figures it predicts (a calibration run minutes apart drifts with a
+// shared machine's load). Each load runs exactly `spec.repeat` repetitions
+// on both sides (none added while a verdict is undecided). The cases must
+// share one model. Each row's fit is reported (Comparison::Row::fit_*).
+// `progress` is told each run and fit. With `step_log_dir` the step logs are
+// written there (created if need be; "caseN-WORKLOAD-load-LOAD-run-R.log")
+// and kept, to refit; without, they are temporary.
 Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
                                                    const std::vector<ComparisonCase>& cases,
                                                    const std::function<void(const std::string&)>& progress = {},
                                                    const std::string& step_log_dir = "");
 
-// Measures `spec` (its ladder, not a search; each load on its own engine
-// process, as above) on goodput serve started from `goodput_binary` with
+// Measures `spec` (its ladder, not a search; each repetition on its own
+// engine process, in passes, as above) on goodput serve started from `goodput_binary` with
 // `config`'s engine settings, and on the simulator with the same settings
 // and one given `calibration`. `progress` is told each run.
 Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
@@ -101,7 +104,7 @@ FigureScore ScoreSimulator(const Comparison& c, bool in_sample = false);
 
 // The noise floor of those targets, at each repetition's sample: every
 // repetition of goodput serve predicted by another repetition's figures —
-// of goodput serve itself (`by_sim` false: the same engine, minutes apart,
+// of goodput serve itself (`by_sim` false: the same engine a pass apart,
 // another draw of requests) or of the simulator (`by_sim` true: the same
 // other draw of requests). A figure the engine cannot reproduce from one
 // repetition to the next cannot be asked of the simulator either. Loads

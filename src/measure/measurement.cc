@@ -79,8 +79,7 @@ Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting&
 
 }  // namespace
 
-Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const TargetFactory& make_target,
-                                           const MeasurementHooks& hooks) {
+Status CheckMeasurementSpec(const MeasurementSpec& spec) {
   if (spec.loads.empty()) return Status::InvalidArgument("no load to measure");
   if (spec.repeat < 1) return Status::InvalidArgument("--repeat must be at least 1");
   if (spec.max_repeat != 0 && spec.max_repeat < spec.repeat) {
@@ -97,6 +96,12 @@ Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const Ta
           load.concurrency, 2 * load.concurrency, spec.workload.requests, load.concurrency));
     }
   }
+  return Status::Ok();
+}
+
+Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const TargetFactory& make_target,
+                                           const MeasurementHooks& hooks) {
+  GOODPUT_RETURN_IF_ERROR(CheckMeasurementSpec(spec));
   std::vector<Setting> settings;
   if (!spec.vary) settings.push_back(Setting{});
   else {

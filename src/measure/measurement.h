@@ -79,8 +79,13 @@ struct SettingResult {
   SweepResult sweep;
 };
 
+// Whether `spec` can be measured: loads given, repeat >= 1 (max_repeat 0 or
+// at least repeat), every closed-loop load with at least twice its clients
+// in requests per run. The error says what to change.
+Status CheckMeasurementSpec(const MeasurementSpec& spec);
+
 // Measures every setting in turn (one target each, released before the
-// next is built). Errors: bad spec (no loads, repeat < 1), a target that
+// next is built). Errors: a spec CheckMeasurementSpec refuses, a target that
 // cannot be built or run, a hook's error, or the stop hook.
 Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const TargetFactory& make_target,
                                            const MeasurementHooks& hooks = {});
