@@ -63,6 +63,9 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
     EXPECT_NEAR(ratio(r.sim.throughput, r.serve.throughput), 1.0, 0.30) << "throughput at " << r.serve.label;
     ASSERT_TRUE(r.sim_in_sample.has_value()) << "each load is also fitted to its own steps";
     EXPECT_NEAR(ratio(r.sim_in_sample->throughput, r.serve.throughput), 1.0, 0.30) << "in sample at " << r.serve.label;
+    ASSERT_TRUE(r.sim_every_step.has_value()) << "and with the one fit to every load's steps";
+    EXPECT_NEAR(ratio(r.sim_every_step->throughput, r.serve.throughput), 1.0, 0.30)
+        << "every step at " << r.serve.label;
     EXPECT_NEAR(ratio(r.sim.tpot.p50, r.serve.tpot.p50), 1.0, 0.35) << "TPOT p50 at " << r.serve.label;
     // TTFT by its mean: at 8 clients its median sits between two modes (a
     // request that arrives during a decode step waits ~30 ms for it, one

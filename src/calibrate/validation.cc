@@ -250,16 +250,19 @@ Result<Side> PredictLeavingOut(const ComparisonCase& c, size_t k, const StepLogs
   return RunSide(c.spec.loads, predict);
 }
 
-// Each load of case `k` on the simulator fitted to that load's own steps.
-Status AddInSample(const ComparisonCase& c, size_t k, const StepLogs& logs, const MeasurementHooks& hooks,
-                   Comparison& out) {
+// Each load of case `k` on the simulator fitted to that load's own steps, and
+// with `every_step`, the fit to every load's.
+Status AddInSample(const ComparisonCase& c, size_t k, const StepLogs& logs, const Calibration& every_step,
+                   const MeasurementHooks& hooks, Comparison& out) {
   for (size_t i = 0; i < c.spec.loads.size() && i < out.rows.size(); ++i) {
-    const std::string label = LoadLabel(c.spec.loads[i]);
-    if (hooks.progress) hooks.progress(fmt::format("fitting load {}'s own steps", label));
+    const ArrivalSpec& load = c.spec.loads[i];
+    if (hooks.progress) hooks.progress(fmt::format("fitting load {}'s own steps", LoadLabel(load)));
     auto fit = CalibrateFromStepLogs(c.config, logs.Of(k, i));
-    if (!fit.ok()) return fit.status().WithContext("fit to load " + label);
+    if (!fit.ok()) return fit.status().WithContext("fit to load " + LoadLabel(load));
     std::vector<PointResult> each;
-    GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_in_sample, MeasureLoadOnSim(c.config, *fit, c.spec, c.spec.loads[i], hooks, each));
+    GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_in_sample, MeasureLoadOnSim(c.config, *fit, c.spec, load, hooks, each));
+    GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_every_step,
+                             MeasureLoadOnSim(c.config, every_step, c.spec, load, hooks, each));
   }
   return Status::Ok();
 }
@@ -289,6 +292,9 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
   const StepLogs logs(cases, step_log_dir);
   GOODPUT_ASSIGN_OR_RETURN(std::vector<Side> serve, MeasureServeInPasses(goodput_binary, cases, &logs, hooks));
   HeldOutComparison out;
+  auto all = CalibrateFromStepLogs(cases.front().config, logs.AllBut(SIZE_MAX, SIZE_MAX));
+  if (!all.ok()) return all.status().WithContext("fit to every step");
+  out.all_steps = *std::move(all);
   for (size_t k = 0; k < cases.size(); ++k) {
     std::vector<Calibration> fits;
     GOODPUT_ASSIGN_OR_RETURN(Side sim, PredictLeavingOut(cases[k], k, logs, hooks, fits));
@@ -297,11 +303,8 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
       out.cases.back().rows[i].fit_rms_log_error = fits[i].rms_log_error;
       out.cases.back().rows[i].fit_steps = fits[i].measurements;
     }
-    GOODPUT_RETURN_IF_ERROR(AddInSample(cases[k], k, logs, hooks, out.cases.back()));
+    GOODPUT_RETURN_IF_ERROR(AddInSample(cases[k], k, logs, out.all_steps, hooks, out.cases.back()));
   }
-  auto all = CalibrateFromStepLogs(cases.front().config, logs.AllBut(SIZE_MAX, SIZE_MAX));
-  if (!all.ok()) return all.status().WithContext("fit to every step");
-  out.all_steps = *std::move(all);
   return out;
 }
 
@@ -353,11 +356,13 @@ void ScoreFigures(const PointResult& predicted, const PointResult& measured, Fig
   score.met += Within(p.throughput, m.throughput, 0.05);
 }
 
-FigureScore ScoreSimulator(const Comparison& c, bool in_sample) {
+FigureScore ScoreSimulator(const Comparison& c, SimulatorFit fit) {
   FigureScore score;
   for (const Comparison::Row& r : c.rows) {
-    if (!in_sample) ScoreFigures(r.sim, r.serve, score);
-    else if (r.sim_in_sample) ScoreFigures(*r.sim_in_sample, r.serve, score);
+    const std::optional<PointResult> sim = fit == SimulatorFit::kHeldOut    ? std::optional<PointResult>(r.sim)
+                                           : fit == SimulatorFit::kOwnSteps ? r.sim_in_sample
+                                                                            : r.sim_every_step;
+    if (sim) ScoreFigures(*sim, r.serve, score);
   }
   return score;
 }

@@ -29,6 +29,11 @@ struct Comparison {
     // the cost model's own error, without the machine's drift between the
     // minutes of one load and the others'. Not a prediction.
     std::optional<PointResult> sim_in_sample;
+    // The simulator with one calibration from every load's steps
+    // (HeldOutComparison::all_steps): what `goodput calibrate steps
+    // --from-step-log` over a whole served session gives a user. In sample
+    // too, but one fit for all the loads.
+    std::optional<PointResult> sim_every_step;
   };
   std::string workload;
   std::vector<Row> rows;  // by load
@@ -49,7 +54,7 @@ struct ComparisonCase {
 struct HeldOutComparison {
   std::vector<Comparison> cases;  // in the order given
   // Fitted to the steps of every load of every case: its residuals show
-  // where the cost model misses. No figure of `cases` is predicted from it.
+  // where the cost model misses. Only Row::sim_every_step runs with it.
   Calibration all_steps;
 };
 
@@ -58,8 +63,8 @@ struct HeldOutComparison {
 // passes: pass r runs repetition r of every load of every case, so that the
 // machine's slow spells fall on every load alike. Then predicts each load on
 // the simulator calibrated from the steps of every other load of every case:
-// leave one load out (and, apart, runs it fitted to its own steps:
-// Comparison::Row::sim_in_sample). No figure is judged on the steps it was
+// leave one load out (and, apart, runs it fitted to its own steps and to
+// every load's: Comparison::Row::sim_in_sample, sim_every_step). No figure is judged on the steps it was
 // fitted to, and the fit is taken from the same minutes of the same machine
 // as the figures it predicts (a calibration run minutes apart drifts with a
 // shared machine's load). Each load runs exactly `spec.repeat` repetitions
@@ -97,10 +102,16 @@ struct FigureScore {
 // judged against `measured`'s to `score`. A figure either side lacks misses.
 void ScoreFigures(const PointResult& predicted, const PointResult& measured, FigureScore& score);
 
-// Every load's figures: the simulator's against goodput serve's; with
-// `in_sample`, those of the simulator fitted to the load's own steps (rows
-// without them count nothing).
-FigureScore ScoreSimulator(const Comparison& c, bool in_sample = false);
+// Which of a row's simulator runs a score judges.
+enum class SimulatorFit {
+  kHeldOut,    // Row::sim: fitted to every other load's steps
+  kOwnSteps,   // Row::sim_in_sample
+  kEveryStep,  // Row::sim_every_step
+};
+
+// Every load's figures: the `fit` simulator's against goodput serve's (rows
+// without that run count nothing).
+FigureScore ScoreSimulator(const Comparison& c, SimulatorFit fit = SimulatorFit::kHeldOut);
 
 // The noise floor of those targets, at each repetition's sample: every
 // repetition of goodput serve predicted by another repetition's figures —

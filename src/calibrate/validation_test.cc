@@ -71,11 +71,17 @@ TEST(ScoreSimulator, JudgesTheSimulatorsPooledFiguresAgainstServes) {
   const FigureScore s = ScoreSimulator(c);
   EXPECT_EQ(s.met, 4);
   EXPECT_EQ(s.total, 5);
-  EXPECT_EQ(ScoreSimulator(c, true).total, 0) << "no row was fitted to its own steps";
+  EXPECT_EQ(ScoreSimulator(c, SimulatorFit::kOwnSteps).total, 0) << "no row was fitted to its own steps";
+  EXPECT_EQ(ScoreSimulator(c, SimulatorFit::kEveryStep).total, 0) << "nor to every step";
   c.rows[0].sim_in_sample = Figures(0.100, 0.400, 0.020, 0.050, 99);  // throughput 1% low
-  const FigureScore own = ScoreSimulator(c, true);
+  const FigureScore own = ScoreSimulator(c, SimulatorFit::kOwnSteps);
   EXPECT_EQ(own.met, 5);
   EXPECT_EQ(own.total, 5);
+  c.rows[0].sim_every_step = Figures(0.112, 0.400, 0.020, 0.050, 100);  // TTFT p50 12% high
+  const FigureScore every = ScoreSimulator(c, SimulatorFit::kEveryStep);
+  EXPECT_EQ(every.met, 4);
+  EXPECT_EQ(every.percentile_misses, 1);
+  EXPECT_EQ(ScoreSimulator(c).met, 4) << "the held-out score still judges Row::sim";
   const std::string table = FormatComparison(c);
   EXPECT_NE(table.find("fitted to its own steps"), std::string::npos) << table;
   EXPECT_NE(table.find("  +0% +0% +0% +0% -1%\n"), std::string::npos) << table;
