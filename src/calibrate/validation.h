@@ -64,10 +64,11 @@ struct HeldOutComparison {
 // machine's slow spells fall on every load alike. Then predicts each load on
 // the simulator calibrated from the steps of every other load of every case:
 // leave one load out (and, apart, runs it fitted to its own steps and to
-// every load's: Comparison::Row::sim_in_sample, sim_every_step). No figure is judged on the steps it was
-// fitted to, and the fit is taken from the same minutes of the same machine
-// as the figures it predicts (a calibration run minutes apart drifts with a
-// shared machine's load). Each load runs exactly `spec.repeat` repetitions
+// every load's: Comparison::Row::sim_in_sample, sim_every_step). No
+// held-out figure is judged on the steps it was fitted to, and the fit is
+// taken from the same minutes of the same machine as the figures it
+// predicts (a calibration run minutes apart drifts with a shared machine's
+// load). Each load runs exactly `spec.repeat` repetitions
 // on both sides (none added while a verdict is undecided). The cases must
 // share one model. Each row's fit is reported (Comparison::Row::fit_*).
 // `progress` is told each run and fit. With `step_log_dir` the step logs are
@@ -79,9 +80,10 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
                                                    const std::string& step_log_dir = "");
 
 // Measures `spec` (its ladder, not a search; each repetition on its own
-// engine process, in passes, as above) on goodput serve started from `goodput_binary` with
-// `config`'s engine settings, and on the simulator with the same settings
-// and one given `calibration`. `progress` is told each run.
+// engine process, in passes, as above) on goodput serve started from
+// `goodput_binary` with `config`'s engine settings, and on the simulator
+// with the same settings and one given `calibration`. `progress` is told
+// each run.
 Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
                                      const Calibration& calibration, const MeasurementSpec& spec,
                                      const std::function<void(const std::string&)>& progress = {});
