@@ -311,7 +311,6 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
 Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
                                      const Calibration& calibration, const MeasurementSpec& spec,
                                      const std::function<void(const std::string&)>& progress) {
-  if (spec.loads.empty()) return Status::InvalidArgument("no load to compare");
   GOODPUT_RETURN_IF_ERROR(CheckMeasurementSpec(spec));
   MeasurementHooks hooks;
   hooks.progress = progress;
@@ -356,13 +355,21 @@ void ScoreFigures(const PointResult& predicted, const PointResult& measured, Fig
   score.met += Within(p.throughput, m.throughput, 0.05);
 }
 
+namespace {
+
+// Row `r`'s simulator run with `fit`; null when the row has none.
+const PointResult* SimulatorRun(const Comparison::Row& r, SimulatorFit fit) {
+  const std::optional<PointResult>& other = fit == SimulatorFit::kOwnSteps ? r.sim_in_sample : r.sim_every_step;
+  if (fit == SimulatorFit::kHeldOut) return &r.sim;
+  return other ? &*other : nullptr;
+}
+
+}  // namespace
+
 FigureScore ScoreSimulator(const Comparison& c, SimulatorFit fit) {
   FigureScore score;
   for (const Comparison::Row& r : c.rows) {
-    const std::optional<PointResult> sim = fit == SimulatorFit::kHeldOut    ? std::optional<PointResult>(r.sim)
-                                           : fit == SimulatorFit::kOwnSteps ? r.sim_in_sample
-                                                                            : r.sim_every_step;
-    if (sim) ScoreFigures(*sim, r.serve, score);
+    if (const PointResult* sim = SimulatorRun(r, fit)) ScoreFigures(*sim, r.serve, score);
   }
   return score;
 }

@@ -20,10 +20,6 @@ struct StepStats {
   size_t num_preempted = 0;
 };
 
-// Told of every step that ran: its plan and its duration on the clock
-// (scheduling and execution). Runs on the stepping thread.
-using StepObserver = std::function<void(const StepPlan& plan, double seconds)>;
-
 class EngineCore {
  public:
   EngineCore(Scheduler* scheduler, ModelRunner* runner, Clock* clock)

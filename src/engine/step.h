@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/kv_cache_manager.h"
@@ -31,6 +32,10 @@ struct StepPlan {
   std::vector<RequestId> released;   // finished or aborted since the last step: runner may drop state
   bool empty() const { return requests.empty(); }
 };
+
+// Told of every step that ran: its plan and its duration on the clock
+// (scheduling and execution). Runs on the stepping thread.
+using StepObserver = std::function<void(const StepPlan& plan, double seconds)>;
 
 struct SampledTokens {
   RequestId id = 0;

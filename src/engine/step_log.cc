@@ -21,12 +21,11 @@ void WriteStepLogLine(std::ostream& out, const StepPlan& plan, double seconds) {
   out << '\n';
 }
 
-Result<std::function<void(const StepPlan&, double)>> OpenStepLog(const std::string& path) {
+Result<StepObserver> OpenStepLog(const std::string& path) {
   auto out = std::make_shared<std::ofstream>(path, std::ios::trunc);
   if (!*out) return Status::IoError("cannot write the step log " + path);
   WriteStepLogHeader(*out);
-  return std::function<void(const StepPlan&, double)>(
-      [out](const StepPlan& plan, double seconds) { WriteStepLogLine(*out, plan, seconds); });
+  return StepObserver([out](const StepPlan& plan, double seconds) { WriteStepLogLine(*out, plan, seconds); });
 }
 
 Result<std::vector<LoggedStep>> ReadStepLog(const std::string& path) {

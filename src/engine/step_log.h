@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -37,10 +36,9 @@ void WriteStepLogHeader(std::ostream& out);
 void WriteStepLogLine(std::ostream& out, const StepPlan& plan, double seconds);
 
 // Creates (or empties) the step log at `path`, writes its header, and returns
-// the observer that appends each step to it (an EngineCore StepObserver; the
-// file stays open as long as the observer lives). Errors: "cannot write the
-// step log PATH".
-Result<std::function<void(const StepPlan&, double)>> OpenStepLog(const std::string& path);
+// the observer that appends each step to it (the file stays open as long as
+// the observer lives). Errors: "cannot write the step log PATH".
+Result<StepObserver> OpenStepLog(const std::string& path);
 
 // Reads a step log. Errors name the file and line: not a step log, a line
 // that does not parse, no steps.
