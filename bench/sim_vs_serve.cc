@@ -9,17 +9,20 @@
 // never from the load it predicts). Prints every figure with the simulator's
 // error and the capacities, against the targets: TTFT and TPOT p50 within
 // 10%, p99 within 15%, throughput within 5%, the same capacity +- one ladder
-// step; the scores of the same figures with each load fitted to its own
-// steps, and with one fit to every load's steps; the noise
-// floor of those targets (each repetition of goodput serve predicted by its
-// other repetition, and by the simulator's run of that repetition's
-// requests); then the residuals of the fit to every step.
+// step; the score of goodput serve's rerun (both passes again, on the same
+// requests) as the prediction of the same figures, the engine's own
+// run-to-run change; the scores of the same figures with each load fitted to
+// its own steps, and with one fit to every load's steps; the noise floor of
+// those targets at one repetition's sample (each repetition of goodput serve
+// predicted by its other repetition, and by the simulator's run of that
+// repetition's requests). The residuals of the fit to every step come first.
 //
 // Usage: sim_vs_serve [GOODPUT_BINARY] [CALIBRATION_FILE]
 //   (default: the goodput binary beside this program's directory; with a
 //   file, every load is simulated with that one calibration instead; the
 //   fit to every step is written to sim_vs_serve.json, the step logs of
-//   every load to sim_vs_serve-steps/)
+//   every load to sim_vs_serve-steps/, the rerun's as "...-rerun-R.log";
+//   with a file, nothing is rerun)
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,6 +62,45 @@ int64_t RequestsToBoundP99(const Workload& w, int repeat, int clients) {
   const double by_share = per_run / (1 - w.warmup.fraction - w.cooldown.fraction);
   const double by_wave = (per_run + clients) / (1 - w.cooldown.fraction);
   return static_cast<int64_t>(std::ceil(std::max(by_share, by_wave))) + 2;  // + rounding of the margins
+}
+
+// "WHAT: N of M", when the score judged anything.
+void PrintScore(const char* what, const FigureScore& s) {
+  if (s.total > 0) std::printf("%s: %d of %d\n", what, s.met, s.total);
+}
+
+// Every comparison's table, then the scores over all of them.
+void PrintScores(const std::vector<Comparison>& comparisons) {
+  FigureScore score, rerun, in_sample, every_step, serve_floor, sim_floor;
+  int capacities_ok = 0;
+  for (const Comparison& cmp : comparisons) {
+    std::printf("%s\n", FormatComparison(cmp).c_str());
+    score += ScoreSimulator(cmp);
+    rerun += ScoreRerun(cmp);
+    in_sample += ScoreSimulator(cmp, SimulatorFit::kOwnSteps);
+    every_step += ScoreSimulator(cmp, SimulatorFit::kEveryStep);
+    serve_floor += ScoreRepetitions(cmp, false);
+    sim_floor += ScoreRepetitions(cmp, true);
+    capacities_ok += cmp.capacity_steps_apart <= 1;
+  }
+  std::printf("figures within their targets (p50 10%%, p99 15%%, throughput 5%%): %d of %d\n", score.met, score.total);
+  std::printf("of the %d percentiles outside their target, %d lie inside goodput serve's own 95%% interval of that "
+              "percentile (its sample cannot tell them from its figure)\n",
+              score.percentile_misses, score.unresolved);
+  PrintScore("goodput serve again on the same requests after the last pass, as the prediction of its figures (how "
+             "far the engine's own figures move from one run to the next)", rerun);
+  PrintScore("fitted to each load's own steps instead (the cost model's own error, without the machine's drift "
+             "between one load's minutes and the others')", in_sample);
+  PrintScore("with one fit to every load's steps (what goodput calibrate steps --from-step-log gives over the "
+             "whole session)", every_step);
+  // The noise floor of those targets: one repetition of goodput serve (half
+  // the requests) predicted by its other repetition, a pass apart on the
+  // same engine settings, and by the simulator's run of that other
+  // repetition's requests.
+  std::printf("each repetition alone, predicted by the other repetition's figures: goodput serve's own %d of %d, the "
+              "simulator's %d of %d (the noise floor of these targets on this machine)\n",
+              serve_floor.met, serve_floor.total, sim_floor.met, sim_floor.total);
+  std::printf("capacities within one ladder step: %d of %zu\n", capacities_ok, comparisons.size());
 }
 
 }  // namespace
@@ -109,7 +151,7 @@ int main(int argc, char** argv) {
       comparisons.push_back(*std::move(cmp));
     }
   } else {
-    auto held_out = CompareSimToServeHeldOut(binary, cases, progress, "sim_vs_serve-steps");
+    auto held_out = CompareSimToServeHeldOut(binary, cases, progress, HeldOutOptions{"sim_vs_serve-steps", true});
     if (!held_out.ok()) return std::fprintf(stderr, "\r\033[K%s\n", held_out.status().message().c_str()), 2;
     comparisons = held_out->cases;
     std::printf("the fit to every load's steps (of the figures below, only the score \"with one fit to every "
@@ -118,38 +160,6 @@ int main(int argc, char** argv) {
     (void)SaveCalibration(held_out->all_steps, "sim_vs_serve.json");
   }
   std::fprintf(stderr, "\r\033[K");
-  FigureScore score, in_sample, every_step, serve_floor, sim_floor;
-  int capacities_ok = 0;
-  for (const Comparison& cmp : comparisons) {
-    std::printf("%s\n", FormatComparison(cmp).c_str());
-    score += ScoreSimulator(cmp);
-    in_sample += ScoreSimulator(cmp, SimulatorFit::kOwnSteps);
-    every_step += ScoreSimulator(cmp, SimulatorFit::kEveryStep);
-    serve_floor += ScoreRepetitions(cmp, false);
-    sim_floor += ScoreRepetitions(cmp, true);
-    capacities_ok += cmp.capacity_steps_apart <= 1;
-  }
-  std::printf("figures within their targets (p50 10%%, p99 15%%, throughput 5%%): %d of %d\n", score.met, score.total);
-  std::printf("of the %d percentiles outside their target, %d lie inside goodput serve's own 95%% interval of that "
-              "percentile (its sample cannot tell them from its figure)\n",
-              score.percentile_misses, score.unresolved);
-  if (in_sample.total > 0) {
-    std::printf("fitted to each load's own steps instead (the cost model's own error, without the machine's drift "
-                "between one load's minutes and the others'): %d of %d\n",
-                in_sample.met, in_sample.total);
-  }
-  if (every_step.total > 0) {
-    std::printf("with one fit to every load's steps (what goodput calibrate steps --from-step-log gives over the "
-                "whole session): %d of %d\n",
-                every_step.met, every_step.total);
-  }
-  // The noise floor of those targets: one repetition of goodput serve (half
-  // the requests) predicted by its other repetition, a pass apart on the
-  // same engine settings, and by the simulator's run of that other
-  // repetition's requests.
-  std::printf("each repetition alone, predicted by the other repetition's figures: goodput serve's own %d of %d, the "
-              "simulator's %d of %d (the noise floor of these targets on this machine)\n",
-              serve_floor.met, serve_floor.total, sim_floor.met, sim_floor.total);
-  std::printf("capacities within one ladder step: %d of %zu\n", capacities_ok, comparisons.size());
+  PrintScores(comparisons);
   return 0;
 }

@@ -13,6 +13,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -78,10 +81,21 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   }
 }
 
+// A step log's steps without their times: what the engine computed, step by step.
+std::vector<std::string> Shapes(const std::filesystem::path& log) {
+  std::ifstream in(log);
+  std::vector<std::string> shapes;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') shapes.push_back(line.substr(line.find(' ')));
+  }
+  return shapes;
+}
+
 // Every load's first repetition runs before any load's second (passes), so a
 // slow spell of the machine cannot fall on one load alone: each run's step
 // log is written last as that run ends, so the logs' times give the order.
-TEST(SimVsServe, RunsGoodputServeInPassesOverTheLoads) {
+// The rerun runs the passes again afterwards, on the same requests.
+TEST(SimVsServe, RunsGoodputServeInPassesOverTheLoadsThenAgain) {
   server::ServeConfig config;
   config.model = "goodput-small";
   config.engine.cache.kv_cache_memory = int64_t{128} << 20;
@@ -99,18 +113,32 @@ classes:
   spec.repeat = 2;
   for (int c : {1, 2}) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("goodput-passes-" + std::to_string(getpid()));
-  auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}}, {}, dir.string());
+  auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}}, {}, HeldOutOptions{dir.string(), true});
   ASSERT_TRUE(held_out.ok()) << held_out.status().message();
-  const auto ended = [&](const char* load, int run) {
-    return std::filesystem::last_write_time(dir / fmt::format("case1-tiny-chat-load-{}-run-{}.log", load, run));
+  const auto log = [&](const char* load, const char* round, int run) {
+    return dir / fmt::format("case1-tiny-chat-load-{}-{}-{}.log", load, round, run);
   };
-  EXPECT_LT(ended("1", 1), ended("2", 1));
-  EXPECT_LT(ended("2", 1), ended("1", 2)) << "load 1's second repetition waits for every load's first";
-  EXPECT_LT(ended("1", 2), ended("2", 2));
+  const auto ended = [&](const char* load, const char* round, int run) {
+    return std::filesystem::last_write_time(log(load, round, run));
+  };
+  EXPECT_LT(ended("1", "run", 1), ended("2", "run", 1));
+  EXPECT_LT(ended("2", "run", 1), ended("1", "run", 2)) << "load 1's second repetition waits for every load's first";
+  EXPECT_LT(ended("1", "run", 2), ended("2", "run", 2));
+  EXPECT_LT(ended("2", "run", 2), ended("1", "rerun", 1)) << "the rerun starts after the last pass";
+  EXPECT_LT(ended("1", "rerun", 1), ended("2", "rerun", 1));
+  EXPECT_LT(ended("2", "rerun", 1), ended("1", "rerun", 2));
+  EXPECT_LT(ended("1", "rerun", 2), ended("2", "rerun", 2));
+  // One client computes the same steps whenever it is given the same requests.
+  EXPECT_EQ(Shapes(log("1", "rerun", 1)), Shapes(log("1", "run", 1))) << "the rerun draws repetition 1's requests";
+  EXPECT_EQ(Shapes(log("1", "rerun", 2)), Shapes(log("1", "run", 2)));
+  EXPECT_NE(Shapes(log("1", "run", 1)), Shapes(log("1", "run", 2))) << "repetitions draw requests of their own";
   for (const Comparison::Row& r : held_out->cases.front().rows) {
     EXPECT_EQ(r.serve_runs.size(), 2u) << "both repetitions pooled at " << r.serve.label;
     EXPECT_EQ(r.sim_runs.size(), 2u) << "and as many on the simulator at " << r.serve.label;
     EXPECT_EQ(r.serve.repeats, 2);
+    ASSERT_TRUE(r.serve_rerun.has_value()) << r.serve.label;
+    EXPECT_EQ(r.serve_rerun->repeats, 2);
+    EXPECT_EQ(r.serve_rerun->e2e.count, r.serve.e2e.count) << "as many measured requests at " << r.serve.label;
   }
   std::filesystem::remove_all(dir);
 }

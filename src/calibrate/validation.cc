@@ -136,40 +136,50 @@ Comparison Compare(const std::string& workload, const Side& serve_side, const Si
   return c;
 }
 
-// Step-log paths for every repetition of every load of every case: in `dir`
-// and kept, or in the temporary directory and removed with this object.
+// Step-log paths for every repetition of every load of every case, in each
+// round of passes (round 0 is fitted, round 1 is the rerun): in `dir` and
+// kept, or in the temporary directory and removed with this object.
 class StepLogs {
  public:
-  StepLogs(const std::vector<ComparisonCase>& cases, const std::string& dir) : keep_(!dir.empty()) {
+  StepLogs(const std::vector<ComparisonCase>& cases, const std::string& dir, int rounds) : keep_(!dir.empty()) {
     const std::filesystem::path where = keep_ ? std::filesystem::path(dir) : std::filesystem::temp_directory_path();
-    for (size_t k = 0; k < cases.size(); ++k) {
-      paths_.emplace_back();
-      for (const ArrivalSpec& load : cases[k].spec.loads) {
-        paths_.back().emplace_back();
-        for (int r = 1; r <= cases[k].spec.repeat; ++r) {
-          std::string name = fmt::format("case{}-{}-load-{}-run-{}.log", k + 1, cases[k].spec.workload.name,
-                                         LoadLabel(load), r);
-          std::replace(name.begin(), name.end(), '/', '-');  // "3/s"
-          if (!keep_) name = fmt::format("goodput-{}-{}", getpid(), name);
-          paths_.back().back().push_back((where / name).string());
+    paths_.resize(rounds);
+    for (int round = 0; round < rounds; ++round) {
+      for (size_t k = 0; k < cases.size(); ++k) {
+        paths_[round].emplace_back();
+        for (const ArrivalSpec& load : cases[k].spec.loads) {
+          paths_[round].back().emplace_back();
+          for (int r = 1; r <= cases[k].spec.repeat; ++r) {
+            std::string name = fmt::format("case{}-{}-load-{}-{}-{}.log", k + 1, cases[k].spec.workload.name,
+                                           LoadLabel(load), round == 0 ? "run" : "rerun", r);
+            std::replace(name.begin(), name.end(), '/', '-');  // "3/s"
+            if (!keep_) name = fmt::format("goodput-{}-{}", getpid(), name);
+            paths_[round].back().back().push_back((where / name).string());
+          }
         }
       }
     }
   }
   ~StepLogs() {
     if (keep_) return;
-    for (const std::string& p : AllBut(SIZE_MAX, SIZE_MAX)) std::filesystem::remove(p);
+    for (const auto& round : paths_) {
+      for (const auto& by_case : round) {
+        for (const auto& by_load : by_case) {
+          for (const std::string& p : by_load) std::filesystem::remove(p);
+        }
+      }
+    }
   }
-  // Repetition `r` (1, 2, ...) of load `i` of case `k`.
-  const std::string& Of(size_t k, size_t i, int r) const { return paths_[k][i][r - 1]; }
-  // Every repetition of load `i` of case `k`.
-  const std::vector<std::string>& Of(size_t k, size_t i) const { return paths_[k][i]; }
-  // Every log but load `i` of case `k`'s (SIZE_MAX: every log).
+  // Repetition `r` (1, 2, ...) of load `i` of case `k`, in `round`.
+  const std::string& Of(size_t k, size_t i, int r, int round = 0) const { return paths_[round][k][i][r - 1]; }
+  // Every repetition of load `i` of case `k` (round 0).
+  const std::vector<std::string>& Of(size_t k, size_t i) const { return paths_[0][k][i]; }
+  // Every log of round 0 but load `i` of case `k`'s (SIZE_MAX: every log).
   std::vector<std::string> AllBut(size_t k, size_t i) const {
     std::vector<std::string> out;
-    for (size_t a = 0; a < paths_.size(); ++a) {
-      for (size_t b = 0; b < paths_[a].size(); ++b) {
-        if (a != k || b != i) out.insert(out.end(), paths_[a][b].begin(), paths_[a][b].end());
+    for (size_t a = 0; a < paths_[0].size(); ++a) {
+      for (size_t b = 0; b < paths_[0][a].size(); ++b) {
+        if (a != k || b != i) out.insert(out.end(), paths_[0][a][b].begin(), paths_[0][a][b].end());
       }
     }
     return out;
@@ -177,7 +187,7 @@ class StepLogs {
 
  private:
   bool keep_;
-  std::vector<std::vector<std::vector<std::string>>> paths_;  // by case, load, repetition
+  std::vector<std::vector<std::vector<std::vector<std::string>>>> paths_;  // by round, case, load, repetition
 };
 
 // One repetition of one load on its own goodput serve process with `config`'s
@@ -193,37 +203,10 @@ Result<MeasuredRun> RunOnServe(const std::string& binary, const server::ServeCon
   return target->Run(workload, load, repetition);
 }
 
-// goodput serve's side of every case, in passes: pass r runs repetition r of
-// every load of every case in turn, each on its own engine process (its steps
-// apart from the others', in `logs` when given). Run load by load, a slow
-// spell of the shared machine fell on whichever load ran in it: the median
-// decode step of one or two requests differed by up to 9% (34% once) between
-// a bench run's first load and its last four, in either direction from one
-// run to the next. In passes every load, and every leave-one-out fit, spans
-// the same minutes.
-Result<std::vector<Side>> MeasureServeInPasses(const std::string& binary, const std::vector<ComparisonCase>& cases,
-                                               const StepLogs* logs, const MeasurementHooks& hooks) {
-  int passes = 0;
-  for (const ComparisonCase& c : cases) passes = std::max(passes, c.spec.repeat);
-  std::vector<std::vector<std::vector<MeasuredRun>>> runs(cases.size());  // by case, load, repetition
-  for (size_t k = 0; k < cases.size(); ++k) runs[k].resize(cases[k].spec.loads.size());
-  for (int r = 1; r <= passes; ++r) {
-    for (size_t k = 0; k < cases.size(); ++k) {
-      const ComparisonCase& c = cases[k];
-      for (size_t i = 0; i < c.spec.loads.size() && r <= c.spec.repeat; ++i) {
-        const ArrivalSpec& load = c.spec.loads[i];
-        if (hooks.progress) {
-          hooks.progress(fmt::format("goodput serve, pass {} of {}: {} load {} ({} requests)", r, passes,
-                                     c.spec.workload.name, LoadLabel(load), c.spec.workload.requests));
-        }
-        std::vector<std::string> extra;
-        if (logs) extra = {"--step-log", logs->Of(k, i, r)};
-        auto run = RunOnServe(binary, c.config, c.spec.workload, load, r, extra);
-        if (!run.ok()) return run.status().WithContext("goodput serve at load " + LoadLabel(load));
-        runs[k][i].push_back(*std::move(run));
-      }
-    }
-  }
+using RunsByLoad = std::vector<std::vector<std::vector<MeasuredRun>>>;  // by case, load, repetition
+
+// Each case's side from `runs`: every load pooled over its repetitions.
+Result<std::vector<Side>> PooledSides(const std::vector<ComparisonCase>& cases, const RunsByLoad& runs) {
   std::vector<Side> sides;
   for (size_t k = 0; k < cases.size(); ++k) {
     const Workload& w = cases[k].spec.workload;
@@ -233,6 +216,50 @@ Result<std::vector<Side>> MeasureServeInPasses(const std::string& binary, const 
     };
     GOODPUT_ASSIGN_OR_RETURN(Side side, RunSide(cases[k].spec.loads, pooled));
     sides.push_back(std::move(side));
+  }
+  return sides;
+}
+
+// goodput serve's side of every case, in passes: pass r runs repetition r of
+// every load of every case in turn, each on its own engine process (its steps
+// apart from the others', in `logs` when given). Run load by load, a slow
+// spell of the shared machine fell on whichever load ran in it: the median
+// decode step of one or two requests differed by up to 9% (34% once) between
+// a bench run's first load and its last four, in either direction from one
+// run to the next. In passes every load, and every leave-one-out fit, spans
+// the same minutes. With `rounds` 2 the passes run again after the last, the
+// same repetitions (so the same requests): by round, then case.
+Result<std::vector<std::vector<Side>>> MeasureServeInPasses(const std::string& binary,
+                                                            const std::vector<ComparisonCase>& cases, int rounds,
+                                                            const StepLogs* logs, const MeasurementHooks& hooks) {
+  int passes = 0;
+  for (const ComparisonCase& c : cases) passes = std::max(passes, c.spec.repeat);
+  std::vector<RunsByLoad> runs(rounds, RunsByLoad(cases.size()));
+  for (RunsByLoad& round : runs) {
+    for (size_t k = 0; k < cases.size(); ++k) round[k].resize(cases[k].spec.loads.size());
+  }
+  for (int pass = 0; pass < rounds * passes; ++pass) {
+    const int round = pass / passes, r = pass % passes + 1;
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const ComparisonCase& c = cases[k];
+      for (size_t i = 0; i < c.spec.loads.size() && r <= c.spec.repeat; ++i) {
+        const ArrivalSpec& load = c.spec.loads[i];
+        if (hooks.progress) {
+          hooks.progress(fmt::format("goodput serve, pass {} of {}: {} load {} ({} requests)", pass + 1,
+                                     rounds * passes, c.spec.workload.name, LoadLabel(load), c.spec.workload.requests));
+        }
+        std::vector<std::string> extra;
+        if (logs) extra = {"--step-log", logs->Of(k, i, r, round)};
+        auto run = RunOnServe(binary, c.config, c.spec.workload, load, r, extra);
+        if (!run.ok()) return run.status().WithContext("goodput serve at load " + LoadLabel(load));
+        runs[round][k][i].push_back(*std::move(run));
+      }
+    }
+  }
+  std::vector<std::vector<Side>> sides;
+  for (const RunsByLoad& round : runs) {
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<Side> pooled, PooledSides(cases, round));
+    sides.push_back(std::move(pooled));
   }
   return sides;
 }
@@ -267,12 +294,19 @@ Status AddInSample(const ComparisonCase& c, size_t k, const StepLogs& logs, cons
   return Status::Ok();
 }
 
+// Each row's figures from goodput serve's rerun (`rerun`: the same loads).
+void AddRerun(const Side& rerun, Comparison& out) {
+  for (size_t i = 0; i < out.rows.size() && i < rerun.sweep.points.size(); ++i) {
+    out.rows[i].serve_rerun = rerun.sweep.points[i];
+  }
+}
+
 }  // namespace
 
 Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
                                                    const std::vector<ComparisonCase>& cases,
                                                    const std::function<void(const std::string&)>& progress,
-                                                   const std::string& step_log_dir) {
+                                                   const HeldOutOptions& options) {
   if (cases.empty()) return Status::InvalidArgument("no case to compare");
   for (const ComparisonCase& c : cases) {
     if (c.config.model != cases.front().config.model) {
@@ -284,13 +318,15 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
   }
   MeasurementHooks hooks;
   hooks.progress = progress;
-  if (!step_log_dir.empty()) {
+  const std::string& dir = options.step_log_dir;
+  if (!dir.empty()) {
     std::error_code ec;
-    std::filesystem::create_directories(step_log_dir, ec);
-    if (ec) return Status::InvalidArgument(fmt::format("cannot create {}: {}", step_log_dir, ec.message()));
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Status::InvalidArgument(fmt::format("cannot create {}: {}", dir, ec.message()));
   }
-  const StepLogs logs(cases, step_log_dir);
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<Side> serve, MeasureServeInPasses(goodput_binary, cases, &logs, hooks));
+  const int rounds = options.rerun_serve ? 2 : 1;
+  const StepLogs logs(cases, dir, rounds);
+  GOODPUT_ASSIGN_OR_RETURN(auto serve, MeasureServeInPasses(goodput_binary, cases, rounds, &logs, hooks));
   HeldOutComparison out;
   auto all = CalibrateFromStepLogs(cases.front().config, logs.AllBut(SIZE_MAX, SIZE_MAX));
   if (!all.ok()) return all.status().WithContext("fit to every step");
@@ -298,7 +334,8 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
   for (size_t k = 0; k < cases.size(); ++k) {
     std::vector<Calibration> fits;
     GOODPUT_ASSIGN_OR_RETURN(Side sim, PredictLeavingOut(cases[k], k, logs, hooks, fits));
-    out.cases.push_back(Compare(cases[k].spec.workload.name, serve[k], sim));
+    out.cases.push_back(Compare(cases[k].spec.workload.name, serve[0][k], sim));
+    if (rounds > 1) AddRerun(serve[1][k], out.cases.back());
     for (size_t i = 0; i < fits.size(); ++i) {
       out.cases.back().rows[i].fit_rms_log_error = fits[i].rms_log_error;
       out.cases.back().rows[i].fit_steps = fits[i].measurements;
@@ -314,9 +351,8 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
   GOODPUT_RETURN_IF_ERROR(CheckMeasurementSpec(spec));
   MeasurementHooks hooks;
   hooks.progress = progress;
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<Side> serve_sides,
-                           MeasureServeInPasses(goodput_binary, {{config, spec}}, nullptr, hooks));
-  const Side& serve = serve_sides.front();
+  GOODPUT_ASSIGN_OR_RETURN(auto serve_sides, MeasureServeInPasses(goodput_binary, {{config, spec}}, 1, nullptr, hooks));
+  const Side& serve = serve_sides.front().front();
   GOODPUT_ASSIGN_OR_RETURN(Side sim, RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
                              return MeasureLoadOnSim(config, calibration, spec, load, hooks, each);
                            }));
@@ -374,6 +410,14 @@ FigureScore ScoreSimulator(const Comparison& c, SimulatorFit fit) {
   return score;
 }
 
+FigureScore ScoreRerun(const Comparison& c) {
+  FigureScore score;
+  for (const Comparison::Row& r : c.rows) {
+    if (r.serve_rerun) ScoreFigures(*r.serve_rerun, r.serve, score);
+  }
+  return score;
+}
+
 FigureScore ScoreRepetitions(const Comparison& c, bool by_sim) {
   FigureScore score;
   for (const Comparison::Row& r : c.rows) {
@@ -414,20 +458,24 @@ std::string FormatComparison(const Comparison& c) {
   // serve's own spread (max - min over its repeats, of the median) is the
   // noise floor the simulator's errors are read against.
   const bool in_sample = std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) { return r.sim_in_sample.has_value(); });
-  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>13} {:>18}{}\n", "load", "TTFT p50 serve/sim/err",
+  const bool rerun = std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) { return r.serve_rerun.has_value(); });
+  s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>13} {:>18}{}{}\n", "load", "TTFT p50 serve/sim/err",
                    "TTFT p99 serve/sim/err", "TPOT p50 serve/sim/err", "TPOT p99 serve/sim/err",
                    "throughput serve/sim/err", "serve spread", "preempt serve/sim",
-                   in_sample ? "  fitted to its own steps: err (same order)" : "");
+                   in_sample ? "  fitted to its own steps: err (same order)" : "",
+                   rerun ? "  serve's rerun: err" : "");
   const auto ms = [](double x) { return std::isfinite(x) ? fmt::format("{:.1f}", x * 1e3) : std::string("-"); };
   const auto count = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f}", x) : std::string("-"); };
   const auto cell = [&](double a, double b) { return fmt::format("{}/{} {}", ms(a), ms(b), Pct(b, a)); };
   for (const auto& r : c.rows) {
-    std::string own;  // the simulator fitted to this load's own steps
-    if (const auto& o = r.sim_in_sample) {
-      own = fmt::format("  {} {} {} {} {}", Pct(o->ttft.p50, r.serve.ttft.p50), Pct(o->ttft.p99, r.serve.ttft.p99),
-                        Pct(o->tpot.p50, r.serve.tpot.p50), Pct(o->tpot.p99, r.serve.tpot.p99),
-                        Pct(o->throughput, r.serve.throughput));
-    }
+    // The simulator fitted to this load's own steps, and goodput serve's rerun.
+    const auto errors = [&](const std::optional<PointResult>& o) {
+      if (!o) return std::string();
+      return fmt::format("  {} {} {} {} {}", Pct(o->ttft.p50, r.serve.ttft.p50), Pct(o->ttft.p99, r.serve.ttft.p99),
+                         Pct(o->tpot.p50, r.serve.tpot.p50), Pct(o->tpot.p99, r.serve.tpot.p99),
+                         Pct(o->throughput, r.serve.throughput));
+    };
+    const std::string own = errors(r.sim_in_sample) + errors(r.serve_rerun);
     s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>12.1f}% {:>18}{}\n", r.serve.label,
                      cell(r.serve.ttft.p50, r.sim.ttft.p50), cell(r.serve.ttft.p99, r.sim.ttft.p99),
                      cell(r.serve.tpot.p50, r.sim.tpot.p50), cell(r.serve.tpot.p99, r.sim.tpot.p99),

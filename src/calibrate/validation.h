@@ -34,6 +34,11 @@ struct Comparison {
     // --from-step-log` over a whole served session gives a user. In sample
     // too, but one fit for all the loads.
     std::optional<PointResult> sim_every_step;
+    // goodput serve again, every repetition of the same requests on a fresh
+    // engine process, after the last pass (HeldOutOptions::rerun_serve):
+    // what rerunning the real engine gives, to set beside the simulator's
+    // prediction of the same figures.
+    std::optional<PointResult> serve_rerun;
   };
   std::string workload;
   std::vector<Row> rows;  // by load
@@ -58,6 +63,16 @@ struct HeldOutComparison {
   Calibration all_steps;
 };
 
+struct HeldOutOptions {
+  // Where the step logs go ("caseN-WORKLOAD-load-LOAD-run-R.log", and
+  // "...-rerun-R.log" for the rerun), created if need be and kept, to refit;
+  // empty: temporary files, removed.
+  std::string step_log_dir;
+  // Runs goodput serve's passes a second time after the first, on the same
+  // requests (Comparison::Row::serve_rerun). Its steps are not fitted.
+  bool rerun_serve = false;
+};
+
 // Measures every load of every case on goodput serve over real HTTP, each
 // repetition on its own engine process logging its steps (--step-log), in
 // passes: pass r runs repetition r of every load of every case, so that the
@@ -71,13 +86,11 @@ struct HeldOutComparison {
 // load). Each load runs exactly `spec.repeat` repetitions
 // on both sides (none added while a verdict is undecided). The cases must
 // share one model. Each row's fit is reported (Comparison::Row::fit_*).
-// `progress` is told each run and fit. With `step_log_dir` the step logs are
-// written there (created if need be; "caseN-WORKLOAD-load-LOAD-run-R.log")
-// and kept, to refit; without, they are temporary.
+// `progress` is told each run and fit.
 Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
                                                    const std::vector<ComparisonCase>& cases,
                                                    const std::function<void(const std::string&)>& progress = {},
-                                                   const std::string& step_log_dir = "");
+                                                   const HeldOutOptions& options = {});
 
 // Measures `spec` (its ladder, not a search; each repetition on its own
 // engine process, in passes, as above) on goodput serve started from
@@ -114,6 +127,13 @@ enum class SimulatorFit {
 // Every load's figures: the `fit` simulator's against goodput serve's (rows
 // without that run count nothing).
 FigureScore ScoreSimulator(const Comparison& c, SimulatorFit fit = SimulatorFit::kHeldOut);
+
+// goodput serve's rerun of the same requests (Row::serve_rerun) as the
+// prediction of its first run's figures, at the sample the simulator's are
+// judged on: how far the real engine's figures move from one run to the
+// next. (A perfect prediction of the engine's mean would carry one run's
+// noise; the rerun carries two runs'.) Rows without a rerun count nothing.
+FigureScore ScoreRerun(const Comparison& c);
 
 // The noise floor of those targets, at each repetition's sample: every
 // repetition of goodput serve predicted by another repetition's figures —

@@ -87,6 +87,23 @@ TEST(ScoreSimulator, JudgesTheSimulatorsPooledFiguresAgainstServes) {
   EXPECT_NE(table.find("  +0% +0% +0% +0% -1%\n"), std::string::npos) << table;
 }
 
+TEST(ScoreRerun, JudgesGoodputServesRerunAgainstItsFirstRun) {
+  Comparison c;
+  Comparison::Row row;
+  row.serve = row.sim = Figures(0.100, 0.400, 0.020, 0.050, 100);
+  c.rows = {row, row};
+  EXPECT_EQ(ScoreRerun(c).total, 0) << "no row was rerun";
+  c.rows[0].serve_rerun = Figures(0.100, 0.480, 0.020, 0.050, 103);  // TTFT p99 20% high, throughput 3% high
+  const FigureScore s = ScoreRerun(c);
+  EXPECT_EQ(s.total, 5) << "only the rerun row counts";
+  EXPECT_EQ(s.met, 4);
+  EXPECT_EQ(s.percentile_misses, 1);
+  EXPECT_EQ(ScoreSimulator(c).met, 10) << "the simulator is still judged on Row::sim";
+  const std::string table = FormatComparison(c);
+  EXPECT_NE(table.find("serve's rerun: err"), std::string::npos) << table;
+  EXPECT_NE(table.find("  +0% +20% +0% +0% +3%\n"), std::string::npos) << table;
+}
+
 // A p99 over fewer requests than bound it (368 at 95%) is flagged by load.
 TEST(FormatComparison, NamesTheLoadsWhoseP99sAreOpenAbove) {
   Comparison c;
