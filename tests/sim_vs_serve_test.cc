@@ -22,6 +22,7 @@
 
 #include "calibrate/engine_calibration.h"
 #include "calibrate/validation.h"
+#include "engine/step_log.h"
 
 namespace goodput {
 namespace {
@@ -81,12 +82,18 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   }
 }
 
-// A step log's steps without their times: what the engine computed, step by step.
+// A step log's steps without their times: what the engine computed, step by
+// step, and which requests it finished.
 std::vector<std::string> Shapes(const std::filesystem::path& log) {
-  std::ifstream in(log);
+  auto steps = ReadStepLog(log.string());
+  EXPECT_TRUE(steps.ok()) << steps.status().message();
   std::vector<std::string> shapes;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line[0] != '#') shapes.push_back(line.substr(line.find(' ')));
+  for (const LoggedStep& step : steps.ok() ? *steps : std::vector<LoggedStep>{}) {
+    std::string shape;
+    for (const StepRequest& r : step.requests) {
+      shape += fmt::format(" {} {} {} {}", r.num_computed, r.num_new, r.samples, r.finished);
+    }
+    shapes.push_back(shape);
   }
   return shapes;
 }

@@ -230,9 +230,15 @@ Result<Calibration> FitMostlyCommonSteps(const std::string& name, const std::pai
                                          const std::pair<StepPlan, double>& rare, int every) {
   std::ostringstream log;
   WriteStepLogHeader(log);
+  const std::vector<RequestEvent> none;
+  double t = 0;
+  const auto write = [&](const std::pair<StepPlan, double>& step) {
+    WriteStepLogLine(log, ObservedStep{step.first, t, t + step.second, none});
+    t += step.second;
+  };
   for (int i = 0; i < 2000; ++i) {
-    WriteStepLogLine(log, common.first, common.second);
-    if (i % every == 0) WriteStepLogLine(log, rare.first, rare.second);
+    write(common);
+    if (i % every == 0) write(rare);
   }
   server::ServeConfig config;
   config.model = "goodput-small";

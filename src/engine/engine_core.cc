@@ -11,8 +11,9 @@ std::vector<RequestEvent> EngineCore::Step(StepStats* stats) {
   clock_->Elapse(result.modeled_seconds);
   const double end = clock_->Now();
   if (stats) stats->end = end;
-  if (observer_) observer_(plan, end - start);
-  return scheduler_->Update(plan, result);
+  std::vector<RequestEvent> events = scheduler_->Update(plan, result);
+  if (observer_) observer_(ObservedStep{plan, start, end, events});
+  return events;
 }
 
 }  // namespace goodput

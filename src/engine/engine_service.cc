@@ -31,6 +31,7 @@ bool EngineService::Submit(Request request, OutputCallback on_output) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!accepting_) return false;
+    request.arrival_time = clock_->Now();
     commands_.push_back(Command{Command::Kind::kAdd, std::move(request), std::move(on_output), 0});
   }
   cv_.notify_all();

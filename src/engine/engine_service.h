@@ -53,7 +53,9 @@ class EngineService {
   // it holds to completion, otherwise aborts it. Joins the engine thread.
   void Stop(bool finish_inflight);
 
-  // Thread-safe. False (and no callback) once stopping.
+  // Thread-safe. Stamps the request's arrival_time: now, on the engine's
+  // clock, when it reaches the engine (its order among the waiting, and what
+  // the step log records). False (and no callback) once stopping.
   bool Submit(Request request, OutputCallback on_output);
   // Thread-safe; the request's callback gets a final output with kAborted.
   void Abort(RequestId id);

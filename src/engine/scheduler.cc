@@ -112,6 +112,7 @@ void Scheduler::Emit(Request& r, int32_t num_new, int32_t num_draft, const Block
   s.restarted = admitted;
   s.request_class = r.request_class;
   s.offline = r.offline;
+  s.arrival_time = r.arrival_time;
   s.blocks = table;
   if (!r.token_ids.empty()) {
     const auto begin = r.token_ids.begin() + r.num_computed_tokens;

@@ -46,15 +46,6 @@ class StepTimePredictor {
   virtual double SecondsWith(int64_t num_computed, int64_t num_new, bool samples) const = 0;
 };
 
-// What happened to one request in a step.
-struct RequestEvent {
-  RequestId id = 0;
-  int32_t num_new_tokens = 0;
-  std::vector<int32_t> new_token_ids;
-  bool finished = false;
-  FinishReason reason = FinishReason::kNone;
-};
-
 class Scheduler {
  public:
   // `config` has its sizes resolved (ResolveEngineDefaults). `predictor` is

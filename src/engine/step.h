@@ -20,6 +20,7 @@ struct ScheduledRequest {
   bool restarted = false;     // first step since admission or preemption: runner state starts afresh
   int request_class = 0;
   bool offline = false;
+  double arrival_time = 0;    // when the request reached the engine, on its clock
   const BlockTable* blocks = nullptr;  // where its KV lives; valid until the next schedule
   std::vector<int32_t> token_ids;      // ids of the num_new tokens (empty when simulated)
   SamplingParams sampling;             // copied when restarted, else left default
@@ -33,9 +34,26 @@ struct StepPlan {
   bool empty() const { return requests.empty(); }
 };
 
-// Told of every step that ran: its plan and its duration on the clock
-// (scheduling and execution). Runs on the stepping thread.
-using StepObserver = std::function<void(const StepPlan& plan, double seconds)>;
+// What happened to one request in a step.
+struct RequestEvent {
+  RequestId id = 0;
+  int32_t num_new_tokens = 0;
+  std::vector<int32_t> new_token_ids;
+  bool finished = false;
+  FinishReason reason = FinishReason::kNone;
+};
+
+// A step that ran: its plan, when it started and ended on the clock (the
+// span covers scheduling and execution), and what happened to its requests.
+struct ObservedStep {
+  const StepPlan& plan;
+  double start;
+  double end;
+  const std::vector<RequestEvent>& events;
+};
+
+// Told of every step that ran, on the stepping thread.
+using StepObserver = std::function<void(const ObservedStep& step)>;
 
 struct SampledTokens {
   RequestId id = 0;

@@ -89,11 +89,12 @@ rc=$?
 check "SIGTERM exits 0" test "$rc" = 0
 
 # The step log: a header, then the steps the engine took; calibrate fits them.
-check "the step log has its header" grep -q '^# goodput step log v1' "$work/steps.log"
+check "the step log has its header" grep -q '^# goodput step log v2' "$work/steps.log"
 check "the step log has the steps" test "$(grep -vc '^#' "$work/steps.log")" -gt 50
 "$bin" calibrate steps --model goodput-tiny --kv-cache-memory 64MiB --from-step-log "$work/steps.log" \
   -o "$work/cal.json" > "$work/cal.out" 2> "$work/cal.err"
 check "calibrate fits the step log" bash -c "test $? = 0 && grep -q 'rms log error' $work/cal.out && grep -q goodput_calibration $work/cal.json"
+check "calibrate measures the engine's loop between steps" grep -q "the engine's loop: between steps" "$work/cal.out"
 "$bin" calibrate steps --model goodput-tiny --from-step-log "$work/serve.err" > /dev/null 2> "$work/cal.err"
 check "calibrate refuses a file that is not a step log" bash -c "test $? != 0 && grep -q 'not a goodput step log' $work/cal.err"
 "$bin" serve --model goodput-tiny --port 0 --step-log /nonexistent-dir/steps.log > /dev/null 2> "$work/bad.err"
