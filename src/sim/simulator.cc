@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <queue>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -27,7 +28,8 @@ class Run {
         sched_(o.scheduler, &kv_, o.scheduler.policy == SchedulingPolicy::kSlo ? &runner_ : nullptr),
         core_(&sched_, &runner_, &clock_),
         record_token_times_(o.record_token_times),
-        turnaround_s_(o.client_turnaround_s) {
+        loop_(o.engine_loop),
+        loop_draws_(o.seed * 104729 + 3) {
     if (o.step_observer) core_.set_observer(o.step_observer);
   }
 
@@ -35,7 +37,7 @@ class Run {
 
  private:
   void Submit(const WorkItem& item);
-  void OnEvent(const RequestEvent& e, double now);
+  void OnEvent(const RequestEvent& e, double now, int step_requests = 0);
   bool AdmitArrivals();
   std::optional<double> NextArrival() const;
 
@@ -50,7 +52,9 @@ class Run {
   std::vector<int> client_of_;
   int64_t rejected_ = 0;
   bool record_token_times_;
-  double turnaround_s_;
+  EngineLoop loop_;
+  std::mt19937_64 loop_draws_;
+  std::uniform_real_distribution<double> quantile_{0.0, 1.0};
   // Closed-loop requests on their way to the engine, earliest first.
   struct Later {
     bool operator()(const WorkItem& a, const WorkItem& b) const { return a.t_arrival > b.t_arrival; }
@@ -91,7 +95,9 @@ void Run::Submit(const WorkItem& item) {
   }
 }
 
-void Run::OnEvent(const RequestEvent& e, double now) {
+// `step_requests`: the requests of the step that produced `e` (the loop's
+// times grow with them).
+void Run::OnEvent(const RequestEvent& e, double now, int step_requests) {
   RequestRecord& rec = records_[e.id];
   if (e.num_new_tokens > 0) {
     if (record_token_times_) rec.chunks.push_back(TokenChunk{now, e.num_new_tokens});
@@ -102,7 +108,8 @@ void Run::OnEvent(const RequestEvent& e, double now) {
   if (!e.finished) return;
   const int client = client_of_[e.id];
   if (client >= 0) {
-    if (auto next = gen_.NextForClient(client, now + turnaround_s_)) in_flight_.push(*next);
+    const double follow_up = loop_.follow_up.Draw(step_requests, quantile_(loop_draws_));
+    if (auto next = gen_.NextForClient(client, now + follow_up)) in_flight_.push(*next);
   }
 }
 
@@ -152,7 +159,10 @@ Status Run::Go(SimRun& out) {
     ++out.steps;
     out.peak_kv_usage = std::max(out.peak_kv_usage, kv_.Usage());
     out.peak_running = std::max<int64_t>(out.peak_running, static_cast<int64_t>(stats.num_requests));
-    for (const auto& e : events) OnEvent(e, stats.end);
+    const int n = static_cast<int>(stats.num_requests);
+    for (const auto& e : events) OnEvent(e, stats.end, n);
+    // Outputs handed over before the next step: what arrives meanwhile joins it.
+    if (sched_.HasWork()) clock_.Elapse(loop_.between_steps.Draw(n, quantile_(loop_draws_)));
   }
   out.records = std::move(records_);
   out.preemptions = sched_.num_preemptions();

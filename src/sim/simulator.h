@@ -15,6 +15,7 @@
 #include "engine/kv_cache_manager.h"
 #include "engine/scheduler.h"
 #include "hw/cost_model.h"
+#include "sim/engine_loop.h"
 #include "workload/workload.h"
 
 namespace goodput {
@@ -28,15 +29,11 @@ struct SimOptions {
   uint64_t seed = 1;                  // added to the workload's seed: repetitions differ
   bool record_token_times = false;    // keep each step's token times in the records (for ITL)
   bool prefix_caching = false;        // the KV manager shares cached prefixes (requests get token ids)
-  // A closed-loop client's next request reaches the engine this long after its
-  // previous request's last token left it (the answer's way back, the next
-  // request's way in); the simulated engine starts its next step at once, so
-  // the request waits for that step to end. goodput serve on loopback is
-  // quicker both ways (0.2 ms to the next request, 0.1-0.5 ms of output
-  // handling between steps) and 52-68% of its closed-loop follow-ups at 2-32
-  // clients join the very next step: not modeled (README, sim_vs_serve).
-  double client_turnaround_s = 1e-3;
-  // Told each simulated step and its modeled time, as goodput serve's engine
+  // The engine's loop around its steps: the time between them, and when a
+  // closed-loop client's next request reaches the engine (goodput serve's,
+  // from a calibration; by default none, and 1 ms).
+  EngineLoop engine_loop;
+  // Told each simulated step and its modeled times, as goodput serve's engine
   // tells its step log (goodput sim --step-log); may be empty.
   StepObserver step_observer;
 };

@@ -64,8 +64,8 @@ TEST(Simulator, SharedPrefixCutsTtftWithPrefixCaching) {
   EXPECT_LT(on, off * 0.3) << "ttft with cache " << on << " s, without " << off << " s";
 }
 
-// A closed-loop client's next request reaches the engine client_turnaround_s
-// after its previous answer: by then the engine is in its next step, and the
+// A closed-loop client's next request reaches the engine the loop's follow-up
+// time after its previous answer: by then the engine is in its next step, and the
 // request waits for that step to end before its prefill (as on a real server).
 TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   auto w = ParseWorkload("requests: 40\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n",
@@ -74,7 +74,7 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
   ASSERT_TRUE(setup.ok()) << setup.status().message();
   SimOptions o = setup->options;
-  o.client_turnaround_s = 0.002;
+  o.engine_loop.follow_up = LoopTime{0.002, 0, {}};
   auto one = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1}, o, *setup->cost);
   ASSERT_TRUE(one.ok());
   for (size_t i = 1; i < one->records.size(); ++i) {
@@ -82,7 +82,7 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   }
   const auto mean_ttft = [&](double turnaround) {
     SimOptions p = setup->options;
-    p.client_turnaround_s = turnaround;
+    p.engine_loop.follow_up = LoopTime{turnaround, 0, {}};
     auto run = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 8, 1, 1}, p, *setup->cost);
     EXPECT_TRUE(run.ok());
     double sum = 0;
@@ -93,6 +93,61 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   // instant turnaround lands on a step boundary, 1 us later waits for the
   // step that has just begun (a decode step of 8 is > 5 ms here).
   EXPECT_GT(mean_ttft(1e-6), mean_ttft(0) + 0.004);
+}
+
+// goodput serve hands a step's outputs over before its next step: a
+// follow-up that arrives within that time joins the next step (its TTFT is
+// the gap and its prefill step), a later one waits for that step to end. The
+// steps lie apart by the loop's time, growing with the step's requests.
+TEST(Simulator, FollowUpsWithinTheTimeBetweenStepsJoinTheNextStep) {
+  auto w = ParseWorkload("requests: 40\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n",
+                         "w.yaml", ".");
+  ASSERT_TRUE(w.ok());
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  struct Gaps {
+    double ttft = 0, min_gap = 1, max_gap = 0;
+  };
+  const auto run = [&](double follow_up) {
+    SimOptions o = setup->options;
+    o.engine_loop.between_steps = LoopTime{0.0004, 0.0001, {}};
+    o.engine_loop.follow_up = LoopTime{follow_up, 0, {}};
+    Gaps g;
+    double last_end = -1;
+    int last_requests = 0;
+    o.step_observer = [&](const ObservedStep& step) {
+      if (last_end >= 0 && step.start > last_end) {
+        // Only steps that follow at once: an idle engine waits for an arrival.
+        if (step.start - last_end < 0.0004 + 0.0001 * last_requests + 1e-9) {
+          g.min_gap = std::min(g.min_gap, step.start - last_end - 0.0001 * last_requests);
+          g.max_gap = std::max(g.max_gap, step.start - last_end - 0.0001 * last_requests);
+        }
+      }
+      last_end = step.end;
+      last_requests = static_cast<int>(step.plan.requests.size());
+    };
+    auto r = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 8, 1, 1}, o, *setup->cost);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    for (const auto& rec : r->records) g.ttft += (*rec.t_first - rec.t_arrival) / static_cast<double>(r->records.size());
+    return g;
+  };
+  const Gaps joins = run(0.0002), waits = run(0.002);
+  EXPECT_NEAR(joins.min_gap, 0.0004, 1e-9);
+  EXPECT_NEAR(joins.max_gap, 0.0004, 1e-9);
+  // Joining saves the rest of a step under way: a decode step of 8 on an H100
+  // is > 5 ms here; the waiting follow-up's TTFT holds a whole extra step.
+  EXPECT_GT(waits.ttft, joins.ttft + 0.004) << waits.ttft << " vs " << joins.ttft;
+}
+
+TEST(LoopTime, DrawsTheMedianTimesTheSpreadAtAQuantile) {
+  const LoopTime t{0.001, 0.0001, {0.5, 1.0, 3.0}};  // at quantiles 1/6, 1/2, 5/6
+  EXPECT_DOUBLE_EQ(t.Median(10), 0.002);
+  EXPECT_DOUBLE_EQ(t.Draw(10, 0.5), 0.002);
+  EXPECT_DOUBLE_EQ(t.Draw(10, 0.0), 0.001) << "below the first quantile: held flat";
+  EXPECT_DOUBLE_EQ(t.Draw(10, 1.0), 0.006) << "above the last: held flat";
+  EXPECT_NEAR(t.Draw(10, 2.0 / 3.0), 0.002 * 2.0, 1e-12) << "halfway from 1/2 to 5/6: from 1.0 to 3.0";
+  const LoopTime fixed{0.003, 0, {}};
+  EXPECT_DOUBLE_EQ(fixed.Draw(5, 0.9), 0.003) << "no spread: the median";
 }
 
 // Two 3000-token prompts fill a 400-block pool (188 blocks each); as the first
