@@ -51,6 +51,17 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}});
   ASSERT_TRUE(held_out.ok()) << held_out.status().message();
   std::printf("%s\n", FormatResiduals(held_out->all_steps).c_str());
+  // goodput serve's loop around its steps is measured in its logs: three
+  // closed loops, their finishes followed by the clients' next requests.
+  const EngineLoopFit& loop = held_out->all_steps.engine_loop;
+  ASSERT_TRUE(loop.loop.measured);
+  EXPECT_EQ(loop.closed_logs, 3);
+  EXPECT_GT(loop.follow_ups, 50);
+  EXPECT_GT(loop.gaps, 100);
+  for (const LoopTime* t : {&loop.loop.between_steps, &loop.loop.follow_up}) {
+    EXPECT_GT(t->Median(4), 0);
+    EXPECT_LT(t->Median(4), 0.02) << "tenths of a millisecond to a few, on loopback";
+  }
   ASSERT_EQ(held_out->cases.size(), 1u);
   const Comparison& cmp = held_out->cases.front();
   std::printf("%s\n", FormatComparison(cmp).c_str());

@@ -92,6 +92,57 @@ std::string PrettyJson(const json::value& v, int depth) {
   return json::serialize(v);
 }
 
+json::object LoopTimeToJson(const LoopTime& t) {
+  json::array spread;
+  for (double r : t.spread) spread.push_back(JsonNumber(r));
+  return json::object{{"base_s", JsonNumber(t.base_s)}, {"per_request_s", JsonNumber(t.per_request_s)}, {"spread", spread}};
+}
+
+json::value EngineLoopToJson(const EngineLoopFit& f) {
+  if (!f.loop.measured) return nullptr;
+  return json::object{{"between_steps", LoopTimeToJson(f.loop.between_steps)},
+                      {"follow_up", LoopTimeToJson(f.loop.follow_up)},
+                      {"gaps", f.gaps},
+                      {"follow_ups", f.follow_ups},
+                      {"closed_logs", f.closed_logs}};
+}
+
+Status LoopTimeFromJson(const json::object& o, const std::string& where, LoopTime& t) {
+  Reader r{o, where};
+  t.base_s = r.Number("base_s", 0, true);
+  t.per_request_s = r.Number("per_request_s", 0, true);
+  GOODPUT_RETURN_IF_ERROR(r.status);
+  if (!(t.base_s >= 0) || !(t.per_request_s >= 0)) return Status::InvalidArgument(where + ": times must be >= 0");
+  t.spread.clear();
+  if (const json::value* v = o.if_contains("spread"); v && v->is_array()) {
+    for (const json::value& x : v->as_array()) {
+      if (!x.is_number() || !(x.to_number<double>() > 0) ||
+          (!t.spread.empty() && x.to_number<double>() < t.spread.back())) {
+        return Status::InvalidArgument(where + ": spread must list positive ratios, rising");
+      }
+      t.spread.push_back(x.to_number<double>());
+    }
+  }
+  return Status::Ok();
+}
+
+Status EngineLoopFromJson(const json::object& top, const std::string& where, EngineLoopFit& f) {
+  const json::value* v = top.if_contains("engine_loop");
+  if (!v || v->is_null()) return Status::Ok();  // not measured (or written before it was)
+  if (!v->is_object()) return Status::InvalidArgument(where + ": 'engine_loop' must be an object");
+  Reader r{v->as_object(), where + ": engine_loop"};
+  const json::object* between = r.Object("between_steps");
+  const json::object* follow = r.Object("follow_up");
+  f.gaps = static_cast<int64_t>(r.Number("gaps", 0));
+  f.follow_ups = static_cast<int64_t>(r.Number("follow_ups", 0));
+  f.closed_logs = static_cast<int64_t>(r.Number("closed_logs", 0));
+  GOODPUT_RETURN_IF_ERROR(r.status);
+  GOODPUT_RETURN_IF_ERROR(LoopTimeFromJson(*between, r.where + ": between_steps", f.loop.between_steps));
+  GOODPUT_RETURN_IF_ERROR(LoopTimeFromJson(*follow, r.where + ": follow_up", f.loop.follow_up));
+  f.loop.measured = true;
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string CalibrationToJson(const Calibration& c) {
@@ -126,6 +177,7 @@ std::string CalibrationToJson(const Calibration& c) {
                                {"step_overhead_s", JsonNumber(f.step_overhead_s)},
                                {"per_sequence_s", JsonNumber(f.per_sequence_s)},
                                {"overlap", JsonNumber(f.overlap)}}},
+      {"engine_loop", EngineLoopToJson(c.engine_loop)},
       {"fit", json::object{{"rms_log_error", JsonNumber(c.rms_log_error)}, {"residuals", residuals}}}};
   return PrettyJson(doc, 0) + "\n";
 }
@@ -193,6 +245,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   c.hardware.bandwidth_efficiency = k.bandwidth_efficiency;
   c.hardware.step_overhead_s = k.step_overhead_s;
   if (c.hardware.memory_bytes <= 0) return Status::InvalidArgument(where + ": hardware memory_bytes must be positive");
+  GOODPUT_RETURN_IF_ERROR(EngineLoopFromJson(v.as_object(), where, c.engine_loop));
   return c;
 }
 
@@ -222,8 +275,29 @@ std::string FormatResiduals(const Calibration& c) {
   for (const FitResidual& r : rs) {
     s += fmt::format("  {:<52}{:>14.6g}{:>14.6g}{:>9.1f}%\n", r.what, r.measured, r.modeled, 100 * r.Error());
   }
-  return s + fmt::format("  rms log error {:.3f} over {} measurements\n", c.rms_log_error,
-                         c.measurements > 0 ? c.measurements : static_cast<int64_t>(c.residuals.size()));
+  s += fmt::format("  rms log error {:.3f} over {} measurements\n", c.rms_log_error,
+                   c.measurements > 0 ? c.measurements : static_cast<int64_t>(c.residuals.size()));
+  return s + FormatEngineLoop(c.engine_loop);
+}
+
+namespace {
+
+std::string FormatLoopTime(const LoopTime& t) {
+  std::string s = fmt::format("median {:.2f} ms at 1 request, {:.2f} at 32", 1e3 * t.Median(1), 1e3 * t.Median(32));
+  if (t.spread.size() >= 2) {
+    s += fmt::format(" (x{:.2f}-x{:.2f} of it, the middle 90%)", t.spread[1], t.spread[t.spread.size() - 2]);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string FormatEngineLoop(const EngineLoopFit& f) {
+  if (!f.loop.measured) return "";
+  return fmt::format(
+      "  the engine's loop: between steps {} over {} steps followed at once;\n"
+      "    a closed-loop client's next request after a finish {} over {} finishes in {} closed-loop logs\n",
+      FormatLoopTime(f.loop.between_steps), f.gaps, FormatLoopTime(f.loop.follow_up), f.follow_ups, f.closed_logs);
 }
 
 }  // namespace goodput

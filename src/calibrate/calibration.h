@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/loop_fit.h"
 #include "core/status.h"
 #include "hw/cost_model.h"
 #include "hw/hardware.h"
@@ -32,6 +33,9 @@ struct Calibration {
   std::vector<FitResidual> residuals;
   double rms_log_error = 0;  // sqrt(mean(log(modeled / measured)^2)) over every measurement
   int64_t measurements = 0;  // fitted (residuals may group them by shape)
+  // goodput serve's loop around its steps, from timed step logs (else not
+  // measured: the simulator's defaults).
+  EngineLoopFit engine_loop;
 };
 
 // The JSON text of `c` (pretty enough to read and diff).
@@ -45,7 +49,10 @@ Result<Calibration> LoadCalibration(const std::string& path);
 // Writes `c` to `path` through a temporary file (nothing half-written).
 Status SaveCalibration(const Calibration& c, const std::string& path);
 
-// The residuals' table for people, worst last.
+// The residuals' table for people, worst last; then the engine's loop when
+// it was measured.
 std::string FormatResiduals(const Calibration& c);
+// The engine's loop for people, one line per time; empty when not measured.
+std::string FormatEngineLoop(const EngineLoopFit& f);
 
 }  // namespace goodput

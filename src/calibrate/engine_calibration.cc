@@ -44,6 +44,7 @@ Result<SimSetup> SetupCalibratedSimulation(const ModelSpec& model, const PlanOpt
   if (kv_dtype == "int8") planned.engine.cache.kv_cache_dtype = "fp8";  // the planner's type of one byte
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
                            SetupSimulation(model, planned, calibration.hardware, &calibration.factors));
+  if (calibration.engine_loop.loop.measured) setup.options.engine_loop = calibration.engine_loop.loop;
   if (!calibration.hardware.cpu) return setup;
   const CacheConfig& cache = setup.plan.options.engine.cache;  // sizes resolved
   GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::KvFormatFor(kv_dtype, model.dtype));
@@ -144,10 +145,12 @@ Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const 
 
 Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, const std::vector<std::string>& step_logs,
                                           size_t max_steps) {
+  std::vector<std::vector<LoggedStep>> logs;
   std::vector<LoggedStep> logged;
   for (const std::string& path : step_logs) {
-    GOODPUT_ASSIGN_OR_RETURN(std::vector<LoggedStep> more, ReadStepLog(path));
-    logged.insert(logged.end(), more.begin(), more.end());
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<LoggedStep> log, ReadStepLog(path));
+    logged.insert(logged.end(), log.begin(), log.end());
+    logs.push_back(std::move(log));  // one clock each: the loop is fitted log by log
   }
   if (logged.empty()) return Status::InvalidArgument("no step log given");
   // The fit needs the model and the resolved settings, not weights or a pool.
@@ -169,7 +172,10 @@ Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, con
       steps.push_back(std::move(s));
     }
   }
-  return FitCpuEngine(engine, steps, fmt::format("goodput serve's step log ({})", fmt::join(step_logs, ", ")));
+  GOODPUT_ASSIGN_OR_RETURN(Calibration c, FitCpuEngine(engine, steps, fmt::format("goodput serve's step log ({})",
+                                                                                  fmt::join(step_logs, ", "))));
+  c.engine_loop = FitEngineLoop(logs);
+  return c;
 }
 
 }  // namespace goodput

@@ -1,0 +1,126 @@
+#include "calibrate/loop_fit.h"
+
+#include <gtest/gtest.h>
+
+#include "support/temp_file.h"
+
+#include "calibrate/calibration.h"
+#include "sim/setup.h"
+#include "sim/simulator.h"
+
+namespace goodput {
+namespace {
+
+// A loop with known times: between steps 0.3 ms + 0.02 ms per request, a
+// follow-up 0.5 ms + 0.03 ms per request, each spread 0.6x-1.6x.
+EngineLoop KnownLoop() {
+  EngineLoop loop;
+  loop.between_steps = LoopTime{0.0003, 0.00002, {0.6, 0.8, 1.0, 1.2, 1.6}};
+  loop.follow_up = LoopTime{0.0005, 0.00003, {0.6, 0.8, 1.0, 1.2, 1.6}};
+  loop.measured = true;
+  return loop;
+}
+
+// The step log of the simulator running `loop` on a chat workload at `load`,
+// written and read back through the step log's text.
+std::vector<LoggedStep> SimulatedLog(const std::string& name, const EngineLoop& loop, const ArrivalSpec& load) {
+  auto w = ParseWorkload("requests: 300\nclasses:\n  - name: chat\n    prompt: lognormal:400,0.5\n"
+                         "    output: lognormal:64,0.5\n",
+                         "w.yaml", ".");
+  EXPECT_TRUE(w.ok()) << w.status().message();
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
+  EXPECT_TRUE(setup.ok()) << setup.status().message();
+  const std::string path = testing::WriteTempFile(name, "");
+  {
+    SimOptions o = setup->options;
+    o.engine_loop = loop;
+    auto observer = OpenStepLog(path);
+    EXPECT_TRUE(observer.ok());
+    o.step_observer = *observer;
+    auto run = Simulate(*w, load, o, *setup->cost);
+    EXPECT_TRUE(run.ok()) << run.status().message();
+  }
+  auto log = ReadStepLog(path);
+  EXPECT_TRUE(log.ok()) << log.status().message();
+  return *log;
+}
+
+// The fit finds the loop the simulator ran: its medians at 1 and 16 requests
+// within 15%, from closed loops of 4 and 16 clients.
+TEST(FitEngineLoop, RecoversTheLoopASimulatorRan) {
+  const EngineLoop truth = KnownLoop();
+  const auto fit = FitEngineLoop({SimulatedLog("c4.log", truth, ArrivalSpec{ArrivalKind::kClosedLoop, 4, 1, 1}),
+                                  SimulatedLog("c16.log", truth, ArrivalSpec{ArrivalKind::kClosedLoop, 16, 1, 1})});
+  ASSERT_TRUE(fit.loop.measured);
+  EXPECT_EQ(fit.closed_logs, 2);
+  EXPECT_GT(fit.gaps, 1000);
+  EXPECT_GT(fit.follow_ups, 500);
+  for (int n : {1, 16}) {
+    EXPECT_NEAR(fit.loop.between_steps.Median(n) / truth.between_steps.Median(n), 1.0, 0.15) << n;
+    EXPECT_NEAR(fit.loop.follow_up.Median(n) / truth.follow_up.Median(n), 1.0, 0.15) << n;
+  }
+  ASSERT_EQ(fit.loop.follow_up.spread.size(), 20u);
+  EXPECT_NEAR(fit.loop.follow_up.spread.front(), 0.6, 0.1);
+  EXPECT_NEAR(fit.loop.follow_up.spread.back(), 1.6, 0.15);
+}
+
+// In an open loop arrivals do not follow finishes: the time between steps is
+// measured, the follow-up keeps its default. An untimed (version 1) log
+// measures nothing.
+TEST(FitEngineLoop, PairsFollowUpsOnlyInClosedLoops) {
+  const auto open = FitEngineLoop({SimulatedLog("open.log", KnownLoop(), ArrivalSpec{ArrivalKind::kPoisson, 20, 1, 1})});
+  EXPECT_EQ(open.closed_logs, 0);
+  EXPECT_EQ(open.follow_ups, 0);
+  ASSERT_TRUE(open.loop.measured);
+  EXPECT_NEAR(open.loop.between_steps.Median(4) / KnownLoop().between_steps.Median(4), 1.0, 0.15);
+  EXPECT_DOUBLE_EQ(open.loop.follow_up.Median(4), EngineLoop{}.follow_up.Median(4));
+  const std::string v1 = "# goodput step log v1: seconds, requests, then computed new samples per request\n";
+  std::string lines;
+  for (int i = 0; i < 100; ++i) lines += "0.01 1  " + std::to_string(100 + i) + " 1 1\n";
+  auto untimed = ReadStepLog(testing::WriteTempFile("v1.log", v1 + lines));
+  ASSERT_TRUE(untimed.ok());
+  EXPECT_FALSE(FitEngineLoop({*untimed}).loop.measured);
+}
+
+// The loop travels in the calibration file and back; a broken one is named.
+TEST(FitEngineLoop, TravelsInTheCalibrationFile) {
+  Calibration c;
+  c.hardware.name = "cpu";
+  c.hardware.memory_bytes = 1 << 30;
+  c.factors.peak_flops = 1e11;
+  c.factors.bandwidth = 1e10;
+  c.engine_loop.loop = KnownLoop();
+  c.engine_loop.gaps = 1200;
+  c.engine_loop.follow_ups = 300;
+  c.engine_loop.closed_logs = 2;
+  const std::string text = CalibrationToJson(c);
+  auto back = ParseCalibration(text, "cal.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back->engine_loop.loop.measured);
+  EXPECT_DOUBLE_EQ(back->engine_loop.loop.follow_up.Median(8), KnownLoop().follow_up.Median(8));
+  EXPECT_EQ(back->engine_loop.loop.between_steps.spread, KnownLoop().between_steps.spread);
+  EXPECT_EQ(back->engine_loop.gaps, 1200);
+  EXPECT_NE(FormatResiduals(*back).find("over 300 finishes in 2 closed-loop logs"), std::string::npos);
+
+  Calibration unmeasured = c;
+  unmeasured.engine_loop = EngineLoopFit{};
+  auto plain = ParseCalibration(CalibrationToJson(unmeasured), "plain.json");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->engine_loop.loop.measured);
+
+  const auto broken = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    auto r = ParseCalibration(t, "cal.json");
+    return r.ok() ? std::string("parsed") : r.status().message();
+  };
+  EXPECT_EQ(broken("\"spread\": [0.6, 0.8", "\"spread\": [0.9, 0.8"),
+            "cal.json: engine_loop: between_steps: spread must list positive ratios, rising");
+  EXPECT_EQ(broken("\"base_s\": 0.0003", "\"base_s\": -0.0003"), "cal.json: engine_loop: between_steps: times must be >= 0");
+  EXPECT_EQ(broken("\"follow_up\": {", "\"follow_upx\": {"), "cal.json: engine_loop: 'follow_up' must be an object");
+}
+
+}  // namespace
+}  // namespace goodput
