@@ -95,7 +95,10 @@ std::string PrettyJson(const json::value& v, int depth) {
 json::object LoopTimeToJson(const LoopTime& t) {
   json::array spread;
   for (double r : t.spread) spread.push_back(JsonNumber(r));
-  return json::object{{"base_s", JsonNumber(t.base_s)}, {"per_request_s", JsonNumber(t.per_request_s)}, {"spread", spread}};
+  return json::object{{"base_s", JsonNumber(t.base_s)},
+                      {"per_request_s", JsonNumber(t.per_request_s)},
+                      {"per_rank_s", JsonNumber(t.per_rank_s)},
+                      {"spread", spread}};
 }
 
 json::value EngineLoopToJson(const EngineLoopFit& f) {
@@ -111,8 +114,11 @@ Status LoopTimeFromJson(const json::object& o, const std::string& where, LoopTim
   Reader r{o, where};
   t.base_s = r.Number("base_s", 0, true);
   t.per_request_s = r.Number("per_request_s", 0, true);
+  t.per_rank_s = r.Number("per_rank_s", 0);
   GOODPUT_RETURN_IF_ERROR(r.status);
-  if (!(t.base_s >= 0) || !(t.per_request_s >= 0)) return Status::InvalidArgument(where + ": times must be >= 0");
+  if (!(t.base_s >= 0) || !(t.per_request_s >= 0) || !(t.per_rank_s >= 0)) {
+    return Status::InvalidArgument(where + ": times must be >= 0");
+  }
   t.spread.clear();
   if (const json::value* v = o.if_contains("spread"); v && v->is_array()) {
     for (const json::value& x : v->as_array()) {
@@ -284,6 +290,7 @@ namespace {
 
 std::string FormatLoopTime(const LoopTime& t) {
   std::string s = fmt::format("median {:.2f} ms at 1 request, {:.2f} at 32", 1e3 * t.Median(1), 1e3 * t.Median(32));
+  if (t.per_rank_s > 0) s += fmt::format(", +{:.2f} per earlier follow-up", 1e3 * t.per_rank_s);
   if (t.spread.size() >= 2) {
     s += fmt::format(" (x{:.2f}-x{:.2f} of it, the middle 90%)", t.spread[1], t.spread[t.spread.size() - 2]);
   }

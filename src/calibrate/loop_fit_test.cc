@@ -12,11 +12,12 @@ namespace goodput {
 namespace {
 
 // A loop with known times: between steps 0.3 ms + 0.02 ms per request, a
-// follow-up 0.5 ms + 0.03 ms per request, each spread 0.6x-1.6x.
+// follow-up 0.5 ms + 0.03 ms per request + 1 ms per earlier follow-up of
+// its step, each spread 0.6x-1.6x.
 EngineLoop KnownLoop() {
   EngineLoop loop;
-  loop.between_steps = LoopTime{0.0003, 0.00002, {0.6, 0.8, 1.0, 1.2, 1.6}};
-  loop.follow_up = LoopTime{0.0005, 0.00003, {0.6, 0.8, 1.0, 1.2, 1.6}};
+  loop.between_steps = LoopTime{0.0003, 0.00002, 0, {0.6, 0.8, 1.0, 1.2, 1.6}};
+  loop.follow_up = LoopTime{0.0005, 0.00003, 0.001, {0.6, 0.8, 1.0, 1.2, 1.6}};
   loop.measured = true;
   return loop;
 }
@@ -25,7 +26,7 @@ EngineLoop KnownLoop() {
 // written and read back through the step log's text.
 std::vector<LoggedStep> SimulatedLog(const std::string& name, const EngineLoop& loop, const ArrivalSpec& load) {
   auto w = ParseWorkload("requests: 300\nclasses:\n  - name: chat\n    prompt: lognormal:400,0.5\n"
-                         "    output: lognormal:64,0.5\n",
+                         "    output: lognormal:16,0.5\n",
                          "w.yaml", ".");
   EXPECT_TRUE(w.ok()) << w.status().message();
   auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
@@ -46,7 +47,8 @@ std::vector<LoggedStep> SimulatedLog(const std::string& name, const EngineLoop& 
 }
 
 // The fit finds the loop the simulator ran: its medians at 1 and 16 requests
-// within 15%, from closed loops of 4 and 16 clients.
+// within 15%, and a second follow-up's, from closed loops of 4 and 16
+// clients (short answers: steps that finish two requests are common).
 TEST(FitEngineLoop, RecoversTheLoopASimulatorRan) {
   const EngineLoop truth = KnownLoop();
   const auto fit = FitEngineLoop({SimulatedLog("c4.log", truth, ArrivalSpec{ArrivalKind::kClosedLoop, 4, 1, 1}),
@@ -58,7 +60,9 @@ TEST(FitEngineLoop, RecoversTheLoopASimulatorRan) {
   for (int n : {1, 16}) {
     EXPECT_NEAR(fit.loop.between_steps.Median(n) / truth.between_steps.Median(n), 1.0, 0.15) << n;
     EXPECT_NEAR(fit.loop.follow_up.Median(n) / truth.follow_up.Median(n), 1.0, 0.15) << n;
+    EXPECT_NEAR(fit.loop.follow_up.Median(n, 1) / truth.follow_up.Median(n, 1), 1.0, 0.15) << n << ", rank 1";
   }
+  EXPECT_EQ(fit.loop.between_steps.per_rank_s, 0) << "steps have no rank";
   ASSERT_EQ(fit.loop.follow_up.spread.size(), 20u);
   EXPECT_NEAR(fit.loop.follow_up.spread.front(), 0.6, 0.1);
   EXPECT_NEAR(fit.loop.follow_up.spread.back(), 1.6, 0.15);
@@ -97,10 +101,14 @@ TEST(FitEngineLoop, TravelsInTheCalibrationFile) {
   auto back = ParseCalibration(text, "cal.json");
   ASSERT_TRUE(back.ok()) << back.status().message();
   ASSERT_TRUE(back->engine_loop.loop.measured);
-  EXPECT_DOUBLE_EQ(back->engine_loop.loop.follow_up.Median(8), KnownLoop().follow_up.Median(8));
+  EXPECT_DOUBLE_EQ(back->engine_loop.loop.follow_up.Median(8, 2), KnownLoop().follow_up.Median(8, 2));
   EXPECT_EQ(back->engine_loop.loop.between_steps.spread, KnownLoop().between_steps.spread);
   EXPECT_EQ(back->engine_loop.gaps, 1200);
-  EXPECT_NE(FormatResiduals(*back).find("over 300 finishes in 2 closed-loop logs"), std::string::npos);
+  const std::string printed = FormatResiduals(*back);
+  EXPECT_NE(printed.find("after a finish median 0.53 ms at 1 request, 1.46 at 32, +1.00 per earlier follow-up"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("over 300 finishes in 2 closed-loop logs"), std::string::npos) << printed;
 
   Calibration unmeasured = c;
   unmeasured.engine_loop = EngineLoopFit{};
@@ -119,6 +127,8 @@ TEST(FitEngineLoop, TravelsInTheCalibrationFile) {
   EXPECT_EQ(broken("\"spread\": [0.6, 0.8", "\"spread\": [0.9, 0.8"),
             "cal.json: engine_loop: between_steps: spread must list positive ratios, rising");
   EXPECT_EQ(broken("\"base_s\": 0.0003", "\"base_s\": -0.0003"), "cal.json: engine_loop: between_steps: times must be >= 0");
+  EXPECT_EQ(broken("\"per_rank_s\": 0.001", "\"per_rank_s\": \"x\""),
+            "cal.json: engine_loop: follow_up: 'per_rank_s' must be a number");
   EXPECT_EQ(broken("\"follow_up\": {", "\"follow_upx\": {"), "cal.json: engine_loop: 'follow_up' must be an object");
 }
 

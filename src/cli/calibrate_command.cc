@@ -48,7 +48,9 @@ becomes a hardware the simulator models: goodput sim --calibration FILE.
 
 With --from-step-log FILE it fits the steps goodput serve took while serving instead
 (goodput serve --step-log FILE): mixed prefill and decode steps, timed as they ran, with
-the load generator and the HTTP threads on the same cores.
+the load generator and the HTTP threads on the same cores. It also fits the engine's loop
+around its steps: the time between them, and in closed loops a client's next request after
+a finish (what arrives between two steps joins the next one).
 )";
 
 struct PublishedArgs {

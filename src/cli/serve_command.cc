@@ -47,7 +47,8 @@ void AddServeFlags(CLI::App& c, ServeArgs& a) {
       ->capture_default_str();
   c.add_option("--served-model-name", a.served_name, "Model name in the API (default: the model's)");
   c.add_option("--step-log", a.step_log,
-               "Write every engine step (its duration and what each request computed) to this file, for "
+               "Write every engine step (its start, duration and what each request computed, when each "
+               "request reached the engine and whether the step finished it) to this file, for "
                "goodput calibrate steps --from-step-log");
 }
 

@@ -5,8 +5,8 @@
 
 namespace goodput {
 
-double LoopTime::Draw(int requests, double u) const {
-  const double median = Median(requests);
+double LoopTime::Draw(int requests, double u, int rank) const {
+  const double median = Median(requests, rank);
   if (spread.empty()) return median;
   const double n = static_cast<double>(spread.size());
   const double x = std::clamp(u * n - 0.5, 0.0, n - 1);  // spread[i] sits at quantile (i + 0.5) / n

@@ -13,19 +13,21 @@
 
 namespace goodput {
 
-// A time of the loop: a median that grows with the requests in the step,
-// spread as measured.
+// A time of the loop: a median that grows with the requests in the step
+// and, for follow-ups, with their rank among the step's (the sessions are
+// answered and the clients send one after another), spread as measured.
 struct LoopTime {
   double base_s = 0;         // the median at no requests
   double per_request_s = 0;  // the median's growth per request in the step
+  double per_rank_s = 0;     // its growth per follow-up of the same step before this one
   // Each measured time over its median, at the quantiles 1/(2n), 3/(2n), ...
   // of n values, rising; empty: always the median.
   std::vector<double> spread;
 
-  double Median(int requests) const { return base_s + per_request_s * requests; }
-  // The time for a step of `requests` at the quantile u in [0, 1] of the
-  // spread (interpolated, the ends held flat).
-  double Draw(int requests, double u) const;
+  double Median(int requests, int rank = 0) const { return base_s + per_request_s * requests + per_rank_s * rank; }
+  // The time at the quantile u in [0, 1] of the spread (interpolated, the
+  // ends held flat).
+  double Draw(int requests, double u, int rank = 0) const;
 };
 
 struct EngineLoop {
@@ -34,7 +36,7 @@ struct EngineLoop {
   LoopTime between_steps;
   // From the end of the step that finished a closed-loop client's request to
   // its next request reaching the engine. Not measured: 1 ms.
-  LoopTime follow_up{1e-3, 0, {}};
+  LoopTime follow_up{1e-3, 0, 0, {}};
   bool measured = false;  // fitted to a step log (else the defaults above)
 };
 

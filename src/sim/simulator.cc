@@ -37,7 +37,7 @@ class Run {
 
  private:
   void Submit(const WorkItem& item);
-  void OnEvent(const RequestEvent& e, double now, int step_requests = 0);
+  void OnEvent(const RequestEvent& e, double now, int step_requests = 0, int rank = 0);
   bool AdmitArrivals();
   std::optional<double> NextArrival() const;
 
@@ -95,9 +95,9 @@ void Run::Submit(const WorkItem& item) {
   }
 }
 
-// `step_requests`: the requests of the step that produced `e` (the loop's
-// times grow with them).
-void Run::OnEvent(const RequestEvent& e, double now, int step_requests) {
+// `step_requests`: the requests of the step that produced `e`; `rank`: the
+// finishes before `e` in it (the loop's times grow with both).
+void Run::OnEvent(const RequestEvent& e, double now, int step_requests, int rank) {
   RequestRecord& rec = records_[e.id];
   if (e.num_new_tokens > 0) {
     if (record_token_times_) rec.chunks.push_back(TokenChunk{now, e.num_new_tokens});
@@ -108,7 +108,7 @@ void Run::OnEvent(const RequestEvent& e, double now, int step_requests) {
   if (!e.finished) return;
   const int client = client_of_[e.id];
   if (client >= 0) {
-    const double follow_up = loop_.follow_up.Draw(step_requests, quantile_(loop_draws_));
+    const double follow_up = loop_.follow_up.Draw(step_requests, quantile_(loop_draws_), rank);
     if (auto next = gen_.NextForClient(client, now + follow_up)) in_flight_.push(*next);
   }
 }
@@ -160,7 +160,11 @@ Status Run::Go(SimRun& out) {
     out.peak_kv_usage = std::max(out.peak_kv_usage, kv_.Usage());
     out.peak_running = std::max<int64_t>(out.peak_running, static_cast<int64_t>(stats.num_requests));
     const int n = static_cast<int>(stats.num_requests);
-    for (const auto& e : events) OnEvent(e, stats.end, n);
+    int finished = 0;
+    for (const auto& e : events) {
+      OnEvent(e, stats.end, n, finished);
+      finished += e.finished ? 1 : 0;
+    }
     // Outputs handed over before the next step: what arrives meanwhile joins it.
     if (sched_.HasWork()) clock_.Elapse(loop_.between_steps.Draw(n, quantile_(loop_draws_)));
   }

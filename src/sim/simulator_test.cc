@@ -74,7 +74,7 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
   ASSERT_TRUE(setup.ok()) << setup.status().message();
   SimOptions o = setup->options;
-  o.engine_loop.follow_up = LoopTime{0.002, 0, {}};
+  o.engine_loop.follow_up = LoopTime{0.002, 0, 0, {}};
   auto one = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1}, o, *setup->cost);
   ASSERT_TRUE(one.ok());
   for (size_t i = 1; i < one->records.size(); ++i) {
@@ -82,7 +82,7 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   }
   const auto mean_ttft = [&](double turnaround) {
     SimOptions p = setup->options;
-    p.engine_loop.follow_up = LoopTime{turnaround, 0, {}};
+    p.engine_loop.follow_up = LoopTime{turnaround, 0, 0, {}};
     auto run = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 8, 1, 1}, p, *setup->cost);
     EXPECT_TRUE(run.ok());
     double sum = 0;
@@ -110,8 +110,8 @@ TEST(Simulator, FollowUpsWithinTheTimeBetweenStepsJoinTheNextStep) {
   };
   const auto run = [&](double follow_up) {
     SimOptions o = setup->options;
-    o.engine_loop.between_steps = LoopTime{0.0004, 0.0001, {}};
-    o.engine_loop.follow_up = LoopTime{follow_up, 0, {}};
+    o.engine_loop.between_steps = LoopTime{0.0004, 0.0001, 0, {}};
+    o.engine_loop.follow_up = LoopTime{follow_up, 0, 0, {}};
     Gaps g;
     double last_end = -1;
     int last_requests = 0;
@@ -140,13 +140,14 @@ TEST(Simulator, FollowUpsWithinTheTimeBetweenStepsJoinTheNextStep) {
 }
 
 TEST(LoopTime, DrawsTheMedianTimesTheSpreadAtAQuantile) {
-  const LoopTime t{0.001, 0.0001, {0.5, 1.0, 3.0}};  // at quantiles 1/6, 1/2, 5/6
+  const LoopTime t{0.001, 0.0001, 0.0005, {0.5, 1.0, 3.0}};  // at quantiles 1/6, 1/2, 5/6
   EXPECT_DOUBLE_EQ(t.Median(10), 0.002);
+  EXPECT_DOUBLE_EQ(t.Draw(10, 0.5, 2), 0.003) << "two follow-ups before it: 1 ms later";
   EXPECT_DOUBLE_EQ(t.Draw(10, 0.5), 0.002);
   EXPECT_DOUBLE_EQ(t.Draw(10, 0.0), 0.001) << "below the first quantile: held flat";
   EXPECT_DOUBLE_EQ(t.Draw(10, 1.0), 0.006) << "above the last: held flat";
   EXPECT_NEAR(t.Draw(10, 2.0 / 3.0), 0.002 * 2.0, 1e-12) << "halfway from 1/2 to 5/6: from 1.0 to 3.0";
-  const LoopTime fixed{0.003, 0, {}};
+  const LoopTime fixed{0.003, 0, 0, {}};
   EXPECT_DOUBLE_EQ(fixed.Draw(5, 0.9), 0.003) << "no spread: the median";
 }
 
