@@ -291,8 +291,9 @@ namespace {
 std::string FormatLoopTime(const LoopTime& t) {
   std::string s = fmt::format("median {:.2f} ms at 1 request, {:.2f} at 32", 1e3 * t.Median(1), 1e3 * t.Median(32));
   if (t.per_rank_s > 0) s += fmt::format(", +{:.2f} per earlier follow-up", 1e3 * t.per_rank_s);
-  if (t.spread.size() >= 2) {
-    s += fmt::format(" (x{:.2f}-x{:.2f} of it, the middle 90%)", t.spread[1], t.spread[t.spread.size() - 2]);
+  if (t.spread.size() >= 2) {  // the spread's ends sit half a step inside 0 and 1
+    s += fmt::format(" (x{:.2f}-x{:.2f} of it, the middle {:.0f}%)", t.spread.front(), t.spread.back(),
+                     100.0 * (1.0 - 1.0 / static_cast<double>(t.spread.size())));
   }
   return s;
 }
