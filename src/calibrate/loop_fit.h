@@ -26,11 +26,11 @@ struct EngineLoopFit {
 // finishes are followed, before the next step ends and within 30 ms, by a
 // request not seen before: each finish is paired with such an arrival in
 // time order (in an open loop arrivals are independent of finishes and pair
-// with few), the first arrival rank 0, the next rank 1. Each time needs 20 samples; its
-// median grows linearly with the requests in the step and the follow-up's
-// rank (least squares over the medians of the request counts 1, 2, 3-4, 5-8,
-// ... and ranks 0, 1, 2, 3+), its spread is 20 quantiles of the samples over
-// that median.
+// with few), the first arrival rank 0, the next rank 1. Each time needs 20
+// samples; its median grows linearly with the requests in the step and the
+// follow-up's rank (least squares over the medians of the request counts 1,
+// 2, 3-4, 5-8, ... and ranks 0, 1, 2, 3+), its spread is 20 quantiles of the
+// samples over that median.
 EngineLoopFit FitEngineLoop(const std::vector<std::vector<LoggedStep>>& logs);
 
 }  // namespace goodput

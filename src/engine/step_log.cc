@@ -1,10 +1,10 @@
 #include "engine/step_log.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <sstream>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -52,16 +52,19 @@ void WriteStepLogHeader(std::ostream& out) { out << kHeader << '\n'; }
 // Times to the microsecond: the engine's loop (between steps, a request's
 // way in) runs in tenths of a millisecond.
 void WriteStepLogLine(std::ostream& out, const ObservedStep& step) {
-  std::unordered_set<RequestId> finished;
+  // Most steps finish nothing: no allocation on the engine thread between
+  // steps, which is the very time the log measures.
+  std::vector<RequestId> finished;
   for (const RequestEvent& e : step.events) {
-    if (e.finished) finished.insert(e.id);
+    if (e.finished) finished.push_back(e.id);
   }
+  const auto finishes = [&](RequestId id) { return std::find(finished.begin(), finished.end(), id) != finished.end(); };
   fmt::memory_buffer line;
   fmt::format_to(std::back_inserter(line), "{:.6f} {:.6g} {}", step.start, step.end - step.start,
                  step.plan.requests.size());
   for (const ScheduledRequest& r : step.plan.requests) {
     fmt::format_to(std::back_inserter(line), "  {} {} {} {:.6f} {}", r.num_computed, r.num_new, r.samples ? 1 : 0,
-                   r.arrival_time, finished.count(r.id));
+                   r.arrival_time, finishes(r.id) ? 1 : 0);
   }
   line.push_back('\n');
   out.write(line.data(), static_cast<std::streamsize>(line.size()));
