@@ -85,6 +85,31 @@ TEST(EngineService, ServesSubmissionsFromManyThreads) {
   EXPECT_EQ(s.running + s.waiting, 0);
 }
 
+TEST(EngineService, StampsArrivalAsTheRequestReachesTheEngine) {
+  Fixture f;
+  std::mutex mu;
+  std::vector<double> arrivals;
+  f.service.set_step_observer([&](const ObservedStep& step) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& s : step.plan.requests) {
+      if (s.restarted) arrivals.push_back(s.arrival_time);
+    }
+  });
+  f.service.Start();
+  Collector c;
+  Request r = Req(1, 10, 2);
+  r.arrival_time = -100;  // what a caller set is replaced
+  const double before = f.clock.Now();
+  ASSERT_TRUE(f.service.Submit(std::move(r), c.For()));
+  const double after = f.clock.Now();
+  ASSERT_TRUE(c.WaitFinished(1));
+  f.service.Stop(true);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(arrivals.size(), 1u);
+  EXPECT_GE(arrivals[0], before);
+  EXPECT_LE(arrivals[0], after);
+}
+
 TEST(EngineService, AbortFreesTheBlocks) {
   Fixture f;
   f.service.Start();

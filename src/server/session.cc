@@ -67,7 +67,6 @@ Request GenerationSession::TakeEngineRequest() {
   r.priority = g_.priority;
   const auto& offline = model_->offline_classes;
   r.offline = std::find(offline.begin(), offline.end(), g_.request_class) != offline.end();
-  r.arrival_time = t0_;
   return r;
 }
 

@@ -61,7 +61,7 @@ TEST(GenerationSession, EngineRequestFromTheBody) {
   EXPECT_EQ(r.sampling.seed, 99u);  // the server's seed when the request names none
   EXPECT_EQ(r.priority, -2);
   EXPECT_TRUE(r.offline);  // the x-goodput-class header names an offline class
-  EXPECT_EQ(r.arrival_time, 10.0);
+  EXPECT_EQ(r.arrival_time, 0.0);  // EngineService::Submit stamps it as the request reaches the engine
 }
 
 TEST(GenerationSession, ChatStreamIsOpenAisChunksThenUsageThenDone) {
