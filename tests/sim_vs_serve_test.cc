@@ -58,7 +58,9 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   EXPECT_EQ(loop.closed_logs, 3);
   EXPECT_GT(loop.follow_ups, 50);
   EXPECT_GT(loop.gaps, 100);
-  for (const LoopTime* t : {&loop.loop.between_steps, &loop.loop.follow_up}) {
+  EXPECT_GT(loop.races, 20) << "follow-ups of steps the engine followed at once";
+  EXPECT_GT(loop.joined, 0) << "some reach the engine before its next step";
+  for (const LoopTime* t : {&loop.loop.between_steps, &loop.loop.late_follow_up}) {
     EXPECT_GT(t->Median(4), 0);
     EXPECT_LT(t->Median(4), 0.02) << "tenths of a millisecond to a few, on loopback";
   }

@@ -103,10 +103,16 @@ json::object LoopTimeToJson(const LoopTime& t) {
 
 json::value EngineLoopToJson(const EngineLoopFit& f) {
   if (!f.loop.measured) return nullptr;
+  const JoinChance& j = f.loop.join;
   return json::object{{"between_steps", LoopTimeToJson(f.loop.between_steps)},
-                      {"follow_up", LoopTimeToJson(f.loop.follow_up)},
+                      {"join", json::object{{"base", JsonNumber(j.base)},
+                                            {"per_doubling", JsonNumber(j.per_doubling)},
+                                            {"per_rank", JsonNumber(j.per_rank)}}},
+                      {"late_follow_up", LoopTimeToJson(f.loop.late_follow_up)},
                       {"gaps", f.gaps},
                       {"follow_ups", f.follow_ups},
+                      {"races", f.races},
+                      {"joined", f.joined},
                       {"closed_logs", f.closed_logs}};
 }
 
@@ -132,19 +138,37 @@ Status LoopTimeFromJson(const json::object& o, const std::string& where, LoopTim
   return Status::Ok();
 }
 
+Status JoinChanceFromJson(const json::object& o, const std::string& where, JoinChance& j) {
+  Reader r{o, where};
+  j.base = r.Number("base", 0, true);
+  j.per_doubling = r.Number("per_doubling", 0);
+  j.per_rank = r.Number("per_rank", 0);
+  // Any line: the chance is clamped to [0, 1] where it is drawn (a fit to
+  // one load's steps may reach past 1 at one request).
+  return r.status;
+}
+
 Status EngineLoopFromJson(const json::object& top, const std::string& where, EngineLoopFit& f) {
   const json::value* v = top.if_contains("engine_loop");
   if (!v || v->is_null()) return Status::Ok();  // not measured (or written before it was)
   if (!v->is_object()) return Status::InvalidArgument(where + ": 'engine_loop' must be an object");
   Reader r{v->as_object(), where + ": engine_loop"};
+  if (v->as_object().contains("follow_up") && !v->as_object().contains("join")) {
+    return Status::InvalidArgument(where + ": engine_loop: written by an earlier goodput (one follow-up time, no "
+                                   "chance to join): fit it again with goodput calibrate steps --from-step-log");
+  }
   const json::object* between = r.Object("between_steps");
-  const json::object* follow = r.Object("follow_up");
+  const json::object* join = r.Object("join");
+  const json::object* late = r.Object("late_follow_up");
   f.gaps = static_cast<int64_t>(r.Number("gaps", 0));
   f.follow_ups = static_cast<int64_t>(r.Number("follow_ups", 0));
+  f.races = static_cast<int64_t>(r.Number("races", 0));
+  f.joined = static_cast<int64_t>(r.Number("joined", 0));
   f.closed_logs = static_cast<int64_t>(r.Number("closed_logs", 0));
   GOODPUT_RETURN_IF_ERROR(r.status);
   GOODPUT_RETURN_IF_ERROR(LoopTimeFromJson(*between, r.where + ": between_steps", f.loop.between_steps));
-  GOODPUT_RETURN_IF_ERROR(LoopTimeFromJson(*follow, r.where + ": follow_up", f.loop.follow_up));
+  GOODPUT_RETURN_IF_ERROR(JoinChanceFromJson(*join, r.where + ": join", f.loop.join));
+  GOODPUT_RETURN_IF_ERROR(LoopTimeFromJson(*late, r.where + ": late_follow_up", f.loop.late_follow_up));
   f.loop.measured = true;
   return Status::Ok();
 }
@@ -302,10 +326,15 @@ std::string FormatLoopTime(const LoopTime& t) {
 
 std::string FormatEngineLoop(const EngineLoopFit& f) {
   if (!f.loop.measured) return "";
+  const JoinChance& j = f.loop.join;
   return fmt::format(
       "  the engine's loop: between steps {} over {} steps followed at once;\n"
-      "    a closed-loop client's next request after a finish {} over {} finishes in {} closed-loop logs\n",
-      FormatLoopTime(f.loop.between_steps), f.gaps, FormatLoopTime(f.loop.follow_up), f.follow_ups, f.closed_logs);
+      "    a closed-loop client's next request joined the next step {} of {} times ({} finishes paired in {} "
+      "closed-loop logs): a chance of {:.2f} after a step of 1 request, {:.2f} after 32, {:+.2f} per earlier "
+      "follow-up;\n"
+      "    else it arrived after the next step's start: {}\n",
+      FormatLoopTime(f.loop.between_steps), f.gaps, f.joined, f.races, f.follow_ups, f.closed_logs, j.At(1), j.At(32),
+      j.per_rank, FormatLoopTime(f.loop.late_follow_up));
 }
 
 }  // namespace goodput

@@ -1,8 +1,10 @@
 #include "calibrate/loop_fit.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/stats.h"
@@ -12,7 +14,7 @@ namespace {
 
 struct Sample {
   int requests = 0;  // in the step the time follows
-  double seconds = 0;
+  double seconds = 0;  // the time; for a race, 1 if the follow-up joined the next step, else 0
   int rank = 0;      // a follow-up's place among its step's, by arrival
 };
 
@@ -48,31 +50,40 @@ void AddGaps(const std::vector<LoggedStep>& log, std::vector<Sample>& gaps) {
   }
 }
 
+// A follow-up, paired with the finish before it.
+struct FollowUp {
+  Sample sample;      // its time after the finishing step's end
+  bool busy = false;  // the engine had other work: it raced the next step
+  bool joined = false;
+  double after_next_start = 0;
+};
+
 // Pairs each step's finishes with the first new arrivals after its end,
-// before the next step's end and within the window; adds the pairs if the
-// log is a closed loop.
-bool AddFollowUps(const std::vector<LoggedStep>& log, std::vector<Sample>& follow_ups) {
+// before the next step's end and within the window. Empty if the log is not
+// a closed loop.
+std::vector<FollowUp> PairFollowUps(const std::vector<LoggedStep>& log) {
   std::set<double> arrivals;
   for (const LoggedStep& s : log) {
     for (const StepRequest& r : s.requests) arrivals.insert(r.arrival);
   }
-  std::vector<Sample> pairs;
+  std::vector<FollowUp> pairs;
   int64_t finishes = 0;
   for (size_t k = 0; k + 1 < log.size(); ++k) {
     const auto finished = std::count_if(log[k].requests.begin(), log[k].requests.end(),
                                         [](const StepRequest& r) { return r.finished; });
     finishes += finished;
-    const double end = End(log[k]), until = std::min(End(log[k + 1]), end + kFollowUpWindow);
+    const double end = End(log[k]), next = log[k + 1].start;
+    const double until = std::min(End(log[k + 1]), end + kFollowUpWindow);
+    const bool busy = FollowedAtOnce(log[k], log[k + 1]);
     auto a = arrivals.upper_bound(end);
     for (int i = 0; i < finished && a != arrivals.end() && *a <= until; ++i, ++a) {
-      pairs.push_back({static_cast<int>(log[k].requests.size()), *a - end, i});
+      pairs.push_back({{static_cast<int>(log[k].requests.size()), *a - end, i}, busy, *a <= next, *a - next});
     }
   }
   if (finishes == 0 || static_cast<double>(pairs.size()) < kClosedLoopShare * static_cast<double>(finishes)) {
-    return false;
+    return {};
   }
-  follow_ups.insert(follow_ups.end(), pairs.begin(), pairs.end());
-  return true;
+  return pairs;
 }
 
 int RequestBucket(int requests) {
@@ -81,43 +92,43 @@ int RequestBucket(int requests) {
   return bucket;
 }
 
-// One bucket of samples: its mean requests and rank, its median time.
-struct BucketMedian {
-  double requests = 0, rank = 0, seconds = 0, weight = 0;
+// One bucket of samples: its mean regressors (requests, or their log2 for a
+// chance; rank) and its median time (or mean share), weighted by its samples.
+struct BucketPoint {
+  double x = 0, rank = 0, y = 0, weight = 0;
 };
 
-std::vector<BucketMedian> BucketMedians(const std::vector<Sample>& samples) {
+std::vector<BucketPoint> Buckets(const std::vector<Sample>& samples, bool shares) {
   std::map<std::pair<int, int>, std::vector<Sample>> buckets;
   for (const Sample& s : samples) buckets[{RequestBucket(s.requests), std::min(s.rank, 3)}].push_back(s);
-  std::vector<BucketMedian> out;
+  std::vector<BucketPoint> out;
   for (const auto& [key, in] : buckets) {
-    BucketMedian m;
-    std::vector<double> times;
+    BucketPoint m;
+    std::vector<double> ys;
     for (const Sample& s : in) {
-      times.push_back(s.seconds);
-      m.requests += s.requests;
+      ys.push_back(s.seconds);
+      m.x += shares ? std::log2(static_cast<double>(std::max(s.requests, 1))) : s.requests;
       m.rank += s.rank;
     }
     m.weight = static_cast<double>(in.size());
-    m.requests /= m.weight;
+    m.x /= m.weight;
     m.rank /= m.weight;
-    m.seconds = *Median(times);
+    m.y = shares ? *Mean(ys) : *Median(ys);
     out.push_back(m);
   }
   return out;
 }
 
-// Weighted least squares of the bucket medians on 1 and the regressors
-// `use` picks (requests, rank): the normal equations, solved by Cramer's rule
-// (3 x 3 at most: no library call would be shorter). False when they are
-// singular or a coefficient comes out negative.
-bool SolveLine(const std::vector<BucketMedian>& ms, const bool use[2], LoopTime& t) {
+// Weighted least squares of the buckets' y on 1 and the regressors `use`
+// picks (x, rank): the normal equations, solved by Cramer's rule (3 x 3 at
+// most: no library call would be shorter). None when they are singular.
+std::optional<std::array<double, 3>> SolveLine(const std::vector<BucketPoint>& ps, const bool use[2]) {
   double a[3][3] = {}, y[3] = {};
-  for (const BucketMedian& m : ms) {
-    const double x[3] = {1, use[0] ? m.requests : 0, use[1] ? m.rank : 0};
+  for (const BucketPoint& p : ps) {
+    const double x[3] = {1, use[0] ? p.x : 0, use[1] ? p.rank : 0};
     for (int i = 0; i < 3; ++i) {
-      y[i] += m.weight * x[i] * m.seconds;
-      for (int j = 0; j < 3; ++j) a[i][j] += m.weight * x[i] * x[j];
+      y[i] += p.weight * x[i] * p.y;
+      for (int j = 0; j < 3; ++j) a[i][j] += p.weight * x[i] * x[j];
     }
   }
   for (int i = 1; i < 3; ++i) {
@@ -128,8 +139,8 @@ bool SolveLine(const std::vector<BucketMedian>& ms, const bool use[2], LoopTime&
            m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
   };
   const double d = det(a);
-  if (!(std::fabs(d) > 1e-9 * a[0][0] * a[1][1] * a[2][2])) return false;
-  double coef[3];
+  if (!(std::fabs(d) > 1e-9 * a[0][0] * a[1][1] * a[2][2])) return std::nullopt;
+  std::array<double, 3> coef;
   for (int c = 0; c < 3; ++c) {
     double m[3][3];
     for (int i = 0; i < 3; ++i) {
@@ -137,18 +148,30 @@ bool SolveLine(const std::vector<BucketMedian>& ms, const bool use[2], LoopTime&
     }
     coef[c] = det(m) / d;
   }
-  t.base_s = coef[0], t.per_request_s = coef[1], t.per_rank_s = coef[2];
-  return t.base_s >= 0 && t.per_request_s >= 0 && t.per_rank_s >= 0;
+  return coef;
 }
 
-// The median's line through the buckets' medians, weighted by their samples:
-// on the step's requests and the follow-up's rank, else on one of them, else
-// flat at the overall median (one load's log has one request count).
-void FitMedianLine(const std::vector<Sample>& samples, LoopTime& t) {
-  const std::vector<BucketMedian> ms = BucketMedians(samples);
-  constexpr bool kRegressors[3][2] = {{true, true}, {false, true}, {true, false}};
+// The line through the buckets on both regressors, else on one of them, that
+// `accept` takes; none when no line fits (one load's log has one request
+// count), and the caller goes flat.
+constexpr bool kRegressors[3][2] = {{true, true}, {false, true}, {true, false}};
+
+template <typename Accept>
+std::optional<std::array<double, 3>> FitLine(const std::vector<BucketPoint>& ps, Accept accept) {
   for (const auto& use : kRegressors) {
-    if (SolveLine(ms, use, t)) return;
+    if (auto c = SolveLine(ps, use); c && accept(*c)) return c;
+  }
+  return std::nullopt;
+}
+
+// The median's line, rising with the step's requests and the rank.
+void FitMedianLine(const std::vector<Sample>& samples, LoopTime& t) {
+  const auto c = FitLine(Buckets(samples, false), [](const std::array<double, 3>& c) {
+    return c[0] >= 0 && c[1] >= 0 && c[2] >= 0;
+  });
+  if (c) {
+    t = LoopTime{(*c)[0], (*c)[1], (*c)[2], {}};
+    return;
   }
   std::vector<double> all;
   for (const Sample& s : samples) all.push_back(s.seconds);
@@ -171,21 +194,48 @@ std::optional<LoopTime> FitLoopTime(const std::vector<Sample>& samples) {
   return t;
 }
 
+// The chance's line through the shares of joins (1) and misses (0) of the
+// buckets of 10 races or more, on the log2 of the step's requests and the
+// rank, falling with both (in the proof bench's logs it falls from 0.8 at 2
+// clients to 0.35 at 32, and by 0.1 a rank at 32); else the overall share. A
+// share is noisier than a median: a bucket of a few races at the end of a
+// run, or one load's narrow range of requests, would tilt a free line.
+std::optional<JoinChance> FitJoinChance(const std::vector<Sample>& races) {
+  if (races.size() < kMinSamples) return std::nullopt;
+  std::vector<BucketPoint> shares = Buckets(races, true);
+  shares.erase(std::remove_if(shares.begin(), shares.end(), [](const BucketPoint& p) { return p.weight < 10; }),
+               shares.end());
+  if (auto c = FitLine(shares, [](const std::array<double, 3>& c) { return c[1] <= 0 && c[2] <= 0; })) {
+    return JoinChance{(*c)[0], (*c)[1], (*c)[2]};
+  }
+  std::vector<double> all;
+  for (const Sample& s : races) all.push_back(s.seconds);
+  return JoinChance{*Mean(all), 0, 0};
+}
+
 }  // namespace
 
 EngineLoopFit FitEngineLoop(const std::vector<std::vector<LoggedStep>>& logs) {
-  std::vector<Sample> gaps, follow_ups;
+  std::vector<Sample> gaps, races, late;
   EngineLoopFit fit;
   for (const auto& log : logs) {
     if (log.empty() || !log.front().timed) continue;
     AddGaps(log, gaps);
-    fit.closed_logs += AddFollowUps(log, follow_ups) ? 1 : 0;
+    const std::vector<FollowUp> pairs = PairFollowUps(log);
+    fit.closed_logs += pairs.empty() ? 0 : 1;
+    fit.follow_ups += static_cast<int64_t>(pairs.size());
+    for (const FollowUp& f : pairs) {
+      if (f.busy) races.push_back({f.sample.requests, f.joined ? 1.0 : 0.0, f.sample.rank});
+      if (f.busy && !f.joined) late.push_back({f.sample.requests, f.after_next_start, f.sample.rank});
+      fit.joined += f.busy && f.joined ? 1 : 0;
+    }
   }
   fit.gaps = static_cast<int64_t>(gaps.size());
-  fit.follow_ups = static_cast<int64_t>(follow_ups.size());
+  fit.races = static_cast<int64_t>(races.size());
   if (auto t = FitLoopTime(gaps)) fit.loop.between_steps = *t;
-  if (auto t = FitLoopTime(follow_ups)) fit.loop.follow_up = *t;
-  fit.loop.measured = gaps.size() >= kMinSamples || follow_ups.size() >= kMinSamples;
+  if (auto c = FitJoinChance(races)) fit.loop.join = *c;
+  if (auto t = FitLoopTime(late)) fit.loop.late_follow_up = *t;
+  fit.loop.measured = gaps.size() >= kMinSamples || races.size() >= kMinSamples;
   return fit;
 }
 

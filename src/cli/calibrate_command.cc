@@ -49,8 +49,9 @@ becomes a hardware the simulator models: goodput sim --calibration FILE.
 With --from-step-log FILE it fits the steps goodput serve took while serving instead
 (goodput serve --step-log FILE): mixed prefill and decode steps, timed as they ran, with
 the load generator and the HTTP threads on the same cores. It also fits the engine's loop
-around its steps: the time between them, and in closed loops a client's next request after
-a finish (what arrives between two steps joins the next one).
+around its steps: the time between them, and in closed loops the chance that a client's
+next request reaches the engine before the next step starts and joins it, and when it
+does not, its time after that start.
 )";
 
 struct PublishedArgs {

@@ -15,4 +15,9 @@ double LoopTime::Draw(int requests, double u, int rank) const {
   return median * ratio;
 }
 
+double JoinChance::At(int requests, int rank) const {
+  const double doublings = std::log2(static_cast<double>(std::max(requests, 1)));
+  return std::clamp(base + per_doubling * doublings + per_rank * rank, 0.0, 1.0);
+}
+
 }  // namespace goodput

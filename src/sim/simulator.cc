@@ -37,7 +37,10 @@ class Run {
 
  private:
   void Submit(const WorkItem& item);
-  void OnEvent(const RequestEvent& e, double now, int step_requests = 0, int rank = 0);
+  // Records `e`; a finished request's client sends its next one `delay`
+  // after `now`.
+  void OnEvent(const RequestEvent& e, double now, double delay);
+  std::vector<double> FollowUpDelays(int step_requests, int finishes, std::optional<double> gap);
   bool AdmitArrivals();
   std::optional<double> NextArrival() const;
 
@@ -91,13 +94,11 @@ void Run::Submit(const WorkItem& item) {
     rec.ok = false;
     rec.error = "rejected: longer than the max model length or the KV pool";
     ++rejected_;
-    OnEvent(*rejected, item.t_arrival);
+    OnEvent(*rejected, item.t_arrival, FollowUpDelays(0, 1, std::nullopt).front());
   }
 }
 
-// `step_requests`: the requests of the step that produced `e`; `rank`: the
-// finishes before `e` in it (the loop's times grow with both).
-void Run::OnEvent(const RequestEvent& e, double now, int step_requests, int rank) {
+void Run::OnEvent(const RequestEvent& e, double now, double delay) {
   RequestRecord& rec = records_[e.id];
   if (e.num_new_tokens > 0) {
     if (record_token_times_) rec.chunks.push_back(TokenChunk{now, e.num_new_tokens});
@@ -108,9 +109,34 @@ void Run::OnEvent(const RequestEvent& e, double now, int step_requests, int rank
   if (!e.finished) return;
   const int client = client_of_[e.id];
   if (client >= 0) {
-    const double follow_up = loop_.follow_up.Draw(step_requests, quantile_(loop_draws_), rank);
-    if (auto next = gen_.NextForClient(client, now + follow_up)) in_flight_.push(*next);
+    if (auto next = gen_.NextForClient(client, now + delay)) in_flight_.push(*next);
   }
+}
+
+// From the end of a step of `step_requests` to each of its `finishes`'
+// follow-ups reaching the engine, earliest first (rank 0 arrives first, as
+// goodput calibrate ranks them); `gap`: the time until the next step starts,
+// none when the engine has no other work. The joiners come first, within the
+// gap (at distinct times: the step log tells requests apart by their
+// arrivals); one draw decides them, so a rank joins only if the ranks before
+// it did, each with the loop's chance for its rank. The rest arrive the
+// loop's late follow-up time after the next step's start.
+std::vector<double> Run::FollowUpDelays(int step_requests, int finishes, std::optional<double> gap) {
+  std::vector<double> joins, lates;
+  const double u = quantile_(loop_draws_);
+  double chance = 1;
+  for (int rank = 0; rank < finishes; ++rank) {
+    chance = std::min(chance, loop_.join.At(step_requests, rank));
+    if (gap && u < chance) {
+      joins.push_back(*gap * quantile_(loop_draws_));
+    } else {
+      lates.push_back(gap.value_or(0) + loop_.late_follow_up.Draw(step_requests, quantile_(loop_draws_), rank));
+    }
+  }
+  std::sort(joins.begin(), joins.end());
+  std::sort(lates.begin(), lates.end());
+  joins.insert(joins.end(), lates.begin(), lates.end());
+  return joins;
 }
 
 // Submits every request due by now (open-loop arrivals and closed-loop
@@ -160,13 +186,14 @@ Status Run::Go(SimRun& out) {
     out.peak_kv_usage = std::max(out.peak_kv_usage, kv_.Usage());
     out.peak_running = std::max<int64_t>(out.peak_running, static_cast<int64_t>(stats.num_requests));
     const int n = static_cast<int>(stats.num_requests);
-    int finished = 0;
-    for (const auto& e : events) {
-      OnEvent(e, stats.end, n, finished);
-      finished += e.finished ? 1 : 0;
-    }
     // Outputs handed over before the next step: what arrives meanwhile joins it.
-    if (sched_.HasWork()) clock_.Elapse(loop_.between_steps.Draw(n, quantile_(loop_draws_)));
+    std::optional<double> gap;
+    if (sched_.HasWork()) gap = loop_.between_steps.Draw(n, quantile_(loop_draws_));
+    const auto finishes = std::count_if(events.begin(), events.end(), [](const RequestEvent& e) { return e.finished; });
+    const std::vector<double> delays = FollowUpDelays(n, static_cast<int>(finishes), gap);
+    size_t rank = 0;
+    for (const auto& e : events) OnEvent(e, stats.end, e.finished ? delays[rank++] : 0);
+    if (gap) clock_.Elapse(*gap);
   }
   out.records = std::move(records_);
   out.preemptions = sched_.num_preemptions();

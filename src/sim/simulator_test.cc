@@ -64,9 +64,10 @@ TEST(Simulator, SharedPrefixCutsTtftWithPrefixCaching) {
   EXPECT_LT(on, off * 0.3) << "ttft with cache " << on << " s, without " << off << " s";
 }
 
-// A closed-loop client's next request reaches the engine the loop's follow-up
-// time after its previous answer: by then the engine is in its next step, and the
-// request waits for that step to end before its prefill (as on a real server).
+// A closed-loop client's next request that does not join the next step
+// reaches the engine the loop's late follow-up time after that step's start
+// (after the answer, when the engine is idle): by then the engine is in its
+// next step, and the request waits for that step to end before its prefill.
 TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   auto w = ParseWorkload("requests: 40\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n",
                          "w.yaml", ".");
@@ -74,7 +75,7 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
   ASSERT_TRUE(setup.ok()) << setup.status().message();
   SimOptions o = setup->options;
-  o.engine_loop.follow_up = LoopTime{0.002, 0, 0, {}};
+  o.engine_loop.late_follow_up = LoopTime{0.002, 0, 0, {}};
   auto one = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1}, o, *setup->cost);
   ASSERT_TRUE(one.ok());
   for (size_t i = 1; i < one->records.size(); ++i) {
@@ -82,7 +83,7 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
   }
   const auto mean_ttft = [&](double turnaround) {
     SimOptions p = setup->options;
-    p.engine_loop.follow_up = LoopTime{turnaround, 0, 0, {}};
+    p.engine_loop.late_follow_up = LoopTime{turnaround, 0, 0, {}};
     auto run = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 8, 1, 1}, p, *setup->cost);
     EXPECT_TRUE(run.ok());
     double sum = 0;
@@ -96,32 +97,36 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
 }
 
 // goodput serve hands a step's outputs over before its next step: a
-// follow-up that arrives within that time joins the next step (its TTFT is
-// the gap and its prefill step), a later one waits for that step to end. The
-// steps lie apart by the loop's time, growing with the step's requests.
-TEST(Simulator, FollowUpsWithinTheTimeBetweenStepsJoinTheNextStep) {
-  auto w = ParseWorkload("requests: 40\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n",
+// follow-up that joins arrives within that time and runs in the next step
+// (its TTFT is at most the gap and its prefill step), a late one waits for
+// that step to end. The steps lie apart by the loop's time, growing with the
+// step's requests; the share of follow-ups that join is the loop's chance.
+TEST(Simulator, FollowUpsJoinTheNextStepByTheLoopsChance) {
+  auto w = ParseWorkload("requests: 200\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n",
                          "w.yaml", ".");
   ASSERT_TRUE(w.ok());
   auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
   ASSERT_TRUE(setup.ok()) << setup.status().message();
-  struct Gaps {
+  struct Loop {
     double ttft = 0, min_gap = 1, max_gap = 0;
+    int follow_ups = 0, joined = 0;
   };
-  const auto run = [&](double follow_up) {
+  const auto run = [&](double chance) {
     SimOptions o = setup->options;
     o.engine_loop.between_steps = LoopTime{0.0004, 0.0001, 0, {}};
-    o.engine_loop.follow_up = LoopTime{follow_up, 0, 0, {}};
-    Gaps g;
+    o.engine_loop.join = JoinChance{chance, 0, 0};
+    o.engine_loop.late_follow_up = LoopTime{0.002, 0, 0, {}};
+    Loop g;
     double last_end = -1;
     int last_requests = 0;
     o.step_observer = [&](const ObservedStep& step) {
-      if (last_end >= 0 && step.start > last_end) {
-        // Only steps that follow at once: an idle engine waits for an arrival.
-        if (step.start - last_end < 0.0004 + 0.0001 * last_requests + 1e-9) {
-          g.min_gap = std::min(g.min_gap, step.start - last_end - 0.0001 * last_requests);
-          g.max_gap = std::max(g.max_gap, step.start - last_end - 0.0001 * last_requests);
-        }
+      const double gap = step.start - last_end - 0.0001 * last_requests;
+      // Only steps that follow at once: an idle engine waits for an arrival.
+      if (last_end >= 0 && gap < 0.0004 + 1e-9) g.min_gap = std::min(g.min_gap, gap), g.max_gap = std::max(g.max_gap, gap);
+      for (const ScheduledRequest& r : step.plan.requests) {
+        if (!r.restarted || r.arrival_time == 0) continue;  // the first wave arrives at once
+        ++g.follow_ups;
+        g.joined += r.arrival_time > last_end && r.arrival_time <= step.start;
       }
       last_end = step.end;
       last_requests = static_cast<int>(step.plan.requests.size());
@@ -131,12 +136,25 @@ TEST(Simulator, FollowUpsWithinTheTimeBetweenStepsJoinTheNextStep) {
     for (const auto& rec : r->records) g.ttft += (*rec.t_first - rec.t_arrival) / static_cast<double>(r->records.size());
     return g;
   };
-  const Gaps joins = run(0.0002), waits = run(0.002);
+  const Loop joins = run(1), waits = run(0), half = run(0.5);
   EXPECT_NEAR(joins.min_gap, 0.0004, 1e-9);
   EXPECT_NEAR(joins.max_gap, 0.0004, 1e-9);
+  EXPECT_EQ(waits.joined, 0);
+  EXPECT_GT(joins.joined, joins.follow_ups * 0.9) << "all but follow-ups of a step that left the engine idle";
+  EXPECT_NEAR(half.joined, half.follow_ups * 0.5 * joins.joined / joins.follow_ups, half.follow_ups * 0.1);
   // Joining saves the rest of a step under way: a decode step of 8 on an H100
   // is > 5 ms here; the waiting follow-up's TTFT holds a whole extra step.
   EXPECT_GT(waits.ttft, joins.ttft + 0.004) << waits.ttft << " vs " << joins.ttft;
+}
+
+TEST(JoinChance, FallsPerDoublingAndRankWithinZeroAndOne) {
+  const JoinChance c{0.8, -0.1, -0.2};
+  EXPECT_DOUBLE_EQ(c.At(1), 0.8);
+  EXPECT_DOUBLE_EQ(c.At(8), 0.5);
+  EXPECT_DOUBLE_EQ(c.At(8, 1), 0.3);
+  EXPECT_DOUBLE_EQ(c.At(0), 0.8) << "no requests counts as one";
+  EXPECT_DOUBLE_EQ(c.At(64, 2), 0.0) << "held at 0";
+  EXPECT_DOUBLE_EQ((JoinChance{1.5, 0, 0}.At(4)), 1.0) << "held at 1";
 }
 
 TEST(LoopTime, DrawsTheMedianTimesTheSpreadAtAQuantile) {
