@@ -52,8 +52,8 @@ struct EngineLoop {
   // From a step's end to the next step's start, while there is work. Not
   // measured: none (the next step starts at once).
   LoopTime between_steps;
-  // A follow-up that joins arrives as the next step starts. Not measured:
-  // never.
+  // A follow-up that joins arrives between the steps, before the next one
+  // starts. Not measured: none joins.
   JoinChance join;
   // A follow-up that does not join (or finds the engine idle) arrives this
   // long after the next step's start (after the step's end when idle). Not
