@@ -41,10 +41,17 @@ bool FollowedAtOnce(const LoggedStep& step, const LoggedStep& next) {
                      [&](const StepRequest& r) { return continuing.count(r.arrival) > 0; });
 }
 
-void AddGaps(const std::vector<LoggedStep>& log, std::vector<Sample>& gaps) {
+// For each step but the last, whether the next step followed it at once.
+std::vector<bool> FollowedAtOnceByStep(const std::vector<LoggedStep>& log) {
+  std::vector<bool> out;
+  for (size_t k = 0; k + 1 < log.size(); ++k) out.push_back(FollowedAtOnce(log[k], log[k + 1]));
+  return out;
+}
+
+void AddGaps(const std::vector<LoggedStep>& log, const std::vector<bool>& followed, std::vector<Sample>& gaps) {
   for (size_t k = 0; k + 1 < log.size(); ++k) {
     const double gap = log[k + 1].start - End(log[k]);
-    if (gap >= 0 && FollowedAtOnce(log[k], log[k + 1])) {
+    if (gap >= 0 && followed[k]) {
       gaps.push_back({static_cast<int>(log[k].requests.size()), gap});
     }
   }
@@ -52,16 +59,16 @@ void AddGaps(const std::vector<LoggedStep>& log, std::vector<Sample>& gaps) {
 
 // A follow-up, paired with the finish before it.
 struct FollowUp {
-  Sample sample;      // its time after the finishing step's end
+  int requests = 0;   // in the finishing step
+  int rank = 0;       // its place among that step's follow-ups, by arrival
   bool busy = false;  // the engine had other work: it raced the next step
-  bool joined = false;
-  double after_next_start = 0;
+  double after_next_start = 0;  // <= 0: it joined that step
 };
 
 // Pairs each step's finishes with the first new arrivals after its end,
 // before the next step's end and within the window. Empty if the log is not
 // a closed loop.
-std::vector<FollowUp> PairFollowUps(const std::vector<LoggedStep>& log) {
+std::vector<FollowUp> PairFollowUps(const std::vector<LoggedStep>& log, const std::vector<bool>& followed) {
   std::set<double> arrivals;
   for (const LoggedStep& s : log) {
     for (const StepRequest& r : s.requests) arrivals.insert(r.arrival);
@@ -74,10 +81,9 @@ std::vector<FollowUp> PairFollowUps(const std::vector<LoggedStep>& log) {
     finishes += finished;
     const double end = End(log[k]), next = log[k + 1].start;
     const double until = std::min(End(log[k + 1]), end + kFollowUpWindow);
-    const bool busy = FollowedAtOnce(log[k], log[k + 1]);
     auto a = arrivals.upper_bound(end);
     for (int i = 0; i < finished && a != arrivals.end() && *a <= until; ++i, ++a) {
-      pairs.push_back({{static_cast<int>(log[k].requests.size()), *a - end, i}, busy, *a <= next, *a - next});
+      pairs.push_back({static_cast<int>(log[k].requests.size()), i, followed[k], *a - next});
     }
   }
   if (finishes == 0 || static_cast<double>(pairs.size()) < kClosedLoopShare * static_cast<double>(finishes)) {
@@ -220,14 +226,17 @@ EngineLoopFit FitEngineLoop(const std::vector<std::vector<LoggedStep>>& logs) {
   EngineLoopFit fit;
   for (const auto& log : logs) {
     if (log.empty() || !log.front().timed) continue;
-    AddGaps(log, gaps);
-    const std::vector<FollowUp> pairs = PairFollowUps(log);
+    const std::vector<bool> followed = FollowedAtOnceByStep(log);
+    AddGaps(log, followed, gaps);
+    const std::vector<FollowUp> pairs = PairFollowUps(log, followed);
     fit.closed_logs += pairs.empty() ? 0 : 1;
     fit.follow_ups += static_cast<int64_t>(pairs.size());
     for (const FollowUp& f : pairs) {
-      if (f.busy) races.push_back({f.sample.requests, f.joined ? 1.0 : 0.0, f.sample.rank});
-      if (f.busy && !f.joined) late.push_back({f.sample.requests, f.after_next_start, f.sample.rank});
-      fit.joined += f.busy && f.joined ? 1 : 0;
+      if (!f.busy) continue;
+      const bool joined = f.after_next_start <= 0;
+      races.push_back({f.requests, joined ? 1.0 : 0.0, f.rank});
+      if (!joined) late.push_back({f.requests, f.after_next_start, f.rank});
+      fit.joined += joined ? 1 : 0;
     }
   }
   fit.gaps = static_cast<int64_t>(gaps.size());
