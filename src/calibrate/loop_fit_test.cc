@@ -75,7 +75,9 @@ TEST(FitEngineLoop, RecoversTheLoopASimulatorRan) {
   EXPECT_EQ(fit.loop.between_steps.per_rank_s, 0) << "steps have no rank";
   ASSERT_EQ(fit.loop.late_follow_up.spread.size(), 20u);
   EXPECT_NEAR(fit.loop.late_follow_up.spread.front(), 0.6, 0.1);
-  EXPECT_NEAR(fit.loop.late_follow_up.spread.back(), 1.6, 0.15);
+  // A time over its fitted median, which the checks above allow 15% off (at
+  // 16 requests one draw of the simulator's fits it 10% low): 1.6 x 15%.
+  EXPECT_NEAR(fit.loop.late_follow_up.spread.back(), 1.6, 0.25);
 }
 
 // In an open loop arrivals do not follow finishes: the time between steps is

@@ -123,6 +123,7 @@ void Run::OnEvent(const RequestEvent& e, double now, double delay) {
 // loop's late follow-up time after the next step's start.
 std::vector<double> Run::FollowUpDelays(int step_requests, int finishes, std::optional<double> gap) {
   std::vector<double> joins, lates;
+  if (finishes == 0) return joins;  // no draw: a step that finishes nothing leaves the loop's draws as they were
   const double u = quantile_(loop_draws_);
   double chance = 1;
   for (int rank = 0; rank < finishes; ++rank) {
