@@ -120,7 +120,11 @@ __attribute__((target("avx512f"))) void Block512(const float* x, const float* w,
     for (int q = 0; q < R; ++q) xv[q] = _mm512_loadu_ps(x + q * k + t);
 #pragma GCC unroll 4
     for (int r = 0; r < 4; ++r) {
-      const __m512 wr = _mm512_loadu_ps(w + r * k + t);
+      __m512 wr = _mm512_loadu_ps(w + r * k + t);
+      // Held in a register: for 2-3 rows of x GCC otherwise folds the load
+      // into each FMA, loading the weight row R times (measured: 3 rows as
+      // slow as 4).
+      asm("" : "+v"(wr));
 #pragma GCC unroll 6
       for (int q = 0; q < R; ++q) a[r][q] = _mm512_fmadd_ps(wr, xv[q], a[r][q]);
     }
