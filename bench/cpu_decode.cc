@@ -1,7 +1,9 @@
 // The CPU engine's physics on this machine, measured in one run on the
 // `goodput-small` model (~104M fp32 parameters):
 //   memory bandwidth (2 threads reading a 512 MiB buffer), matmul peak,
-//   decode step time and throughput at batch 1, 2, 4, ... 64, prefill tokens/s.
+//   decode step time and throughput at batch 1, 2, 3, 4, 6, 8, ... 64,
+//   prefill tokens/s, and what goodput serve's step log (--step-log) adds to
+//   a step: the time to write that step's line.
 // Targets (issue 4): batch-1 step within 1.5x of weight bytes / bandwidth;
 // batch-32 throughput >= 10x batch 1; at the largest batch the matmuls reach
 // >= 60% of the measured matmul peak (the better of OpenBLAS's sgemm and
@@ -12,6 +14,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -19,6 +23,7 @@
 #include "cpu/cpu_runner.h"
 #include "cpu/kernels.h"
 #include "engine/scheduler.h"
+#include "engine/step_log.h"
 #include "model/catalog.h"
 #include "model/params.h"
 
@@ -112,13 +117,33 @@ void AddRequests(Engine& e, int n, int prompt, int max_tokens) {
   }
 }
 
-double TimedStep(Engine& e, RealClock& clock, int64_t* tokens) {
+double TimedStep(Engine& e, RealClock& clock, int64_t* tokens, StepPlan* copy = nullptr) {
   const StepPlan& plan = e.sched->Schedule(clock.Now());
   const double t0 = clock.Now();
   StepResult r = e.runner->Execute(plan);
   const double secs = clock.Now() - t0;
   *tokens = plan.num_batched_tokens;
+  if (copy) *copy = plan;
   e.sched->Update(plan, r);
+  return secs;
+}
+
+// The time goodput serve's step log takes to write one line for `plan` (to a
+// file, as --step-log does; one request finishing).
+double StepLogSeconds(const StepPlan& plan, RealClock& clock) {
+  const auto path = std::filesystem::temp_directory_path() / "goodput-cpu-decode-steps.log";
+  std::ofstream out(path, std::ios::trunc);
+  std::vector<RequestEvent> events(1);
+  events[0].id = plan.requests.front().id;
+  events[0].num_new_tokens = 1;
+  events[0].finished = true;
+  const ObservedStep step{plan, 1.0, 1.015, events};
+  const int lines = 20000;
+  const double t0 = clock.Now();
+  for (int i = 0; i < lines; ++i) WriteStepLogLine(out, step);
+  out.flush();
+  const double secs = (clock.Now() - t0) / lines;
+  std::filesystem::remove(path);
   return secs;
 }
 
@@ -138,7 +163,8 @@ int main() {
               bw / 1e9, peak / 1e9, sgemm_peak / 1e9, kernel_peak / 1e9);
   std::printf("model goodput-small: %.1fM params, %.0f MB of fp32 weights -> %.2f ms to read them once\n\n",
               p.total() / 1e6, weight_bytes / 1e6, weight_bytes / bw * 1e3);
-  std::printf("%6s %12s %14s %12s %16s\n", "batch", "step ms", "tokens/s", "x batch 1", "matmul % peak");
+  std::printf("%6s %12s %14s %12s %16s %14s\n", "batch", "step ms", "tokens/s", "x batch 1", "matmul % peak",
+              "step log us");
   {  // warm-up: thread pools, page faults and clocks settle before anything is measured
     Engine e = MakeEngine(m, w, 4096);
     AddRequests(e, 1, 16, 64);
@@ -146,13 +172,15 @@ int main() {
     for (int s = 0; s < 20; ++s) TimedStep(e, clock, &tokens);
   }
   double base = 0, batch1_step = 0;
-  for (int batch : {1, 2, 4, 8, 16, 32, 64}) {
+  double log_share = 0;  // the step log's largest share of a step
+  for (int batch : {1, 2, 3, 4, 6, 8, 16, 32, 64}) {
     Engine e = MakeEngine(m, w, 4096);
     AddRequests(e, batch, 16, 64);
     int64_t tokens = 0;
     TimedStep(e, clock, &tokens);  // prefill
     std::vector<double> steps;
-    for (int s = 0; s < 12; ++s) steps.push_back(TimedStep(e, clock, &tokens));
+    StepPlan plan;
+    for (int s = 0; s < 12; ++s) steps.push_back(TimedStep(e, clock, &tokens, &plan));
     std::sort(steps.begin(), steps.end());
     const double step = steps[steps.size() / 2];
     const double tps = batch / step;
@@ -161,7 +189,10 @@ int main() {
       batch1_step = step;
     }
     const double matmul_share = 2.0 * linear_params * batch / step / peak;
-    std::printf("%6d %12.2f %14.0f %12.1f %15.0f%%\n", batch, step * 1e3, tps, tps / base, 100 * matmul_share);
+    const double log_seconds = StepLogSeconds(plan, clock);
+    log_share = std::max(log_share, log_seconds / step);
+    std::printf("%6d %12.2f %14.0f %12.1f %15.0f%% %14.2f\n", batch, step * 1e3, tps, tps / base, 100 * matmul_share,
+                log_seconds * 1e6);
   }
   Engine e = MakeEngine(m, w, 4096);
   AddRequests(e, 1, 1024, 1);
@@ -170,5 +201,6 @@ int main() {
   std::printf("\nprefill: %lld tokens in %.1f ms = %.0f tokens/s\n", static_cast<long long>(tokens), secs * 1e3,
               tokens / secs);
   std::printf("batch-1 step / (weights / bandwidth) = %.2f (target <= 1.5)\n", batch1_step / (weight_bytes / bw));
+  std::printf("the step log's line: at most %.4f%% of a decode step's time\n", 100 * log_share);
   return 0;
 }
