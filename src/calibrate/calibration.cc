@@ -305,7 +305,7 @@ std::string FormatResiduals(const Calibration& c) {
   for (const FitResidual& r : rs) {
     s += fmt::format("  {:<52}{:>14.6g}{:>14.6g}{:>9.1f}%\n", r.what, r.measured, r.modeled, 100 * r.Error());
   }
-  s += fmt::format("  rms log error {:.3f} over {} measurements\n", c.rms_log_error,
+  s += fmt::format("  rms log error {:.3f} over {} fitted measurements\n", c.rms_log_error,
                    c.measurements > 0 ? c.measurements : static_cast<int64_t>(c.residuals.size()));
   return s + FormatEngineLoop(c.engine_loop);
 }

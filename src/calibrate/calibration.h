@@ -31,8 +31,8 @@ struct Calibration {
   HardwareSpec hardware;     // peaks as the factors refer to them
   CostFactors factors;       // peak_flops and bandwidth included
   std::vector<FitResidual> residuals;
-  double rms_log_error = 0;  // sqrt(mean(log(modeled / measured)^2)) over every measurement
-  int64_t measurements = 0;  // fitted (residuals may group them by shape)
+  double rms_log_error = 0;  // sqrt(mean(log(modeled / measured)^2)) over the fitted measurements
+  int64_t measurements = 0;  // fitted (residuals may group them by shape, and a step log's cover every step)
   // goodput serve's loop around its steps, from timed step logs (else not
   // measured: the simulator's defaults).
   EngineLoopFit engine_loop;

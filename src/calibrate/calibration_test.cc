@@ -281,6 +281,33 @@ TEST(CalibrateFromStepLogs, TellsDecodesApartByContext) {
   EXPECT_EQ(short_rows, 1);
 }
 
+// The residual rows cover every logged step, not only the fitted sample:
+// decodes alternating 20 and 30 ms, thinned to every 20th (the 20 ms ones
+// only), show their mean over all 2,000, 25 ms, against a model fitted to
+// the 20 ms ones.
+TEST(CalibrateFromStepLogs, ShowsResidualsOverEveryLoggedStep) {
+  std::ostringstream log;
+  WriteStepLogHeader(log);
+  const std::vector<RequestEvent> none;
+  const StepPlan decode = OneRequestStep(100, 1);
+  double t = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const double seconds = i % 2 == 0 ? 0.02 : 0.03;
+    WriteStepLogLine(log, ObservedStep{decode, t, t + seconds, none});
+    t += seconds;
+  }
+  server::ServeConfig config;
+  config.model = "goodput-small";
+  config.load_format = "dummy";
+  auto cal = CalibrateFromStepLogs(config, {testing::WriteTempFile("alternating.log", log.str())}, 100);
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  EXPECT_EQ(cal->measurements, 100);
+  ASSERT_EQ(cal->residuals.size(), 1u);
+  EXPECT_EQ(cal->residuals[0].what, "decode 1 requests at <256 context (2000 steps)");
+  EXPECT_NEAR(cal->residuals[0].measured, 0.025, 1e-9);
+  EXPECT_NEAR(cal->residuals[0].modeled, 0.02, 0.001) << "fitted to the sample";
+}
+
 // When the two capacities differ, the comparison says why each side's next
 // load did not hold (here: a p90 verdict short of the 35 requests it needs).
 TEST(FormatComparison, SaysWhyTheCapacitiesDiffer) {

@@ -24,10 +24,10 @@ Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const 
 
 // Fits the cost model to the steps goodput serve took while serving (its
 // --step-log FILE; several logs of the same model pool their steps), for the
-// model `config` names. Steps are grouped by shape in the residuals. At most
-// `max_steps` are fitted: every step of a rare shape (a long prefill),
-// the common ones (decodes) thinned evenly to the same count per shape, each
-// weighted by the serving time it stands for.
+// model `config` names. At most `max_steps` are fitted: every step of a rare
+// shape (a long prefill), the common ones (decodes) thinned evenly to the
+// same count per shape, each weighted by the serving time it stands for. The
+// residuals group every logged step by shape, fitted or not.
 Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, const std::vector<std::string>& step_logs,
                                           size_t max_steps = 1500);
 

@@ -189,16 +189,20 @@ Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<Measu
   c.factors = Normalised(FactorsFrom(x, knots));
   const CostModel fitted(model, c.factors);
   double sum = 0;
-  std::vector<FitResidual> each;
-  for (const MeasuredStep& s : steps) {
-    const double modeled = ModelSeconds(fitted, s);
-    each.push_back(FitResidual{s.shape, s.seconds, modeled});
-    sum += std::pow(std::log(modeled / s.seconds), 2);
-  }
-  c.residuals = GroupedByShape(each);
+  for (const MeasuredStep& s : steps) sum += std::pow(std::log(ModelSeconds(fitted, s) / s.seconds), 2);
+  c.residuals = ShapeResiduals(model, c.factors, steps);
   c.measurements = static_cast<int64_t>(steps.size());
   c.rms_log_error = std::sqrt(sum / static_cast<double>(steps.size()));
   return c;
+}
+
+std::vector<FitResidual> ShapeResiduals(const DeployedModel& model, const CostFactors& factors,
+                                        const std::vector<MeasuredStep>& steps) {
+  const CostModel cost(model, factors);
+  std::vector<FitResidual> each;
+  each.reserve(steps.size());
+  for (const MeasuredStep& s : steps) each.push_back(FitResidual{s.shape, s.seconds, ModelSeconds(cost, s)});
+  return GroupedByShape(each);
 }
 
 }  // namespace goodput

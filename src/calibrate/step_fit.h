@@ -33,4 +33,9 @@ struct MeasuredStep {
 // constant past the longest step: the fit does not extrapolate a trend.
 Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<MeasuredStep>& steps);
 
+// One row per shape of `steps` (in order of first appearance): the mean
+// measured time and the mean time `factors` model, "(N steps)" when N > 1.
+std::vector<FitResidual> ShapeResiduals(const DeployedModel& model, const CostFactors& factors,
+                                        const std::vector<MeasuredStep>& steps);
+
 }  // namespace goodput
