@@ -122,7 +122,7 @@ MeasuredStep FromLog(const LoggedStep& logged) {
 // The most steps of one shape such that at most `max_steps` are fitted in
 // all: a server's log is mostly decodes, and an even spread over it would
 // leave the few long prefills (most of the time spent) nearly unfitted.
-size_t ShapeCap(const std::map<std::string, std::vector<MeasuredStep>>& by_shape, size_t max_steps) {
+size_t ShapeCap(const std::map<std::string, std::vector<size_t>>& by_shape, size_t max_steps) {
   size_t cap = 1;
   for (;; ++cap) {
     size_t total = 0, capped = 0;
@@ -148,23 +148,20 @@ Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const 
 
 Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, const std::vector<std::string>& step_logs,
                                           size_t max_steps) {
-  std::vector<std::vector<LoggedStep>> logs;
-  std::vector<LoggedStep> logged;
+  std::vector<std::vector<LoggedStep>> logs;  // one clock each: the loop is fitted log by log
   for (const std::string& path : step_logs) {
     GOODPUT_ASSIGN_OR_RETURN(std::vector<LoggedStep> log, ReadStepLog(path));
-    logged.insert(logged.end(), log.begin(), log.end());
-    logs.push_back(std::move(log));  // one clock each: the loop is fitted log by log
+    logs.push_back(std::move(log));
   }
-  if (logged.empty()) return Status::InvalidArgument("no step log given");
+  if (logs.empty()) return Status::InvalidArgument("no step log given");
   // The fit needs the model and the resolved settings, not weights or a pool.
   GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngineSettings(config));
   std::vector<MeasuredStep> every;
-  every.reserve(logged.size());
-  std::map<std::string, std::vector<MeasuredStep>> by_shape;
-  for (const LoggedStep& l : logged) {
-    every.push_back(FromLog(l));
-    by_shape[every.back().shape].push_back(every.back());
+  for (const auto& log : logs) {
+    for (const LoggedStep& l : log) every.push_back(FromLog(l));
   }
+  std::map<std::string, std::vector<size_t>> by_shape;  // indices into `every`, in log order
+  for (size_t i = 0; i < every.size(); ++i) by_shape[every[i].shape].push_back(i);
   std::vector<MeasuredStep> steps;
   const size_t cap = ShapeCap(by_shape, max_steps);
   for (const auto& [shape, all] : by_shape) {
@@ -172,7 +169,7 @@ Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, con
     for (size_t i = 0; i < n; ++i) {
       // Weighted by the time the step stands for: the fit is best where the
       // server spent its time (the thinned steps' share included).
-      MeasuredStep s = all[i * all.size() / n];
+      MeasuredStep s = every[all[i * all.size() / n]];
       s.weight = s.seconds * static_cast<double>(all.size()) / static_cast<double>(n);
       steps.push_back(std::move(s));
     }
