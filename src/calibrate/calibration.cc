@@ -47,7 +47,9 @@ Status CheckFactors(const CostFactors& f, const std::string& where) {
   if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1)) {
     return bad("efficiencies must be in (0, 1]");
   }
-  if (f.step_overhead_s < 0 || f.per_sequence_s < 0) return bad("overheads must be >= 0");
+  if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0) {
+    return bad("overheads and the front end's latency must be >= 0");
+  }
   if (!(f.overlap >= 0 && f.overlap <= 1)) return bad("overlap must be in [0, 1]");
   for (const auto* curve : {&f.efficiency_curve, &f.attention_curve}) {
     double last = 0;
@@ -206,7 +208,8 @@ std::string CalibrationToJson(const Calibration& c) {
                                {"bandwidth_efficiency", JsonNumber(f.bandwidth_efficiency)},
                                {"step_overhead_s", JsonNumber(f.step_overhead_s)},
                                {"per_sequence_s", JsonNumber(f.per_sequence_s)},
-                               {"overlap", JsonNumber(f.overlap)}}},
+                               {"overlap", JsonNumber(f.overlap)},
+                               {"frontend_latency_s", JsonNumber(f.frontend_latency_s)}}},
       {"engine_loop", EngineLoopToJson(c.engine_loop)},
       {"fit", json::object{{"rms_log_error", JsonNumber(c.rms_log_error)}, {"residuals", residuals}}}};
   return PrettyJson(doc, 0) + "\n";
@@ -255,6 +258,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   k.step_overhead_s = f.Number("step_overhead_s", k.step_overhead_s);
   k.per_sequence_s = f.Number("per_sequence_s", k.per_sequence_s);
   k.overlap = f.Number("overlap", k.overlap);
+  k.frontend_latency_s = f.Number("frontend_latency_s", 0);  // absent in files written before the front end: none
   GOODPUT_RETURN_IF_ERROR(f.status);
   for (auto [key, curve] : {std::pair{"efficiency_curve", &k.efficiency_curve}, {"attention_curve", &k.attention_curve}}) {
     const json::value* v = fo->if_contains(key);

@@ -38,6 +38,7 @@ Calibration Example() {
   c.factors.step_overhead_s = 3e-4;
   c.factors.per_sequence_s = 2e-5;
   c.factors.overlap = 0.6;
+  c.factors.frontend_latency_s = 0.05;
   c.residuals = {{"decode 1 x ctx 64", 0.009, 0.0091}};
   c.rms_log_error = 0.01;
   return c;
@@ -51,6 +52,7 @@ TEST(Calibration, JsonRoundTrip) {
   EXPECT_EQ(back->hardware.memory_bytes, c.hardware.memory_bytes);
   EXPECT_DOUBLE_EQ(back->factors.peak_flops, 2e11);
   EXPECT_DOUBLE_EQ(back->factors.overlap, 0.6);
+  EXPECT_DOUBLE_EQ(back->factors.frontend_latency_s, 0.05);
   ASSERT_EQ(back->factors.efficiency_curve.size(), 3u);
   EXPECT_DOUBLE_EQ(back->factors.efficiency_curve[1].second, 0.8);
   ASSERT_EQ(back->factors.attention_curve.size(), 2u);
@@ -75,6 +77,14 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   std::string text = CalibrationToJson(Example());
   text.replace(text.find("\"overlap\": 0.6"), 14, "\"overlap\": 1.6");
   EXPECT_NE(err(text).find("overlap must be in [0, 1]"), std::string::npos);
+  text = CalibrationToJson(Example());
+  text.replace(text.find("\"frontend_latency_s\": 0.05"), 25, "\"frontend_latency_s\": -0.05");
+  EXPECT_NE(err(text).find("the front end's latency must be >= 0"), std::string::npos) << text;
+  text = CalibrationToJson(Example());
+  text.replace(text.find(",\n    \"frontend_latency_s\": 0.05"), 31, "");
+  auto before_front_end = ParseCalibration(text, "old.json");  // written before the front end was kept
+  ASSERT_TRUE(before_front_end.ok()) << text;
+  EXPECT_EQ(before_front_end->factors.frontend_latency_s, 0);
   text = CalibrationToJson(Example());
   text.replace(text.find("\"bandwidth\": 4e+10"), 18, "\"bandwidth\": \"x\"");
   EXPECT_NE(err(text).find("'bandwidth' must be a number"), std::string::npos);

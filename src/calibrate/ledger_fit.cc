@@ -25,6 +25,7 @@ constexpr FittedFactor kFittable[] = {
     {"bandwidth-efficiency", &CostFactors::bandwidth_efficiency, 0.05, 1.0},
     {"step-overhead", &CostFactors::step_overhead_s, 1e-6, 1.0},
     {"per-request-cost", &CostFactors::per_sequence_s, 1e-8, 0.05},
+    {"frontend-latency", &CostFactors::frontend_latency_s, 1e-5, 10.0},
 };
 
 Result<std::vector<FittedFactor>> Selected(const std::vector<std::string>& names) {
@@ -34,7 +35,9 @@ Result<std::vector<FittedFactor>> Selected(const std::vector<std::string>& names
                                  [&](const FittedFactor& k) { return name == k.name; });
     if (f == std::end(kFittable)) {
       return Status::InvalidArgument(fmt::format(
-          "unknown factor '{}' to fit (compute-efficiency, bandwidth-efficiency, step-overhead, per-request-cost)", name));
+          "unknown factor '{}' to fit (compute-efficiency, bandwidth-efficiency, step-overhead, per-request-cost, "
+          "frontend-latency)",
+          name));
     }
     out.push_back(*f);
   }

@@ -21,7 +21,8 @@ struct LedgerFitOptions {
   int max_evaluations = 400;
   // The factors fitted (the others keep the setup's): compute-efficiency,
   // bandwidth-efficiency, step-overhead, per-request-cost. Fewer than four
-  // when the figures cannot tell them apart.
+  // when the figures cannot tell them apart. frontend-latency
+  // (CostFactors' front end) may be named too.
   std::vector<std::string> factors = {"compute-efficiency", "bandwidth-efficiency", "step-overhead",
                                       "per-request-cost"};
 };

@@ -103,5 +103,39 @@ TEST(PublishedFigures, AFitGivesBackFiguresMadeWithKnownFactors) {
   EXPECT_FALSE(FitMeasuredLoads({}, *setup, FindGpu("h100").value(), "none").ok());
 }
 
+// The front end's latency moves the first token and nothing of the steps, so
+// a TTFT and a TPOT tell it and the bandwidth efficiency apart: the fit finds
+// both from figures simulated with them.
+TEST(PublishedFigures, AFitFindsTheFrontEndsLatency) {
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  CostFactors truth = setup->cost->factors();
+  truth.bandwidth_efficiency = 0.7;
+  truth.frontend_latency_s = 0.04;
+  auto workload = ParseWorkload("requests: 20\nclasses:\n  - name: chat\n    prompt: fixed:200\n    output: fixed:100\n",
+                                "w.yaml", ".");
+  ASSERT_TRUE(workload.ok());
+  const ArrivalSpec load{ArrivalKind::kClosedLoop, 1, 1, 1};
+  auto run = Simulate(*workload, load, setup->options, CostModel(setup->cost->model(), truth));
+  ASSERT_TRUE(run.ok());
+  MeasuredRun m;
+  m.window = MeasurementWindow(*workload, run->records);
+  m.records = std::move(run->records);
+  const PointResult p = Summarise(*workload, load, {m});
+  LedgerFitOptions options;
+  options.factors = {"bandwidth-efficiency", "frontend-latency"};
+  const std::vector<MeasuredLoad> loads = {MeasuredLoad{*workload, load, "c1", p.ttft.p50, p.tpot.p50, 0}};
+  auto fit = FitMeasuredLoads(loads, *setup, FindGpu("h100").value(), "test", options);
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  EXPECT_NEAR(fit->factors.bandwidth_efficiency / 0.7, 1, 0.01);
+  EXPECT_NEAR(fit->factors.frontend_latency_s / 0.04, 1, 0.02);
+  options.factors = {"frontend-cost"};
+  const auto unknown = FitMeasuredLoads(loads, *setup, FindGpu("h100").value(), "test", options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown factor 'frontend-cost' to fit (compute-efficiency, "),
+            std::string::npos)
+      << unknown.status().message();
+}
+
 }  // namespace
 }  // namespace goodput

@@ -89,6 +89,9 @@ void Report(const Calibration& c, const std::string& out) {
       "step overhead {:.3f} ms, per request {:.1f} us, overlap {:.2f}\n",
       f.peak_flops, f.bandwidth, f.compute_efficiency, f.bandwidth_efficiency, f.step_overhead_s * 1e3,
       f.per_sequence_s * 1e6, f.overlap);
+  if (f.frontend_latency_s > 0) {
+    std::cout << fmt::format("front end: {:.1f} ms before the scheduler sees a request\n", f.frontend_latency_s * 1e3);
+  }
   for (auto [what, curve] : {std::pair{"matmul efficiency by tokens per step:", &f.efficiency_curve},
                              {"attention efficiency by a request's tokens:", &f.attention_curve}}) {
     if (curve->empty()) continue;
@@ -167,7 +170,8 @@ void AddFitFlags(CLI::App& app, FitArgs& a) {
       ->capture_default_str();
   app.add_option("--fit", a.options.factors,
                  "The factors to fit, the rest kept: compute-efficiency, bandwidth-efficiency, step-overhead, "
-                 "per-request-cost (fewer when few figures cannot tell them apart)")
+                 "per-request-cost (fewer when few figures cannot tell them apart); also frontend-latency, the "
+                 "time the engine's front end (its API server) adds to every request's first token")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--out,-o", a.out, "The calibration file to write (default GPU-calibration.json)");

@@ -33,6 +33,7 @@ struct SimArgs {
   MeasurementArgs m;
   double acceptance_rate = 0.7;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
+  std::optional<double> frontend_latency;
   std::string calibration, gpu_bandwidth, gpu_flops, step_log;
   bool expert_parallel = false;
   double routing_imbalance = 1.0;
@@ -44,8 +45,10 @@ constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 constexpr const char* kCostModel = R"(Step time = overhead + per-request cost x requests + max(compute, memory)
   + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces + drafting;
 compute = FLOPs / (peak x efficiency at the step's tokens), memory = bytes / (bandwidth x
-bandwidth efficiency). Factors come from the GPU's catalog entry, or from --calibration
-(goodput calibrate), unless overridden.
+bandwidth efficiency). Before the scheduler sees a request, the engine's front end (its API
+server) may take a fixed latency (--frontend-latency).
+Factors come from the GPU's catalog entry, or from --calibration (goodput calibrate), unless
+overridden.
 )";
 
 void AddSimFlags(CLI::App& c, SimArgs& a) {
@@ -59,6 +62,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--per-request-cost", a.per_request_cost,
                "Override the host-side cost per scheduled request per step (seconds; the engine's scheduler, "
                "sampling and output handling)");
+  c.add_option("--frontend-latency", a.frontend_latency,
+               "The engine's front end (vLLM's API server): seconds from a request's arrival to the scheduler, "
+               "every request alongside the others (default 0, or the calibration's)");
   c.add_option("--calibration", a.calibration,
                "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's");
   c.add_option("--gpu-bandwidth", a.gpu_bandwidth, "With --gpu-memory (a card outside the catalog): memory "
@@ -75,15 +81,20 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
 }
 
 Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
-  if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead && !a.per_request_cost) return Status::Ok();
+  if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead && !a.per_request_cost &&
+      !a.frontend_latency) {
+    return Status::Ok();
+  }
   CostFactors f = s.cost->factors();
   f.compute_efficiency = a.compute_efficiency.value_or(f.compute_efficiency);
   f.bandwidth_efficiency = a.bandwidth_efficiency.value_or(f.bandwidth_efficiency);
   f.step_overhead_s = a.step_overhead.value_or(f.step_overhead_s);
   f.per_sequence_s = a.per_request_cost.value_or(f.per_sequence_s);
+  f.frontend_latency_s = a.frontend_latency.value_or(f.frontend_latency_s);
   if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1) ||
-      f.step_overhead_s < 0 || f.per_sequence_s < 0) {
-    return Status::InvalidArgument("efficiencies must be in (0, 1], --step-overhead and --per-request-cost >= 0");
+      f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0) {
+    return Status::InvalidArgument("efficiencies must be in (0, 1]; --step-overhead, --per-request-cost and "
+                                   "--frontend-latency >= 0");
   }
   s.cost = std::make_unique<CostModel>(s.cost->model(), f);
   return Status::Ok();

@@ -72,6 +72,12 @@ struct CostFactors {
   std::vector<std::pair<double, double>> efficiency_curve;
   double link_bandwidth = 0;  // bytes/s per direction between tensor-parallel GPUs
   double link_latency_s = 0;  // per all-reduce
+  // Not part of a step: the engine's front end (vLLM's API server: HTTP,
+  // chat template, tokenizing, the hand-over to the engine and the first
+  // token's way back) as a fixed time every request takes between its
+  // arrival and the scheduler seeing it, alongside the others. 0: the
+  // scheduler sees a request when it arrives.
+  double frontend_latency_s = 0;
 
   // The compute efficiency of a step of `tokens` tokens.
   double EfficiencyAt(double tokens) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -29,14 +30,17 @@ class Run {
         core_(&sched_, &runner_, &clock_),
         record_token_times_(o.record_token_times),
         loop_(o.engine_loop),
-        loop_draws_(o.seed * 104729 + 3) {
+        loop_draws_(o.seed * 104729 + 3),
+        frontend_latency_(cost.factors().frontend_latency_s) {
     if (o.step_observer) core_.set_observer(o.step_observer);
   }
 
   Status Go(SimRun& out);
 
  private:
-  void Submit(const WorkItem& item);
+  // A request sent by its client: through the front end, then to the engine.
+  void Arrive(const WorkItem& item);
+  void Submit(const WorkItem& item, double t_engine);
   // Records `e`; a finished request's client sends its next one `delay`
   // after `now`.
   void OnEvent(const RequestEvent& e, double now, double delay);
@@ -63,9 +67,23 @@ class Run {
     bool operator()(const WorkItem& a, const WorkItem& b) const { return a.t_arrival > b.t_arrival; }
   };
   std::priority_queue<WorkItem, std::vector<WorkItem>, Later> in_flight_;
+  // The front end's latency (CostFactors) and the requests on their way
+  // through it, earliest first.
+  double frontend_latency_;
+  struct ToEngine {
+    double t;
+    WorkItem item;
+    bool operator>(const ToEngine& o) const { return t > o.t; }
+  };
+  std::priority_queue<ToEngine, std::vector<ToEngine>, std::greater<>> to_engine_;
 };
 
-void Run::Submit(const WorkItem& item) {
+void Run::Arrive(const WorkItem& item) {
+  if (frontend_latency_ <= 0) return Submit(item, item.t_arrival);
+  to_engine_.push({item.t_arrival + frontend_latency_, item});
+}
+
+void Run::Submit(const WorkItem& item, double t_engine) {
   const RequestClass& c = w_.classes[item.class_index];
   if (static_cast<int64_t>(records_.size()) <= item.index) {
     records_.resize(item.index + 1);
@@ -82,7 +100,7 @@ void Run::Submit(const WorkItem& item) {
   r.request_class = item.class_index;
   r.offline = c.offline;
   r.priority = c.priority;
-  r.arrival_time = item.t_arrival;
+  r.arrival_time = t_engine;
   r.num_prompt_tokens = item.prompt_tokens;
   r.sampling.max_tokens = item.output_tokens;
   r.sampling.ignore_eos = true;
@@ -94,7 +112,7 @@ void Run::Submit(const WorkItem& item) {
     rec.ok = false;
     rec.error = "rejected: longer than the max model length or the KV pool";
     ++rejected_;
-    OnEvent(*rejected, item.t_arrival, FollowUpDelays(0, 1, std::nullopt).front());
+    OnEvent(*rejected, t_engine, FollowUpDelays(0, 1, std::nullopt).front());
   }
 }
 
@@ -140,17 +158,23 @@ std::vector<double> Run::FollowUpDelays(int step_requests, int finishes, std::op
   return joins;
 }
 
-// Submits every request due by now (open-loop arrivals and closed-loop
-// requests in flight); true if any remain later.
+// Takes in every request sent by now (open-loop arrivals and closed-loop
+// requests in flight) and submits those through the front end by now;
+// true if any remain later.
 bool Run::AdmitArrivals() {
   while (!in_flight_.empty() && in_flight_.top().t_arrival <= clock_.Now()) {
     const WorkItem item = in_flight_.top();
     in_flight_.pop();
-    Submit(item);
+    Arrive(item);
   }
   while (auto t = gen_.NextOpenArrival()) {
     if (*t > clock_.Now()) break;
-    Submit(gen_.PopOpen());
+    Arrive(gen_.PopOpen());
+  }
+  while (!to_engine_.empty() && to_engine_.top().t <= clock_.Now()) {
+    const ToEngine next = to_engine_.top();
+    to_engine_.pop();
+    Submit(next.item, next.t);
   }
   return NextArrival().has_value();
 }
@@ -158,12 +182,13 @@ bool Run::AdmitArrivals() {
 std::optional<double> Run::NextArrival() const {
   std::optional<double> t = gen_.NextOpenArrival();
   if (!in_flight_.empty() && (!t || in_flight_.top().t_arrival < *t)) t = in_flight_.top().t_arrival;
+  if (!to_engine_.empty() && (!t || to_engine_.top().t < *t)) t = to_engine_.top().t;
   return t;
 }
 
 Status Run::Go(SimRun& out) {
   for (int c = 0; c < gen_.closed_clients(); ++c) {
-    if (auto item = gen_.NextForClient(c, 0)) Submit(*item);
+    if (auto item = gen_.NextForClient(c, 0)) Arrive(*item);
   }
   while (true) {
     const bool more_arrivals = AdmitArrivals();

@@ -147,6 +147,39 @@ TEST(Simulator, FollowUpsJoinTheNextStepByTheLoopsChance) {
   EXPECT_GT(waits.ttft, joins.ttft + 0.004) << waits.ttft << " vs " << joins.ttft;
 }
 
+// The front end's latency (vLLM's API server) delays every request on its
+// way to the scheduler alongside the others. Requests spaced far apart each
+// find an idle engine, so each first token comes exactly that much later and
+// the decode steps do not change; in a closed loop of one client each
+// request takes that much longer, so the run does too.
+TEST(Simulator, FrontEndLatencyDelaysEveryFirstTokenAlike) {
+  auto w = ParseWorkload("requests: 20\nclasses:\n  - name: chat\n    prompt: fixed:200\n    output: fixed:50\n",
+                         "w.yaml", ".");
+  ASSERT_TRUE(w.ok());
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  const auto run = [&](double latency, const ArrivalSpec& load) {
+    CostFactors f = setup->cost->factors();
+    f.frontend_latency_s = latency;
+    const CostModel cost(setup->cost->model(), f);
+    auto r = Simulate(*w, load, setup->options, cost);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return std::move(*r);
+  };
+  const ArrivalSpec apart{ArrivalKind::kPoisson, 0, 0.5, 1};  // one request every 2 s on average
+  const SimRun now = run(0, apart), later = run(0.05, apart);
+  ASSERT_EQ(now.records.size(), later.records.size());
+  for (size_t i = 0; i < now.records.size(); ++i) {
+    const RequestRecord &a = now.records[i], &b = later.records[i];
+    ASSERT_DOUBLE_EQ(a.t_arrival, b.t_arrival) << "the client sends at the same time";
+    EXPECT_NEAR(*b.t_first - b.t_arrival, *a.t_first - a.t_arrival + 0.05, 1e-9) << i;
+    EXPECT_NEAR(*b.t_last - *b.t_first, *a.t_last - *a.t_first, 1e-9) << i;
+  }
+  const ArrivalSpec one_client{ArrivalKind::kClosedLoop, 1, 1, 1};
+  const SimRun closed = run(0, one_client), slowed = run(0.05, one_client);
+  EXPECT_NEAR(slowed.simulated_seconds - closed.simulated_seconds, 20 * 0.05, 1e-3);
+}
+
 TEST(JoinChance, FallsPerDoublingAndRankWithinZeroAndOne) {
   const JoinChance c{0.8, -0.1, -0.2};
   EXPECT_DOUBLE_EQ(c.At(1), 0.8);
