@@ -139,6 +139,23 @@ TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {
   EXPECT_NEAR(FirstPoint(sim.out, "tpot_p50_s") / 0.01913, 1, 0.02);
 }
 
+// Qwen3-8B on one H100 (data/published/qwen3-8b-h100.yaml: C=1 TTFT and
+// TPOT, C=8 TPOT) tells three factors apart: the bandwidth efficiency (C=1's
+// decode), a request's cost in a step (C=8 over C=1) and the front end's
+// latency (C=1's first token less its prefill). The file writes them and
+// prints the front end; CliSim holds the other loads out with them.
+TEST(CliCalibrate, PublishedFiguresFitTheFrontEndsLatency) {
+  const std::string out = TempPath("qwen3-8b-h100.json");
+  auto r = RunGoodput("calibrate published " + kData + "/published/qwen3-8b-h100.yaml --model qwen3-8b --gpu h100 "
+                      "--fit bandwidth-efficiency,per-request-cost,frontend-latency -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("front end: 53."), std::string::npos) << r.out;
+  const auto f = boost::json::parse(ReadFile(out)).at("factors").as_object();
+  EXPECT_NEAR(f.at("bandwidth_efficiency").to_number<double>(), 0.734, 0.005);
+  EXPECT_NEAR(f.at("per_sequence_s").to_number<double>(), 40e-6, 3e-6);
+  EXPECT_NEAR(f.at("frontend_latency_s").to_number<double>(), 0.0532, 0.001);
+}
+
 // A calibration of a catalog card keeps its usable memory: the simulator run
 // on it plans the same KV pool as the fit did and gives the fitted figure
 // back (it planned with the nominal 80 GiB before, and came out 6% fast).

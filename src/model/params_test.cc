@@ -38,12 +38,16 @@ TEST(CountParams, DeepSeekV3MatchesTheReport) {
   EXPECT_NEAR(c.active / 1e9, 37.0, 1.0);
 }
 
-// Qwen3 model cards: Qwen3-32B 32.8B (31.2B non-embedding); Qwen3-30B-A3B
-// 30.5B total (29.9B non-embedding), 3.3B activated.
+// Qwen3 model cards: Qwen3-32B 32.8B (31.2B non-embedding); Qwen3-8B 8.2B
+// (6.95B non-embedding); Qwen3-30B-A3B 30.5B total (29.9B non-embedding),
+// 3.3B activated.
 TEST(CountParams, QwenMatchesTheModelCards) {
   ParamCounts dense = Count("qwen3-32b");
   EXPECT_NEAR(dense.total() / 1e9, 32.8, 0.05);
   EXPECT_NEAR((dense.total() - dense.embedding - dense.lm_head) / 1e9, 31.2, 0.05);
+  ParamCounts small = Count("qwen3-8b");
+  EXPECT_NEAR(small.total() / 1e9, 8.2, 0.05);
+  EXPECT_NEAR((small.total() - small.embedding - small.lm_head) / 1e9, 6.95, 0.005);
   ParamCounts moe = Count("qwen3-30b-a3b");
   EXPECT_NEAR(moe.total() / 1e9, 30.5, 0.05);
   EXPECT_NEAR((moe.total() - moe.embedding - moe.lm_head) / 1e9, 29.9, 0.05);
