@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "support/temp_file.h"
@@ -154,6 +155,24 @@ TEST(CliCalibrate, PublishedFiguresFitTheFrontEndsLatency) {
   EXPECT_NEAR(f.at("bandwidth_efficiency").to_number<double>(), 0.734, 0.005);
   EXPECT_NEAR(f.at("per_sequence_s").to_number<double>(), 40e-6, 3e-6);
   EXPECT_NEAR(f.at("frontend_latency_s").to_number<double>(), 0.0532, 0.001);
+  EXPECT_EQ(boost::json::parse(ReadFile(out)).at("weight_precision").as_string(), "bf16");
+  // Asked for FP8 weights, the BF16 fit is carried through the H100's entry:
+  // the same prefill-bound burst as the entry with the fitted factors gives,
+  // well faster than at BF16 (FP8's matmul peak is twice BF16's).
+  const std::string burst = " --workload " + kData + "/workloads/random-2000-100-burst.yaml --repeat 1 --json";
+  const auto ttft = [&](const std::string& how) {
+    auto sim = RunGoodput("sim --model qwen3-8b " + how + burst);
+    EXPECT_EQ(sim.exit_code, 0) << sim.err;
+    return sim.exit_code == 0 ? FirstPoint(sim.out, "ttft_p50_s") : 0.0;
+  };
+  const double carried = ttft("--calibration " + out + " --weights fp8");
+  const double entry = ttft(fmt::format("--gpu h100 --weights fp8 --bandwidth-efficiency {} --per-request-cost {} "
+                                        "--frontend-latency {}",
+                                        f.at("bandwidth_efficiency").to_number<double>(),
+                                        f.at("per_sequence_s").to_number<double>(),
+                                        f.at("frontend_latency_s").to_number<double>()));
+  EXPECT_NEAR(carried / entry, 1, 0.001);
+  EXPECT_LT(carried, 0.7 * ttft("--calibration " + out));
 }
 
 // A calibration of a catalog card keeps its usable memory: the simulator run

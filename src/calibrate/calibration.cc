@@ -191,6 +191,7 @@ std::string CalibrationToJson(const Calibration& c) {
       {"goodput_calibration", Calibration::kVersion},
       {"source", c.source},
       {"model", c.model},
+      {"weight_precision", c.weight_precision},
       {"hardware", json::object{{"name", h.name},
                                 {"display", h.display},
                                 {"arch", h.arch},
@@ -229,6 +230,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   Calibration c;
   c.source = top.Text("source");
   c.model = top.Text("model");
+  c.weight_precision = top.Text("weight_precision");
   const json::object* hw = top.Object("hardware");
   const json::object* fo = top.Object("factors");
   GOODPUT_RETURN_IF_ERROR(top.status);

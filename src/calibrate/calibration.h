@@ -28,6 +28,9 @@ struct Calibration {
   static constexpr int kVersion = 1;
   std::string source;        // how it was measured, for people
   std::string model;         // the model it was measured with
+  // The weights' format it was measured with (the peak_flops below is that
+  // format's); empty in files written before it was kept.
+  std::string weight_precision;
   HardwareSpec hardware;     // peaks as the factors refer to them
   CostFactors factors;       // peak_flops and bandwidth included
   std::vector<FitResidual> residuals;

@@ -26,6 +26,7 @@ Calibration Example() {
   Calibration c;
   c.source = "test";
   c.model = "goodput-small";
+  c.weight_precision = "fp32";
   c.hardware.name = "cpu";
   c.hardware.cpu = true;
   c.hardware.memory_bytes = int64_t{24} << 30;
@@ -53,6 +54,7 @@ TEST(Calibration, JsonRoundTrip) {
   EXPECT_DOUBLE_EQ(back->factors.peak_flops, 2e11);
   EXPECT_DOUBLE_EQ(back->factors.overlap, 0.6);
   EXPECT_DOUBLE_EQ(back->factors.frontend_latency_s, 0.05);
+  EXPECT_EQ(back->weight_precision, "fp32");
   ASSERT_EQ(back->factors.efficiency_curve.size(), 3u);
   EXPECT_DOUBLE_EQ(back->factors.efficiency_curve[1].second, 0.8);
   ASSERT_EQ(back->factors.attention_curve.size(), 2u);
@@ -368,6 +370,50 @@ TEST(PlanOptionsFor, TheSimulatorGetsServesPool) {
       EXPECT_EQ(setup->options.scheduler.max_model_len, 2048);
     }
   }
+}
+
+// A calibration fitted with BF16 weights on an H100, asked for FP8 weights:
+// its factors are carried through the H100's catalog entry (the FP8 peak,
+// attention at its rate), not applied at the BF16 peak it kept. A CPU
+// calibration has no entry to carry it: an error that says what to do.
+TEST(SetupCalibratedSimulation, CarriesFactorsToTheWeightsFormatAsked) {
+  Calibration c;
+  c.model = "llama-3.1-8b";
+  c.weight_precision = "bf16";
+  c.hardware = *FindGpu("h100");
+  c.factors = *FactorsFor(c.hardware, "bf16");
+  c.factors.compute_efficiency = 0.45;
+  const ModelSpec llama = *LoadModel("llama-3.1-8b");
+  PlanOptions options = PlanOptionsFor(c, EngineConfig{});
+  options.engine.scheduler.max_model_len = 8192;
+  auto bf16 = SetupCalibratedSimulation(llama, options, c);
+  ASSERT_TRUE(bf16.ok()) << bf16.status().message();
+  EXPECT_DOUBLE_EQ(bf16->cost->factors().peak_flops, *c.hardware.bf16_flops);
+  options.weights = "fp8";
+  auto fp8 = SetupCalibratedSimulation(llama, options, c);
+  ASSERT_TRUE(fp8.ok()) << fp8.status().message();
+  const CostFactors& f = fp8->cost->factors();
+  EXPECT_DOUBLE_EQ(f.peak_flops, *c.hardware.fp8_flops);
+  EXPECT_DOUBLE_EQ(f.EfficiencyAt(2048), 0.45);
+  EXPECT_DOUBLE_EQ(f.peak_flops * f.AttentionEfficiencyAt(2048), 0.45 * *c.hardware.bf16_flops);
+  c.weight_precision = "";  // a file written before the format was kept: used as it is
+  auto unknown = SetupCalibratedSimulation(llama, options, c);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_DOUBLE_EQ(unknown->cost->factors().peak_flops, *c.hardware.bf16_flops);
+  Calibration cpu = Example();
+  cpu.weight_precision = "bf16";
+  server::ServeConfig config;
+  config.model = "goodput-small";
+  config.load_format = "dummy";
+  config.engine.cache.kv_cache_memory = int64_t{512} << 20;
+  auto engine = server::LoadCpuEngine(config);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  const auto refused = SetupCalibratedSimulation(engine->model, PlanOptionsFor(cpu, engine->config), cpu);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("fitted with bf16 weights on cpu, which has no catalog entry to carry it "
+                                            "to fp32 weights: fit one with fp32 weights"),
+            std::string::npos)
+      << refused.status().message();
 }
 
 }  // namespace

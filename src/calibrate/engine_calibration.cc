@@ -24,6 +24,27 @@ std::string Today() {
   return buf;
 }
 
+// `setup`'s cost model with `calibration`'s factors carried to the weights
+// format the plan resolved, when the calibration was fitted with another
+// (through its card's catalog entry: a calibration's own hardware keeps only
+// the peak it was fitted at).
+Status MatchWeightFormat(const Calibration& calibration, SimSetup& setup) {
+  const std::string& precision = setup.plan.precision.name;
+  if (calibration.weight_precision.empty() || calibration.weight_precision == precision) return Status::Ok();
+  const Result<HardwareSpec> entry =
+      calibration.hardware.cpu ? Result<HardwareSpec>(Status::NotFound("the CPU")) : FindGpu(calibration.hardware.name);
+  if (!entry.ok()) {
+    return Status::InvalidArgument(fmt::format(
+        "the calibration was fitted with {} weights on {}, which has no catalog entry to carry it to {} weights: fit "
+        "one with {} weights",
+        calibration.weight_precision, calibration.hardware.name, precision, precision));
+  }
+  GOODPUT_ASSIGN_OR_RETURN(const CostFactors f, FactorsForWeights(calibration.factors, *entry,
+                                                                  calibration.weight_precision, precision));
+  setup.cost = std::make_unique<CostModel>(setup.cost->model(), f);
+  return Status::Ok();
+}
+
 }  // namespace
 
 PlanOptions PlanOptionsFor(const Calibration& calibration, EngineConfig engine) {
@@ -45,6 +66,7 @@ Result<SimSetup> SetupCalibratedSimulation(const ModelSpec& model, const PlanOpt
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
                            SetupSimulation(model, planned, calibration.hardware, &calibration.factors));
   if (calibration.engine_loop.loop.measured) setup.options.engine_loop = calibration.engine_loop.loop;
+  GOODPUT_RETURN_IF_ERROR(MatchWeightFormat(calibration, setup));
   if (!calibration.hardware.cpu) return setup;
   const CacheConfig& cache = setup.plan.options.engine.cache;  // sizes resolved
   GOODPUT_ASSIGN_OR_RETURN(cpu::KvFormat format, cpu::KvFormatFor(kv_dtype, model.dtype));
@@ -77,6 +99,7 @@ Result<Calibration> FitCpuEngine(const server::CpuEngine& engine, const std::vec
   c.hardware.memory_bandwidth = c.factors.bandwidth;
   c.hardware.bf16_flops = c.factors.peak_flops;
   c.model = engine.model.name;
+  c.weight_precision = setup.plan.precision.name;
   c.source = fmt::format("{}: {} steps of goodput serve's CPU engine ({}, {} KV) on {}, {}", how, steps.size(),
                          engine.model.name, engine.config.cache.kv_cache_dtype, HostCpuName(), Today());
   return c;

@@ -39,7 +39,10 @@ PlanOptions PlanOptionsFor(const Calibration& calibration, EngineConfig engine);
 // The simulator of `model` on `calibration`'s hardware and factors with
 // `options` (PlanOptionsFor's, or a command's). On the CPU engine the KV pool
 // is counted by the CPU engine's own layout (int8 KV with its scales), so the
-// simulator's pool is goodput serve's, block for block.
+// simulator's pool is goodput serve's, block for block. With weights in
+// another format than the calibration was fitted with, its factors are
+// carried over through the card's catalog entry (FactorsForWeights); a card
+// without one is an error.
 Result<SimSetup> SetupCalibratedSimulation(const ModelSpec& model, const PlanOptions& options,
                                            const Calibration& calibration);
 

@@ -124,6 +124,7 @@ Result<Calibration> FitMeasuredLoads(const std::vector<MeasuredLoad>& loads, con
   c.factors = FactorsFrom(base, fitted, x);
   c.hardware = hardware;
   c.model = setup.plan.model.name;
+  c.weight_precision = setup.plan.precision.name;
   c.source = source;
   double sum = 0;
   for (const MeasuredLoad& t : loads) {

@@ -66,7 +66,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "The engine's front end (vLLM's API server): seconds from a request's arrival to the scheduler, "
                "every request alongside the others (default 0, or the calibration's)");
   c.add_option("--calibration", a.calibration,
-               "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's");
+               "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's (with "
+               "--weights in another format than it was fitted with, carried over through the card's catalog "
+               "entry)");
   c.add_option("--gpu-bandwidth", a.gpu_bandwidth, "With --gpu-memory (a card outside the catalog): memory "
                                                    "bandwidth, e.g. 3.35TB/s");
   c.add_option("--gpu-flops", a.gpu_flops, "With --gpu-memory: dense BF16 FLOP/s, e.g. 989T");

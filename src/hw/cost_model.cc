@@ -31,6 +31,21 @@ double CostFactors::AttentionEfficiencyAt(double query_tokens) const {
   return attention_curve.empty() ? compute_efficiency : Interpolate(attention_curve, query_tokens);
 }
 
+namespace {
+
+Result<double> PeakFor(const HardwareSpec& hw, const std::string& precision) {
+  std::optional<double> peak = hw.bf16_flops;
+  if (precision == "fp8" || precision == "fp8-block" || precision == "int8") {
+    peak = hw.fp8_flops ? hw.fp8_flops : hw.bf16_flops;
+  } else if (precision == "mxfp4" || precision == "nvfp4") {
+    peak = hw.fp4_flops ? hw.fp4_flops : hw.bf16_flops;
+  }
+  if (!peak || *peak <= 0) return Status::InvalidArgument(fmt::format("{} has no FLOP/s figure for {}", hw.name, precision));
+  return *peak;
+}
+
+}  // namespace
+
 Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precision) {
   CostFactors f;
   f.bandwidth = hw.memory_bandwidth;
@@ -39,21 +54,34 @@ Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precis
   f.step_overhead_s = hw.step_overhead_s;
   f.link_bandwidth = hw.link_bandwidth;
   f.link_latency_s = hw.link_latency_s;
-  std::optional<double> peak = hw.bf16_flops;
-  if (precision == "fp8" || precision == "fp8-block" || precision == "int8") {
-    peak = hw.fp8_flops ? hw.fp8_flops : hw.bf16_flops;
-  } else if (precision == "mxfp4" || precision == "nvfp4") {
-    peak = hw.fp4_flops ? hw.fp4_flops : hw.bf16_flops;
-  }
-  if (!peak || *peak <= 0) return Status::InvalidArgument(fmt::format("{} has no FLOP/s figure for {}", hw.name, precision));
-  f.peak_flops = *peak;
+  GOODPUT_ASSIGN_OR_RETURN(const double peak, PeakFor(hw, precision));
+  f.peak_flops = peak;
   const double attention = hw.AttentionEfficiencyFor(precision);
-  if (hw.bf16_flops && *hw.bf16_flops > 0 && (f.compute_efficiency != attention || *peak != *hw.bf16_flops)) {
+  if (hw.bf16_flops && *hw.bf16_flops > 0 && (f.compute_efficiency != attention || peak != *hw.bf16_flops)) {
     // Attention multiplies activations and KV, not weights: it runs in 16-bit
     // at the card's attention efficiency whatever the weights' format (as a
     // constant curve, relative to this format's peak).
-    f.attention_curve = {{1.0, attention * *hw.bf16_flops / *peak}};
+    f.attention_curve = {{1.0, attention * *hw.bf16_flops / peak}};
   }
+  return f;
+}
+
+Result<CostFactors> FactorsForWeights(const CostFactors& fitted, const HardwareSpec& hw, const std::string& fitted_precision,
+                                      const std::string& precision) {
+  if (precision == fitted_precision) return fitted;
+  GOODPUT_ASSIGN_OR_RETURN(const double from_peak, PeakFor(hw, fitted_precision));
+  GOODPUT_ASSIGN_OR_RETURN(const double to_peak, PeakFor(hw, precision));
+  const double peak_ratio = to_peak / from_peak;
+  const double matmul_ratio = hw.ComputeEfficiencyFor(precision) / hw.ComputeEfficiencyFor(fitted_precision);
+  const double attention_ratio = hw.AttentionEfficiencyFor(precision) / hw.AttentionEfficiencyFor(fitted_precision);
+  CostFactors f = fitted;
+  f.peak_flops = fitted.peak_flops * peak_ratio;
+  f.compute_efficiency = fitted.compute_efficiency * matmul_ratio;
+  for (auto& point : f.efficiency_curve) point.second *= matmul_ratio;
+  // Attention's rate moves only as the entry's attention efficiency does (it
+  // runs in 16-bit whatever the weights), now relative to the new peak.
+  if (f.attention_curve.empty()) f.attention_curve = {{1.0, fitted.compute_efficiency}};
+  for (auto& point : f.attention_curve) point.second *= attention_ratio / peak_ratio;
   return f;
 }
 

@@ -90,6 +90,14 @@ struct CostFactors {
 // its factors.
 Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& weight_precision);
 
+// `fitted` (a calibration's factors, fitted with weights in `fitted_precision`
+// on `hw`, a catalog entry) for weights in `precision`: the matmuls move to
+// that format's peak and the entry's efficiency for it, in the ratio the
+// entry gives the two formats; attention keeps its rate but for the entry's
+// attention efficiency of each. Errors: `hw` has no peak for either format.
+Result<CostFactors> FactorsForWeights(const CostFactors& fitted, const HardwareSpec& hw,
+                                      const std::string& fitted_precision, const std::string& precision);
+
 class CostModel {
  public:
   CostModel(DeployedModel model, CostFactors factors);

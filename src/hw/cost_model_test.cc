@@ -125,6 +125,42 @@ TEST(CostModel, PrecisionPicksTheTensorCorePeak) {
   EXPECT_DOUBLE_EQ(FactorsFor(*FindGpu("a100"), "fp8")->peak_flops, 312e12);  // no FP8 cores
 }
 
+// Factors fitted with one weight format, carried to another through the
+// card's entry: fitted to the entry's own BF16 factors, the FP8 and MXFP4
+// factors give the rates the entry gives those formats directly (matmul at
+// the format's peak and efficiency, attention at the 16-bit rate), and a
+// fitted deviation (a bandwidth and matmul efficiency of the engine's own)
+// carries over in proportion.
+TEST(CostModel, FittedFactorsCarryToAnotherWeightFormat) {
+  HardwareSpec card = *FindGpu("h100-sxm");
+  card.compute_efficiency = 0.6;
+  card.compute_efficiency_by_precision = {{"mxfp4", 0.3}};
+  card.attention_efficiency_by_precision = {{"mxfp4", 0.15}};
+  const CostFactors bf16 = *FactorsFor(card, "bf16");
+  for (const char* format : {"fp8", "mxfp4"}) {
+    const CostFactors direct = *FactorsFor(card, format);
+    const CostFactors carried = *FactorsForWeights(bf16, card, "bf16", format);
+    EXPECT_DOUBLE_EQ(carried.peak_flops, direct.peak_flops) << format;
+    EXPECT_DOUBLE_EQ(carried.EfficiencyAt(4096), direct.EfficiencyAt(4096)) << format;
+    EXPECT_DOUBLE_EQ(carried.AttentionEfficiencyAt(1), direct.AttentionEfficiencyAt(1)) << format;
+    const CostFactors back = *FactorsForWeights(carried, card, format, "bf16");
+    EXPECT_DOUBLE_EQ(back.peak_flops * back.EfficiencyAt(64), bf16.peak_flops * bf16.EfficiencyAt(64)) << format;
+    EXPECT_DOUBLE_EQ(back.peak_flops * back.AttentionEfficiencyAt(64), bf16.peak_flops * bf16.compute_efficiency)
+        << format;
+  }
+  CostFactors fitted = bf16;
+  fitted.compute_efficiency = 0.45;
+  fitted.bandwidth_efficiency = 0.7;
+  const CostFactors fp8 = *FactorsForWeights(fitted, card, "bf16", "fp8");
+  EXPECT_NEAR(fp8.peak_flops * fp8.EfficiencyAt(8) / (0.45 * *card.fp8_flops), 1, 1e-12);
+  EXPECT_DOUBLE_EQ(fp8.peak_flops * fp8.AttentionEfficiencyAt(8), 0.45 * *card.bf16_flops);
+  EXPECT_DOUBLE_EQ(fp8.bandwidth_efficiency, 0.7);
+  EXPECT_EQ(FactorsForWeights(fitted, card, "bf16", "bf16")->attention_curve.size(), 0u) << "the same format: as fitted";
+  HardwareSpec no_peak = card;
+  no_peak.bf16_flops.reset();
+  EXPECT_FALSE(FactorsForWeights(fitted, no_peak, "bf16", "fp8").ok());
+}
+
 // `name` in bf16, its weights split over 4 GPUs by tensor parallelism.
 DeployedModel Bf16Over4(const std::string& name) {
   DeployedModel d;
