@@ -157,11 +157,13 @@ Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::stri
   }
   const Plan& plan = setup.plan;
   const std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : h.hw.name;
+  const double frontend = setup.cost->factors().frontend_latency_s;
   const std::string describe = fmt::format(
-      "sim:{} ({} x{}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{})", where,
+      "sim:{} ({} x{}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,
       plan.model.name, plan.options.tensor_parallel, plan.precision.name, DTypeName(plan.kv_dtype),
       plan.capacity.num_blocks, plan.layout.attention_block_size, plan.options.engine.scheduler.max_num_seqs,
-      SchedulingPolicyName(plan.options.engine.scheduler.policy), flags.empty() ? "" : "; ", flags);
+      SchedulingPolicyName(plan.options.engine.scheduler.policy),
+      frontend > 0 ? fmt::format(", front end {:.1f} ms", frontend * 1e3) : "", flags.empty() ? "" : "; ", flags);
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), describe));
 }
 
