@@ -21,6 +21,11 @@ const std::string kBase = "sim --model llama-3.1-8b --gpu h100 --max-model-len 3
 
 using testing::WriteTempFile;
 
+// The points of the first setting of a `goodput sim --json` output.
+boost::json::array Points(const std::string& json_out) {
+  return boost::json::parse(json_out).at("results").at(0).at("points").as_array();
+}
+
 TEST(CliSim, LadderTableWithCapacity) {
   auto r = RunGoodput(kBase + "--concurrency 1,8,32");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -37,7 +42,7 @@ TEST(CliSim, ReproducesPublishedVllmSweeps) {
     auto r = RunGoodput("sim --model llama-3.1-8b --gpu " + gpu + " --workload " + kData +
                         "/workloads/random-1024-128.yaml -c 1,4,8 --json");
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    return boost::json::parse(r.out).at("results").at(0).at("points").as_array();
+    return Points(r.out);
   };
   const auto a100 = points("a100-40gb");
   const double decode = 1 / a100[0].at("tpot_p50_s").as_double();
@@ -58,7 +63,7 @@ boost::json::object BurstPoint(const std::string& deployment, const std::string&
   auto r = RunGoodput("sim " + deployment + " --workload " + kData + "/workloads/random-" + burst +
                       "-burst.yaml --repeat 1 --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  return boost::json::parse(r.out).at("results").at(0).at("points").at(0).as_object();
+  return Points(r.out).at(0).as_object();
 }
 boost::json::object GptOssPoint(const std::string& gpu, const std::string& model, int tp, const std::string& prompt) {
   return BurstPoint("--model " + model + " --gpu " + gpu + " --tp " + std::to_string(tp) +
@@ -154,7 +159,7 @@ boost::json::array Qwen3_8BPoints(const std::string& factors) {
   auto r = RunGoodput("sim --model qwen3-8b --gpu h100 " + factors + " --workload " + kData +
                       "/workloads/sharegpt-qwen3.yaml -c 1,2,4,8 --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  return boost::json::parse(r.out).at("results").at(0).at("points").as_array();
+  return Points(r.out);
 }
 
 // The catalog's H100 entry, its bandwidth efficiency fitted to Llama-3.1-8B
@@ -190,7 +195,7 @@ TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
   ASSERT_EQ(without.exit_code, 0) << without.err;
   ASSERT_EQ(with.exit_code, 0) << with.err;
   const auto first = [](const std::string& out) {
-    return boost::json::parse(out).at("results").at(0).at("points").at(0).as_object();
+    return Points(out).at(0).as_object();
   };
   EXPECT_NEAR(Ttft(first(with.out)) / 0.11753, 1, 0.10);
   EXPECT_LT(Ttft(first(without.out)) / 0.11753, 0.6);
@@ -214,7 +219,7 @@ TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   auto r = RunGoodput("sim --model qwen3.5-9b --gpu h100 --max-model-len 32768 --workload " + kData +
                       "/workloads/sharegpt-qwen3.5-constant.yaml --rate 4,8,16 --repeat 1 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto points = boost::json::parse(r.out).at("results").at(0).at("points").as_array();
+  const auto points = Points(r.out);
   ASSERT_EQ(points.size(), 3u);
   const auto mean_latency = [&](size_t i) {
     return points[i].at("latency").at("e2e").at("mean_s").to_number<double>();
@@ -228,7 +233,7 @@ TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {
   const std::string base = "sim --model llama-3.1-8b --gpu h100 --max-model-len 32k --workload " + kData +
                            "/workloads/chat.yaml --requests 200 --repeat 1 --concurrency 64 --json";
   const auto tpot = [](const std::string& out) {
-    return boost::json::parse(out).at("results").at(0).at("points").at(0).at("tpot_p50_s").as_double();
+    return Points(out).at(0).at("tpot_p50_s").as_double();
   };
   auto plain = RunGoodput(base);
   auto costly = RunGoodput(base + " --per-request-cost 100e-6");
