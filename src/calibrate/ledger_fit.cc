@@ -8,7 +8,7 @@
 
 #include "calibrate/fit.h"
 #include "measure/point.h"
-#include "sim/simulator.h"
+#include "sim/sim_target.h"
 
 namespace goodput {
 namespace {
@@ -62,12 +62,13 @@ struct Simulated {
 
 Simulated Run(const MeasuredLoad& t, const SimSetup& setup, const CostFactors& f) {
   const CostModel cost(setup.cost->model(), f);
-  auto run = Simulate(t.workload, t.load, setup.options, cost);
-  if (!run.ok()) return {};
-  MeasuredRun m;
-  m.window = MeasurementWindow(t.workload, run->records);
-  m.records = std::move(run->records);
-  const PointResult p = Summarise(t.workload, t.load, {m});
+  std::vector<MeasuredRun> runs;
+  for (int repetition = 1; repetition <= t.repetitions; ++repetition) {
+    auto run = SimulateMeasuredRun(t.workload, t.load, repetition, setup.options, cost);
+    if (!run.ok()) return {};
+    runs.push_back(std::move(*run));
+  }
+  const PointResult p = Summarise(t.workload, t.load, runs);
   return Simulated{p.ttft.p50, p.tpot.p50, p.throughput};
 }
 
@@ -86,14 +87,21 @@ std::vector<std::tuple<const char*, double, double>> Figures(const MeasuredLoad&
   return out;
 }
 
-Result<std::vector<MeasuredLoad>> LedgerLoads(Ledger& ledger, int64_t run, const Workload& w) {
+// The run's points of its first setting, each with the workload as it ran
+// there: the stored file is as given, so a `--requests` the run was started
+// with is only in the point's request count. At most `max_requests`.
+Result<std::vector<MeasuredLoad>> LedgerLoads(Ledger& ledger, int64_t run, const Workload& w, int64_t max_requests) {
   GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredPoint> points, ledger.GetPoints(run));
   std::vector<MeasuredLoad> out;
   for (const StoredPoint& p : points) {
     if (p.setting != points.front().setting) continue;
     const PointResult& s = p.summary;
     if (!(s.ttft.p50 > 0) || !(s.tpot.p50 > 0) || !(s.throughput > 0)) continue;
-    out.push_back(MeasuredLoad{w, s.load, "load " + s.label, s.ttft.p50, s.tpot.p50, s.throughput});
+    Workload ran = w;
+    if (p.requests_per_run > 0) ran.requests = p.requests_per_run;
+    ran.requests = std::min(ran.requests, max_requests);
+    out.push_back(MeasuredLoad{std::move(ran), s.load, "load " + s.label, s.ttft.p50, s.tpot.p50, s.throughput,
+                               std::max(1, s.repeats)});
   }
   if (out.empty()) return Status::InvalidArgument(fmt::format("ledger run {} has no point with TTFT, TPOT and throughput", run));
   return out;
@@ -143,9 +151,7 @@ Result<Calibration> FitLedgerRun(Ledger& ledger, int64_t run, const SimSetup& se
   GOODPUT_ASSIGN_OR_RETURN(StoredRun stored, ledger.GetRun(run));
   auto parsed = ParseWorkload(stored.info.workload_text, fmt::format("ledger run {}'s workload", run), ".");
   if (!parsed.ok()) return parsed.status();
-  Workload w = std::move(*parsed);
-  w.requests = std::min(w.requests, options.max_requests);
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredLoad> loads, LedgerLoads(ledger, run, w));
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredLoad> loads, LedgerLoads(ledger, run, *parsed, options.max_requests));
   return FitMeasuredLoads(loads, setup, hardware,
                           fmt::format("goodput calibrate ledger: run {} ({}; {} points; target {})", run,
                                       stored.info.command, loads.size(), stored.info.target),

@@ -35,6 +35,9 @@ struct MeasuredLoad {
   ArrivalSpec load;
   std::string label;  // names the load in the residuals
   double ttft_p50 = 0, tpot_p50 = 0, throughput = 0;
+  // The runs the figures summarise (a ledger point's repetitions, seeds 1 to
+  // n), simulated alike so that the simulator's figures are the same summary.
+  int repetitions = 1;
 };
 
 // Fits the factors `options` names (all four by default) of `setup` (its

@@ -4,11 +4,11 @@
 
 namespace goodput {
 
-Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
-  SimOptions o = setup_.options;
-  o.seed = static_cast<uint64_t>(repetition);
-  o.record_token_times = true;  // for ITL
-  GOODPUT_ASSIGN_OR_RETURN(SimRun sim, Simulate(workload, load, o, *setup_.cost));
+Result<MeasuredRun> SimulateMeasuredRun(const Workload& workload, const ArrivalSpec& load, int repetition,
+                                        SimOptions options, const CostModel& cost) {
+  options.seed = static_cast<uint64_t>(repetition);
+  options.record_token_times = true;
+  GOODPUT_ASSIGN_OR_RETURN(SimRun sim, Simulate(workload, load, options, cost));
   MeasuredRun run;
   run.window = MeasurementWindow(workload, sim.records);
   run.records = std::move(sim.records);
@@ -16,6 +16,10 @@ Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& 
   run.engine.preemptions = sim.preemptions;
   run.engine.rejected = sim.rejected;
   return run;
+}
+
+Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
+  return SimulateMeasuredRun(workload, load, repetition, setup_.options, *setup_.cost);
 }
 
 std::string SimTarget::KvCapacityLines() const {

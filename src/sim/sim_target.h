@@ -10,6 +10,12 @@
 
 namespace goodput {
 
+// One simulated run measured as a Target's run is: records with their token
+// times (for ITL and the window's token count), the measurement window and
+// the engine's counts; `repetition` (1 for the first) seeds it.
+Result<MeasuredRun> SimulateMeasuredRun(const Workload& workload, const ArrivalSpec& load, int repetition,
+                                        SimOptions options, const CostModel& cost);
+
 class SimTarget final : public Target {
  public:
   // `describe` names the GPU, model and engine settings for people.
