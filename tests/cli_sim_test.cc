@@ -127,7 +127,8 @@ TEST(CliSim, ReproducesPublishedGptOssRunsOnA100) {
 // (docs/performance-lab/qwen3-32b/a100.md, --max-model-len 32768 as its
 // engine run states): nothing is fitted to them, so they test the A100
 // entry's defaults for a dense 16-bit model. Bounds: as far as they were off
-// when added (TTFT +9..+11%, TPOT -5%, -0%) plus a margin.
+// when added (TTFT +9..+11%, TPOT -5%, -0%; +8..+11%, -6%, -1% since a step
+// no longer reads the untied input embedding) plus a margin.
 TEST(CliSim, PredictsPublishedQwen3DenseRunsOnA100WithTheCardsDefaults) {
   ExpectNearPublished("--model qwen3-32b --gpu a100-80gb --max-model-len 32768",
                       {{"32000-77", 892.71, 0.15}, {"4000-200", 564.71, 0.15, 0.09640, 0.10},
@@ -163,7 +164,8 @@ boost::json::array Qwen3_8BPoints(const std::string& factors) {
 }
 
 // The catalog's H100 entry, its bandwidth efficiency fitted to Llama-3.1-8B
-// on a later vLLM (0.21.0), holds Qwen3-8B's TPOT out: 9-12% fast when added.
+// on a later vLLM (0.21.0), holds Qwen3-8B's TPOT out: 9-12% fast when added,
+// 10-13% since a step no longer reads the untied input embedding.
 // Nothing gives the front end's latency, so the first token is 80-90% fast.
 TEST(CliSim, PredictsPublishedQwen3_8BDecodesOnH100WithTheCatalogEntry) {
   const auto points = Qwen3_8BPoints("");
@@ -177,14 +179,14 @@ TEST(CliSim, PredictsPublishedQwen3_8BDecodesOnH100WithTheCatalogEntry) {
 
 // The three factors `goodput calibrate published data/published/qwen3-8b-h100.yaml
 // --fit bandwidth-efficiency,per-request-cost,frontend-latency` fits to C=1's
-// TTFT and TPOT and C=8's TPOT (0.734, 40 us, 53.2 ms; CliCalibrate checks
+// TTFT and TPOT and C=8's TPOT (0.679, 38 us, 53.2 ms; CliCalibrate checks
 // the fit): C=2 and C=4 TPOT and C=2..8 TTFT are held out (within 1% and
 // -1..+11% when added). The front end's 53 ms also gives DeepSeek-R1's first
 // token at four at a time on eight H200 (vLLM 0.11.0, the same lab's chat
 // runs; its factors fitted to its own TTFT of a 4K burst and its TPOT):
 // -2% when added, 48% fast without it.
 TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
-  const auto points = Qwen3_8BPoints("--bandwidth-efficiency 0.734 --per-request-cost 40e-6 --frontend-latency 0.0532");
+  const auto points = Qwen3_8BPoints("--bandwidth-efficiency 0.679 --per-request-cost 38e-6 --frontend-latency 0.0532");
   for (size_t i = 0; i < points.size(); ++i) {
     EXPECT_NEAR(Tpot(points[i].as_object()) / kQwen3_8BOnH100[i].tpot_s, 1, 0.03) << i;
     EXPECT_NEAR(Ttft(points[i].as_object()) / kQwen3_8BOnH100[i].ttft_s, 1, 0.15) << i;
@@ -213,8 +215,12 @@ TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
 // (docs/performance-lab/qwen3.5-9b/h100-latency.md): 1,000 ShareGPT requests
 // at a constant 4, 8 and 16 a second, mean request latency (guidellm's TPOT
 // medians there are not usable). Held out with the catalog entry: -4% and
-// -9% at 4 and 8 when added; at 16, 36% fast and not explained, held to
-// where it was so that a change that moves it is seen.
+// -9% at 4 and 8 when added, -13% and -17% since a step reads neither the
+// vision tower nor the untied input embedding (15.7% of the weights; the
+// entry was refitted for the embedding, Llama's 6.5%): the hybrid's steps
+// cost vLLM more than the state and KV traffic counted. At 16, 41% fast and
+// not explained. Each is held where it is, so that a change that moves it is
+// seen.
 TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   auto r = RunGoodput("sim --model qwen3.5-9b --gpu h100 --max-model-len 32768 --workload " + kData +
                       "/workloads/sharegpt-qwen3.5-constant.yaml --rate 4,8,16 --repeat 1 --json");
@@ -224,9 +230,9 @@ TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   const auto mean_latency = [&](size_t i) {
     return points[i].at("latency").at("e2e").at("mean_s").to_number<double>();
   };
-  EXPECT_NEAR(mean_latency(0) / 2.33, 1, 0.10);
-  EXPECT_NEAR(mean_latency(1) / 2.62, 1, 0.15);
-  EXPECT_NEAR(mean_latency(2) / 4.37, 0.64, 0.10);
+  EXPECT_NEAR(mean_latency(0) / 2.33, 0.87, 0.06);
+  EXPECT_NEAR(mean_latency(1) / 2.62, 0.83, 0.06);
+  EXPECT_NEAR(mean_latency(2) / 4.37, 0.59, 0.08);
 }
 
 TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {

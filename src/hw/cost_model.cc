@@ -150,7 +150,7 @@ double CostModel::MatmulSeconds(const Step& s) const {
 double CostModel::AttentionSeconds(const Step& s) const { return s.attn_flops_scaled / f_.peak_flops; }
 
 double CostModel::WeightSeconds(const Step& s) const {
-  double weights = static_cast<double>(m_.weight_bytes);
+  double weights = static_cast<double>(m_.weight_bytes - m_.unread_weight_bytes);
   if (moe_touch_ > 0 && s.tokens > 0) {
     // Each token picks k of E experts per layer: the share of experts the
     // step reads is 1 - (1 - k/E)^tokens (routing taken as uniform; the

@@ -6,7 +6,7 @@
 //             + tensor-parallel all-reduces + drafting
 //   roof(c, m) = max(c, m) + (1 - overlap) x min(c, m)
 // memory: the weights are read once per step (MoE layers only the experts
-// the step's tokens touch), plus every scheduled request's KV context per
+// the step's tokens touch; not a vision tower or an untied input embedding), plus every scheduled request's KV context per
 // layer kind (sliding layers up to the window, state layers their fixed
 // state, read and written); compute: dense-matmul FLOPs of the scheduled
 // tokens, the LM head where a token is sampled, and attention over each
@@ -35,6 +35,9 @@ struct DeployedModel {
   ModelSpec model;
   ParamCounts params;
   int64_t weight_bytes = 0;           // per GPU
+  // Per GPU, part of weight_bytes a step does not read (the vision tower, an
+  // untied input embedding table: UnreadWeightBytes in plan/weights.h).
+  int64_t unread_weight_bytes = 0;
   int64_t expert_weight_bytes = 0;    // per GPU, routed experts only
   std::string weight_precision = "bf16";
   int tensor_parallel = 1;

@@ -9,6 +9,7 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
   d.model = p.model;
   d.params = p.params;
   d.weight_bytes = p.weights.bytes;
+  d.unread_weight_bytes = UnreadWeightBytes(p.params, p.model, p.options.tensor_parallel);
   d.weight_precision = p.precision.name;
   d.tensor_parallel = p.options.tensor_parallel;
   const double padding =

@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "hw/hardware.h"
 #include "model/catalog.h"
+#include "plan/deployment.h"
 
 namespace goodput {
 namespace {
@@ -194,6 +195,34 @@ TEST(Weights, PrecisionFamiliesByHand) {
   EXPECT_NEAR(ToGiB(WeightBytes(CountParams(oss), *mx, oss, 1)), 60.8, 2.0);
   // DeepSeek-V3's checkpoint is fp8 with 128x128 block scales.
   EXPECT_EQ(ResolveWeightPrecision("auto", Model("deepseek-v3"))->name, "fp8-block");
+}
+
+// A step streams every weight but an untied input embedding, of which it
+// gathers its tokens' rows, and a vision tower, which text never runs.
+TEST(Weights, AStepReadsNeitherTheInputTableNorTheVisionTower) {
+  const ModelSpec llama = Model("llama-3.1-8b");  // untied: 128,256 x 4,096 in bf16
+  EXPECT_EQ(UnreadWeightBytes(CountParams(llama), llama, 1), int64_t{128'256} * 4'096 * 2);
+  EXPECT_EQ(UnreadWeightBytes(CountParams(llama), llama, 2), int64_t{128'256} * 4'096);
+  const ModelSpec gemma = Model("gemma-3-27b");  // tied: the table is the LM head; a SigLIP tower
+  const ParamCounts g = CountParams(gemma);
+  ASSERT_GT(g.vision, 0);
+  EXPECT_EQ(UnreadWeightBytes(g, gemma, 1), g.vision * 2);
+  EXPECT_EQ(UnreadWeightBytes(CountParams(Model("goodput-small")), Model("goodput-small"), 1), 0);
+  // One decode on the plan's deployment: the step's weight bytes are the
+  // plan's weights less the table, over the entry's effective bandwidth.
+  PlanOptions o = OnGpu("h100");
+  auto plan = MakePlan(llama, o);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const DeployedModel d = DeployedModelFromPlan(*plan);
+  EXPECT_EQ(d.unread_weight_bytes, int64_t{128'256} * 4'096 * 2);
+  const auto gpu = FindGpu("h100");
+  auto factors = FactorsFor(*gpu, "bf16");
+  ASSERT_TRUE(factors.ok());
+  const CostModel cost(d, *factors);
+  CostModel::Step step;
+  cost.Add(step, 0, 1, true);
+  const double read = static_cast<double>(d.weight_bytes - int64_t{128'256} * 4'096 * 2);
+  EXPECT_NEAR(cost.WeightSeconds(step), read / (3.35e12 * gpu->bandwidth_efficiency), 1e-12);
 }
 
 TEST(Weights, Mxfp4ExpertsArePaddedAsVllmsMoeKernelPadsThem) {

@@ -118,4 +118,10 @@ int64_t WeightBytes(const ParamCounts& p, const WeightPrecision& w, const ModelS
   return static_cast<int64_t>(std::llround(bytes / tensor_parallel));
 }
 
+int64_t UnreadWeightBytes(const ParamCounts& p, const ModelSpec& model, int tensor_parallel) {
+  const int64_t input_table = p.lm_head > 0 ? p.embedding : 0;
+  const double bytes = static_cast<double>(input_table + p.vision) * DTypeBytes(model.dtype);
+  return static_cast<int64_t>(std::llround(bytes / tensor_parallel));
+}
+
 }  // namespace goodput

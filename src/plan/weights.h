@@ -61,4 +61,10 @@ double ExpertPaddingFactor(const WeightPrecision& precision, const ModelSpec& mo
 int64_t WeightBytes(const ParamCounts& params, const WeightPrecision& precision, const ModelSpec& model,
                     int tensor_parallel, bool expert_parallel = false);
 
+// Bytes of those weights on one GPU that an engine step over text does not
+// stream: the vision tower, and an untied input embedding table, of which a
+// step gathers only its tokens' rows (a few KB; a tied table is the LM head,
+// read whole wherever a token is sampled). Both are in the model dtype.
+int64_t UnreadWeightBytes(const ParamCounts& params, const ModelSpec& model, int tensor_parallel);
+
 }  // namespace goodput
