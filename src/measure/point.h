@@ -53,8 +53,8 @@ struct LatencyStats {
   double p50 = kNoValue, p90 = kNoValue, p99 = kNoValue, mean = kNoValue;
   int64_t count = 0;
   // 95% distribution-free intervals of the population's p50 and p99 (core's
-  // PercentileInterval; an unbounded side is +-inf). In memory only: what the
-  // sample can tell apart, e.g. the simulator's figure from the engine's.
+  // PercentileInterval; an unbounded side is +-inf): what the sample can
+  // tell apart, e.g. the simulator's figure from the engine's.
   Interval p50_interval{kNoValue, kNoValue}, p99_interval{kNoValue, kNoValue};
 };
 LatencyStats SummariseLatency(std::vector<double> values);

@@ -1,5 +1,8 @@
 #include "measure/point_json.h"
 
+#include <limits>
+#include <utility>
+
 #include <boost/json.hpp>
 
 #include "core/json_file.h"
@@ -8,10 +11,14 @@ namespace goodput {
 namespace json = boost::json;
 namespace {
 
-// A figure that could not be measured is null (JsonNumber).
+// A figure that could not be measured is null (JsonNumber); so is the
+// unbounded side of a percentile's interval, which the count tells apart.
 json::object LatencyJson(const LatencyStats& s) {
-  return json::object{{"p50_s", JsonNumber(s.p50)}, {"p90_s", JsonNumber(s.p90)}, {"p99_s", JsonNumber(s.p99)},
-                      {"mean_s", JsonNumber(s.mean)}, {"count", s.count}};
+  const auto interval = [](const Interval& i) { return json::array{JsonNumber(i.lower), JsonNumber(i.upper)}; };
+  return json::object{{"p50_s", JsonNumber(s.p50)},      {"p90_s", JsonNumber(s.p90)},
+                      {"p99_s", JsonNumber(s.p99)},      {"mean_s", JsonNumber(s.mean)},
+                      {"count", s.count},                {"p50_interval_s", interval(s.p50_interval)},
+                      {"p99_interval_s", interval(s.p99_interval)}};
 }
 
 json::object ClassJson(const ClassAttainment& c) {
@@ -81,6 +88,14 @@ std::string ReadLatency(const json::object* o, LatencyStats& s) {
   r.Number("p99_s", s.p99);
   r.Number("mean_s", s.mean);
   r.Int("count", s.count);
+  // Over a sample (count > 0) a null side is unbounded; without one, no value.
+  const double open = s.count > 0 ? std::numeric_limits<double>::infinity() : kNoValue;
+  for (auto [key, interval] : {std::pair{"p50_interval_s", &s.p50_interval}, {"p99_interval_s", &s.p99_interval}}) {
+    const json::array* i = r.Array(key);
+    if (!i || i->size() != 2) continue;
+    const auto side = [&](const json::value& v, double unbounded) { return v.is_number() ? v.to_number<double>() : unbounded; };
+    *interval = Interval{side((*i)[0], -open), side((*i)[1], open)};
+  }
   return r.error;
 }
 

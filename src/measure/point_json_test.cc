@@ -1,0 +1,76 @@
+#include "measure/point_json.h"
+
+#include <cmath>
+#include <string>
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+namespace goodput {
+namespace {
+
+// A point as Summarise gives it: 30 requests, TTFT 10..39 ms, a steady TPOT.
+PointResult Summarised() {
+  Workload w;
+  w.requests = 30;
+  MeasuredRun run;
+  for (int i = 0; i < 30; ++i) {
+    RequestRecord r;
+    r.t_arrival = i;
+    r.t_sent = i;
+    r.t_first = i + 0.010 + 0.001 * i;
+    r.t_last = *r.t_first + 0.2;
+    r.n_in = 100;
+    r.n_out = 21;
+    run.records.push_back(r);
+  }
+  run.window = MeasurementWindow(w, run.records);
+  return Summarise(w, ArrivalSpec{ArrivalKind::kClosedLoop, 2, 1, 1}, {run});
+}
+
+// Every figure comes back, the percentiles' intervals with them: 30
+// requests bound a p50 on both sides and a p99 only below (its upper side
+// is open, written as null and read back as +inf).
+TEST(PointJson, RoundTripsEveryFigureAndThePercentilesIntervals) {
+  const PointResult p = Summarised();
+  ASSERT_TRUE(std::isfinite(p.ttft.p50_interval.upper));
+  ASSERT_TRUE(std::isinf(p.ttft.p99_interval.upper));
+  const std::string text = boost::json::serialize(PointToJson(p));
+  auto back = PointFromJson(text);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->label, "2");
+  EXPECT_EQ(back->load.concurrency, 2);
+  EXPECT_DOUBLE_EQ(back->throughput, p.throughput);
+  EXPECT_DOUBLE_EQ(back->ttft.p50, p.ttft.p50);
+  EXPECT_DOUBLE_EQ(back->tpot.p99, p.tpot.p99);
+  EXPECT_EQ(back->ttft.count, 30);
+  EXPECT_DOUBLE_EQ(back->ttft.p50_interval.lower, p.ttft.p50_interval.lower);
+  EXPECT_DOUBLE_EQ(back->ttft.p50_interval.upper, p.ttft.p50_interval.upper);
+  EXPECT_DOUBLE_EQ(back->ttft.p99_interval.lower, p.ttft.p99_interval.lower);
+  EXPECT_TRUE(std::isinf(back->ttft.p99_interval.upper) && back->ttft.p99_interval.upper > 0);
+  // ITL has no chunks here: no value, and no interval either.
+  EXPECT_EQ(back->itl.count, 0);
+  EXPECT_TRUE(std::isnan(back->itl.p50_interval.upper));
+}
+
+// A summary written before the intervals were stored keeps them unknown.
+TEST(PointJson, AnOlderSummaryWithoutIntervalsReadsAsUnknown) {
+  auto back = PointFromJson(R"({"load": "4", "latency": {"ttft": {"p50_s": 0.02, "count": 10}}})");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_DOUBLE_EQ(back->ttft.p50, 0.02);
+  EXPECT_TRUE(std::isnan(back->ttft.p50_interval.lower));
+}
+
+TEST(PointJson, BrokenSummariesAreErrorsThatSayWhat) {
+  for (auto [text, says] : {std::pair{"{not json", "not JSON"},
+                            {"[1, 2]", "not a JSON object"},
+                            {R"({"throughput_tokens_per_s": "fast"})", "throughput_tokens_per_s"},
+                            {R"({"latency": {"tpot": {"p50_s": true}}})", "tpot"}}) {
+    auto r = PointFromJson(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find(says), std::string::npos) << r.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace goodput
