@@ -98,6 +98,21 @@ void UseWal(SQLite::Database& db) {
   }
 }
 
+// A row of `repetitions`: its stored summary, or the columns when that
+// cannot be read.
+PointResult RepetitionFrom(SQLite::Statement& r) {
+  if (auto full = PointFromJson(r.getColumn(7).getString()); full.ok()) return *std::move(full);
+  PointResult q;
+  q.throughput = r.getColumn(0).getDouble();
+  q.goodput = r.getColumn(1).getDouble();
+  q.ttft.p99 = r.getColumn(2).getDouble();
+  q.tpot.p99 = r.getColumn(3).getDouble();
+  q.failed = r.getColumn(4).getDouble();
+  q.send_lag_p99 = r.getColumn(5).getDouble();
+  q.verdict = r.getColumn(6).getInt() != 0 ? Verdict::kHolds : Verdict::kFails;
+  return q;
+}
+
 }  // namespace
 
 Ledger::Ledger(std::unique_ptr<SQLite::Database> db) : db_(std::move(db)) {}
@@ -275,22 +290,12 @@ Result<std::vector<StoredPoint>> Ledger::GetPoints(int64_t run) {
       }
       out.push_back(std::move(p));
     }
-    SQLite::Statement r(*db_, "SELECT throughput, goodput, ttft_p99, tpot_p99, failed, send_lag_p99, holds "
+    SQLite::Statement r(*db_, "SELECT throughput, goodput, ttft_p99, tpot_p99, failed, send_lag_p99, holds, summary "
                               "FROM repetitions WHERE point_id = ? ORDER BY repetition");
     for (StoredPoint& p : out) {
       r.reset();
       r.bind(1, p.id);
-      while (r.executeStep()) {
-        PointResult q;
-        q.throughput = r.getColumn(0).getDouble();
-        q.goodput = r.getColumn(1).getDouble();
-        q.ttft.p99 = r.getColumn(2).getDouble();
-        q.tpot.p99 = r.getColumn(3).getDouble();
-        q.failed = r.getColumn(4).getDouble();
-        q.send_lag_p99 = r.getColumn(5).getDouble();
-        q.verdict = r.getColumn(6).getInt() != 0 ? Verdict::kHolds : Verdict::kFails;
-        p.repetitions.push_back(q);
-      }
+      while (r.executeStep()) p.repetitions.push_back(RepetitionFrom(r));
     }
   }));
   return out;

@@ -62,6 +62,7 @@ TEST(Ledger, StoresRunsPointsRepetitionsAndRequests) {
   EXPECT_EQ(points[2].requests_per_run, 24);
   ASSERT_EQ(points[0].repetitions.size(), 2u);
   EXPECT_DOUBLE_EQ(points[0].repetitions[1].throughput, 51);
+  EXPECT_DOUBLE_EQ(points[0].repetitions[1].throughput_spread, 0.05) << "a repetition's whole summary is read back";
   EXPECT_EQ(*ledger->CountRequests(run), 3);
   EXPECT_FALSE(ledger->GetRun(run + 1).ok());
 }
