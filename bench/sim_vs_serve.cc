@@ -21,8 +21,14 @@
 //   (default: the goodput binary beside this program's directory; with a
 //   file, every load is simulated with that one calibration instead; the
 //   fit to every step is written to sim_vs_serve.json, the step logs of
-//   every load to sim_vs_serve-steps/, the rerun's as "...-rerun-R.log";
-//   with a file, nothing is rerun)
+//   every load to sim_vs_serve-steps/, the rerun's as "...-rerun-R.log",
+//   and goodput serve's runs to the ledger sim_vs_serve.db; with a file,
+//   nothing is rerun or kept)
+//        sim_vs_serve --replay [DIR]
+//   (the same tables and scores from the goodput serve runs and step logs an
+//   earlier run left in DIR, default the current directory: only the
+//   simulator's side runs again, in minutes, to judge a change to the cost
+//   model or its fit against the same measurements)
 #include <unistd.h>
 
 #include <algorithm>
@@ -108,7 +114,9 @@ void PrintScores(const std::vector<Comparison>& comparisons) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each table survives an interrupted run
   const std::string self_dir = std::filesystem::read_symlink("/proc/self/exe").parent_path().string();
-  const std::string binary = argc > 1 ? argv[1] : self_dir + "/../goodput";
+  const bool replay = argc > 1 && std::string(argv[1]) == "--replay";
+  const std::string replay_dir = replay && argc > 2 ? argv[2] : ".";
+  const std::string binary = argc > 1 && !replay ? argv[1] : self_dir + "/../goodput";
   server::ServeConfig base;
   base.model = "goodput-small";
   // The third case is near and past saturation in open loop (chat-cpu serves
@@ -142,7 +150,7 @@ int main(int argc, char** argv) {
   }
   const auto progress = [](const std::string& line) { std::fprintf(stderr, "\r\033[K%s", line.c_str()); };
   std::vector<Comparison> comparisons;
-  if (argc > 2) {
+  if (argc > 2 && !replay) {
     auto cal = LoadCalibration(argv[2]);
     if (!cal.ok()) return std::fprintf(stderr, "%s\n", cal.status().message().c_str()), 2;
     for (const ComparisonCase& c : cases) {
@@ -151,7 +159,10 @@ int main(int argc, char** argv) {
       comparisons.push_back(*std::move(cmp));
     }
   } else {
-    auto held_out = CompareSimToServeHeldOut(binary, cases, progress, HeldOutOptions{"sim_vs_serve-steps", true});
+    const std::filesystem::path dir = replay ? replay_dir : ".";
+    const HeldOutOptions kept{(dir / "sim_vs_serve-steps").string(), true, (dir / "sim_vs_serve.db").string()};
+    auto held_out = replay ? ReplaySimToServeHeldOut(cases, progress, kept)
+                           : CompareSimToServeHeldOut(binary, cases, progress, kept);
     if (!held_out.ok()) return std::fprintf(stderr, "\r\033[K%s\n", held_out.status().message().c_str()), 2;
     comparisons = held_out->cases;
     std::printf("the fit to every load's steps (of the figures below, only the score \"with one fit to every "

@@ -111,11 +111,24 @@ std::vector<std::string> Shapes(const std::filesystem::path& log) {
   return shapes;
 }
 
+// The figures of a replay (sim_vs_serve --replay) are the comparison's own.
+void ExpectSameFigures(const PointResult& replayed, const PointResult& original, const std::string& what) {
+  EXPECT_EQ(replayed.label, original.label) << what;
+  EXPECT_EQ(replayed.repeats, original.repeats) << what;
+  for (auto [r, o] : {std::pair{replayed.ttft.p50, original.ttft.p50}, {replayed.ttft.p99, original.ttft.p99},
+                      {replayed.tpot.p50, original.tpot.p50}, {replayed.tpot.p99, original.tpot.p99},
+                      {replayed.throughput, original.throughput}, {replayed.ttft.p99_interval.upper, original.ttft.p99_interval.upper}}) {
+    EXPECT_DOUBLE_EQ(r, o) << what << " at " << original.label;
+  }
+}
+
 // Every load's first repetition runs before any load's second (passes), so a
 // slow spell of the machine cannot fall on one load alone: each run's step
 // log is written last as that run ends, so the logs' times give the order.
-// The rerun runs the passes again afterwards, on the same requests.
-TEST(SimVsServe, RunsGoodputServeInPassesOverTheLoadsThenAgain) {
+// The rerun runs the passes again afterwards, on the same requests. The runs
+// are kept in a ledger beside the step logs, from which a replay gives the
+// same comparison without goodput serve.
+TEST(SimVsServe, RunsGoodputServeInPassesOverTheLoadsThenAgainAndKeepsThemForAReplay) {
   server::ServeConfig config;
   config.model = "goodput-small";
   config.engine.cache.kv_cache_memory = int64_t{128} << 20;
@@ -133,7 +146,8 @@ classes:
   spec.repeat = 2;
   for (int c : {1, 2}) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("goodput-passes-" + std::to_string(getpid()));
-  auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}}, {}, HeldOutOptions{dir.string(), true});
+  const HeldOutOptions kept{dir.string(), true, (dir / "serve.db").string()};
+  auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}}, {}, kept);
   ASSERT_TRUE(held_out.ok()) << held_out.status().message();
   const auto log = [&](const char* load, const char* round, int run) {
     return dir / fmt::format("case1-tiny-chat-load-{}-{}-{}.log", load, round, run);
@@ -160,6 +174,28 @@ classes:
     EXPECT_EQ(r.serve_rerun->repeats, 2);
     EXPECT_EQ(r.serve_rerun->e2e.count, r.serve.e2e.count) << "as many measured requests at " << r.serve.label;
   }
+  auto replay = ReplaySimToServeHeldOut({{config, spec}}, {}, kept);
+  ASSERT_TRUE(replay.ok()) << replay.status().message();
+  const Comparison &original = held_out->cases.front(), &again = replay->cases.front();
+  ASSERT_EQ(again.rows.size(), original.rows.size());
+  for (size_t i = 0; i < original.rows.size(); ++i) {
+    const Comparison::Row &o = original.rows[i], &r = again.rows[i];
+    ExpectSameFigures(r.serve, o.serve, "goodput serve");
+    ExpectSameFigures(*r.serve_rerun, *o.serve_rerun, "goodput serve's rerun");
+    ASSERT_EQ(r.serve_runs.size(), o.serve_runs.size());
+    for (size_t k = 0; k < o.serve_runs.size(); ++k) ExpectSameFigures(r.serve_runs[k], o.serve_runs[k], "a repetition");
+    ExpectSameFigures(r.sim, o.sim, "the simulator, fitted to the same logs");
+  }
+  EXPECT_EQ(FormatComparison(again), FormatComparison(original));
+  // Kept runs of another case are refused, and so is a missing ledger.
+  MeasurementSpec other = spec;
+  other.workload.requests = 8;
+  auto mismatch = ReplaySimToServeHeldOut({{config, other}}, {}, kept);
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("6 requests"), std::string::npos) << mismatch.status().message();
+  auto missing = ReplaySimToServeHeldOut({{config, spec}}, {}, {dir.string(), true, (dir / "none.db").string()});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("none.db"), std::string::npos) << missing.status().message();
   std::filesystem::remove_all(dir);
 }
 

@@ -8,9 +8,12 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibrate/engine_calibration.h"
 #include "client/server_process.h"
+#include "core/host.h"
+#include "ledger/ledger.h"
 #include "measure/point_report.h"
 #include "model/catalog.h"
 #include "sim/sim_target.h"
@@ -221,9 +224,8 @@ Result<std::vector<Side>> PooledSides(const std::vector<ComparisonCase>& cases, 
 // run to the next. In passes every load, and every leave-one-out fit, spans
 // the same minutes. With `rounds` 2 the passes run again after the last, the
 // same repetitions (so the same requests): by round, then case.
-Result<std::vector<std::vector<Side>>> MeasureServeInPasses(const std::string& binary,
-                                                            const std::vector<ComparisonCase>& cases, int rounds,
-                                                            const StepLogs* logs, const MeasurementHooks& hooks) {
+Result<std::vector<RunsByLoad>> MeasureServeInPasses(const std::string& binary, const std::vector<ComparisonCase>& cases,
+                                                     int rounds, const StepLogs* logs, const MeasurementHooks& hooks) {
   int passes = 0;
   for (const ComparisonCase& c : cases) passes = std::max(passes, c.spec.repeat);
   std::vector<RunsByLoad> runs(rounds, RunsByLoad(cases.size()));
@@ -248,12 +250,77 @@ Result<std::vector<std::vector<Side>>> MeasureServeInPasses(const std::string& b
       }
     }
   }
+  return runs;
+}
+
+// Each round's sides (PooledSides).
+Result<std::vector<std::vector<Side>>> PooledRounds(const std::vector<ComparisonCase>& cases,
+                                                    const std::vector<RunsByLoad>& runs) {
   std::vector<std::vector<Side>> sides;
   for (const RunsByLoad& round : runs) {
     GOODPUT_ASSIGN_OR_RETURN(std::vector<Side> pooled, PooledSides(cases, round));
     sides.push_back(std::move(pooled));
   }
   return sides;
+}
+
+// The ledger run that keeps round `round` of case `k`'s goodput serve runs.
+std::string KeptRunName(size_t k, const ComparisonCase& c, int round) {
+  return fmt::format("sim_vs_serve: goodput serve, case {} ({}), {}", k + 1, c.spec.workload.name,
+                     round == 0 ? "run" : "rerun");
+}
+
+// Keeps every round of every case's goodput serve runs in the ledger at
+// `path`: one ledger run each (KeptRunName), every load a point with its
+// repetitions and requests.
+Status KeepServeRuns(const std::string& path, const std::vector<ComparisonCase>& cases,
+                     const std::vector<RunsByLoad>& runs) {
+  GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Ledger> ledger, Ledger::Open(path));
+  for (size_t round = 0; round < runs.size(); ++round) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const ComparisonCase& c = cases[k];
+      EngineConfig engine = c.config.engine;
+      GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(c.config.model));
+      ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
+      const RunInfo info{KeptRunName(k, c, static_cast<int>(round)), fmt::format("goodput serve {}", fmt::join(ServeArgs(engine), " ")),
+                         c.config.model, HostCpuName(), c.spec.workload.name, "", "", GOODPUT_VERSION, HostName()};
+      GOODPUT_ASSIGN_OR_RETURN(const int64_t id, ledger->BeginRun(info));
+      for (size_t i = 0; i < c.spec.loads.size(); ++i) {
+        const std::vector<MeasuredRun>& reps = runs[round][k][i];
+        const PointResult point = Summarise(c.spec.workload, c.spec.loads[i], reps);
+        GOODPUT_RETURN_IF_ERROR(RecordPoint(*ledger, id, "", c.spec.workload, point, reps, true));
+      }
+      GOODPUT_RETURN_IF_ERROR(ledger->FinishRun(id, "complete"));
+    }
+  }
+  return Status::Ok();
+}
+
+// Case `k`'s side of `round` as KeepServeRuns kept it, checked against the
+// case: the same loads, requests and repetitions.
+Result<Side> KeptSide(Ledger& ledger, const std::vector<StoredRun>& stored, size_t k, const ComparisonCase& c,
+                      int round) {
+  const std::string name = KeptRunName(k, c, round);
+  const auto run = std::find_if(stored.rbegin(), stored.rend(), [&](const StoredRun& r) { return r.info.command == name; });
+  if (run == stored.rend()) return Status::NotFound(fmt::format("no run '{}' in the ledger", name));
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredPoint> points, ledger.GetPoints(run->id));
+  if (points.size() != c.spec.loads.size()) {
+    return Status::InvalidArgument(fmt::format("'{}' has {} loads, the case {}", name, points.size(), c.spec.loads.size()));
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    const StoredPoint& p = points[i];
+    if (p.summary.label != LoadLabel(c.spec.loads[i]) || p.requests_per_run != c.spec.workload.requests ||
+        static_cast<int>(p.repetitions.size()) != c.spec.repeat) {
+      return Status::InvalidArgument(fmt::format(
+          "'{}' measured load {} with {} requests and {} repetitions; the case runs load {} with {} and {}", name,
+          p.summary.label, p.requests_per_run, p.repetitions.size(), LoadLabel(c.spec.loads[i]),
+          c.spec.workload.requests, c.spec.repeat));
+    }
+  }
+  return RunSide(c.spec.loads, [&](const ArrivalSpec&, size_t i, std::vector<PointResult>& each) -> Result<PointResult> {
+    each = points[i].repetitions;
+    return points[i].summary;
+  });
 }
 
 // The simulator's side of case `k`: each load with the fit to every other load's steps.
@@ -293,12 +360,30 @@ void AddRerun(const Side& rerun, Comparison& out) {
   }
 }
 
-}  // namespace
+// The simulator's side of every case against goodput serve's `serve` (by
+// round, then case), fitted to the step logs of round 0.
+Result<HeldOutComparison> PredictHeldOut(const std::vector<ComparisonCase>& cases,
+                                         const std::vector<std::vector<Side>>& serve, const StepLogs& logs,
+                                         const MeasurementHooks& hooks) {
+  HeldOutComparison out;
+  auto all = CalibrateFromStepLogs(cases.front().config, logs.AllBut(SIZE_MAX, SIZE_MAX));
+  if (!all.ok()) return all.status().WithContext("fit to every step");
+  out.all_steps = *std::move(all);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    std::vector<Calibration> fits;
+    GOODPUT_ASSIGN_OR_RETURN(Side sim, PredictLeavingOut(cases[k], k, logs, hooks, fits));
+    out.cases.push_back(Compare(cases[k].spec.workload.name, serve[0][k], sim));
+    if (serve.size() > 1) AddRerun(serve[1][k], out.cases.back());
+    for (size_t i = 0; i < fits.size(); ++i) {
+      out.cases.back().rows[i].fit_rms_log_error = fits[i].rms_log_error;
+      out.cases.back().rows[i].fit_steps = fits[i].measurements;
+    }
+    GOODPUT_RETURN_IF_ERROR(AddInSample(cases[k], k, logs, out.all_steps, hooks, out.cases.back()));
+  }
+  return out;
+}
 
-Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
-                                                   const std::vector<ComparisonCase>& cases,
-                                                   const std::function<void(const std::string&)>& progress,
-                                                   const HeldOutOptions& options) {
+Status CheckHeldOutCases(const std::vector<ComparisonCase>& cases) {
   if (cases.empty()) return Status::InvalidArgument("no case to compare");
   for (const ComparisonCase& c : cases) {
     if (c.config.model != cases.front().config.model) {
@@ -308,6 +393,16 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
     if (c.spec.loads.empty()) return Status::InvalidArgument("a case without a load: " + c.spec.workload.name);
     GOODPUT_RETURN_IF_ERROR(CheckMeasurementSpec(c.spec).WithContext(c.spec.workload.name));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
+                                                   const std::vector<ComparisonCase>& cases,
+                                                   const std::function<void(const std::string&)>& progress,
+                                                   const HeldOutOptions& options) {
+  GOODPUT_RETURN_IF_ERROR(CheckHeldOutCases(cases));
   MeasurementHooks hooks;
   hooks.progress = progress;
   const std::string& dir = options.step_log_dir;
@@ -318,23 +413,38 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
   }
   const int rounds = options.rerun_serve ? 2 : 1;
   const StepLogs logs(cases, dir, rounds);
-  GOODPUT_ASSIGN_OR_RETURN(auto serve, MeasureServeInPasses(goodput_binary, cases, rounds, &logs, hooks));
-  HeldOutComparison out;
-  auto all = CalibrateFromStepLogs(cases.front().config, logs.AllBut(SIZE_MAX, SIZE_MAX));
-  if (!all.ok()) return all.status().WithContext("fit to every step");
-  out.all_steps = *std::move(all);
-  for (size_t k = 0; k < cases.size(); ++k) {
-    std::vector<Calibration> fits;
-    GOODPUT_ASSIGN_OR_RETURN(Side sim, PredictLeavingOut(cases[k], k, logs, hooks, fits));
-    out.cases.push_back(Compare(cases[k].spec.workload.name, serve[0][k], sim));
-    if (rounds > 1) AddRerun(serve[1][k], out.cases.back());
-    for (size_t i = 0; i < fits.size(); ++i) {
-      out.cases.back().rows[i].fit_rms_log_error = fits[i].rms_log_error;
-      out.cases.back().rows[i].fit_steps = fits[i].measurements;
-    }
-    GOODPUT_RETURN_IF_ERROR(AddInSample(cases[k], k, logs, out.all_steps, hooks, out.cases.back()));
+  GOODPUT_ASSIGN_OR_RETURN(auto runs, MeasureServeInPasses(goodput_binary, cases, rounds, &logs, hooks));
+  if (!options.serve_ledger.empty()) {
+    GOODPUT_RETURN_IF_ERROR(KeepServeRuns(options.serve_ledger, cases, runs).WithContext("keeping goodput serve's runs"));
   }
-  return out;
+  GOODPUT_ASSIGN_OR_RETURN(auto serve, PooledRounds(cases, runs));
+  return PredictHeldOut(cases, serve, logs, hooks);
+}
+
+Result<HeldOutComparison> ReplaySimToServeHeldOut(const std::vector<ComparisonCase>& cases,
+                                                  const std::function<void(const std::string&)>& progress,
+                                                  const HeldOutOptions& options) {
+  GOODPUT_RETURN_IF_ERROR(CheckHeldOutCases(cases));
+  if (options.step_log_dir.empty() || options.serve_ledger.empty()) {
+    return Status::InvalidArgument("a replay needs the step logs' directory and the ledger goodput serve's runs were kept in");
+  }
+  if (!std::filesystem::exists(options.serve_ledger)) {
+    return Status::NotFound("no ledger of goodput serve's runs at " + options.serve_ledger);
+  }
+  MeasurementHooks hooks;
+  hooks.progress = progress;
+  const int rounds = options.rerun_serve ? 2 : 1;
+  const StepLogs logs(cases, options.step_log_dir, rounds);
+  GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Ledger> ledger, Ledger::Open(options.serve_ledger));
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredRun> stored, ledger->ListRuns());
+  std::vector<std::vector<Side>> serve(rounds);
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      GOODPUT_ASSIGN_OR_RETURN(Side side, KeptSide(*ledger, stored, k, cases[k], round));
+      serve[round].push_back(std::move(side));
+    }
+  }
+  return PredictHeldOut(cases, serve, logs, hooks);
 }
 
 Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const server::ServeConfig& config,
@@ -343,7 +453,9 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
   GOODPUT_RETURN_IF_ERROR(CheckMeasurementSpec(spec));
   MeasurementHooks hooks;
   hooks.progress = progress;
-  GOODPUT_ASSIGN_OR_RETURN(auto serve_sides, MeasureServeInPasses(goodput_binary, {{config, spec}}, 1, nullptr, hooks));
+  const std::vector<ComparisonCase> cases = {{config, spec}};
+  GOODPUT_ASSIGN_OR_RETURN(auto runs, MeasureServeInPasses(goodput_binary, cases, 1, nullptr, hooks));
+  GOODPUT_ASSIGN_OR_RETURN(auto serve_sides, PooledRounds(cases, runs));
   const Side& serve = serve_sides.front().front();
   GOODPUT_ASSIGN_OR_RETURN(Side sim, RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
                              return MeasureLoadOnSim(config, calibration, spec, load, hooks, each);

@@ -71,6 +71,12 @@ struct HeldOutOptions {
   // Runs goodput serve's passes a second time after the first, on the same
   // requests (Comparison::Row::serve_rerun). Its steps are not fitted.
   bool rerun_serve = false;
+  // The ledger (an SQLite file) goodput serve's runs are kept in, beside the
+  // step logs: one ledger run per case and round ("sim_vs_serve: goodput
+  // serve, case K (WORKLOAD), run|rerun"), each load a point with its
+  // repetitions and requests; empty: not kept. With the step logs it is all
+  // ReplaySimToServeHeldOut needs.
+  std::string serve_ledger;
 };
 
 // Measures every load of every case on goodput serve over real HTTP, each
@@ -91,6 +97,17 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
                                                    const std::vector<ComparisonCase>& cases,
                                                    const std::function<void(const std::string&)>& progress = {},
                                                    const HeldOutOptions& options = {});
+
+// CompareSimToServeHeldOut without running goodput serve: its side as an
+// earlier comparison of the same `cases` kept it (`options.serve_ledger`,
+// and `options.step_log_dir`'s logs; `options.rerun_serve` when that one
+// reran), the simulator's side fitted and run again. A change to the cost
+// model or its fit is judged against the same measurements in minutes
+// instead of the hour the engine's runs take. Errors: either is missing, or
+// a kept run's loads, requests or repetitions are not the case's.
+Result<HeldOutComparison> ReplaySimToServeHeldOut(const std::vector<ComparisonCase>& cases,
+                                                  const std::function<void(const std::string&)>& progress,
+                                                  const HeldOutOptions& options);
 
 // Measures `spec` (its ladder, not a search; each repetition on its own
 // engine process, in passes, as above) on goodput serve started from
