@@ -117,7 +117,8 @@ void ExpectSameFigures(const PointResult& replayed, const PointResult& original,
   EXPECT_EQ(replayed.repeats, original.repeats) << what;
   for (auto [r, o] : {std::pair{replayed.ttft.p50, original.ttft.p50}, {replayed.ttft.p99, original.ttft.p99},
                       {replayed.tpot.p50, original.tpot.p50}, {replayed.tpot.p99, original.tpot.p99},
-                      {replayed.throughput, original.throughput}, {replayed.ttft.p99_interval.upper, original.ttft.p99_interval.upper}}) {
+                      {replayed.throughput, original.throughput},
+                      {replayed.ttft.p99_interval.upper, original.ttft.p99_interval.upper}}) {
     EXPECT_DOUBLE_EQ(r, o) << what << " at " << original.label;
   }
 }
@@ -183,7 +184,9 @@ classes:
     ExpectSameFigures(r.serve, o.serve, "goodput serve");
     ExpectSameFigures(*r.serve_rerun, *o.serve_rerun, "goodput serve's rerun");
     ASSERT_EQ(r.serve_runs.size(), o.serve_runs.size());
-    for (size_t k = 0; k < o.serve_runs.size(); ++k) ExpectSameFigures(r.serve_runs[k], o.serve_runs[k], "a repetition");
+    for (size_t k = 0; k < o.serve_runs.size(); ++k) {
+      ExpectSameFigures(r.serve_runs[k], o.serve_runs[k], "a repetition");
+    }
     ExpectSameFigures(r.sim, o.sim, "the simulator, fitted to the same logs");
   }
   EXPECT_EQ(FormatComparison(again), FormatComparison(original));

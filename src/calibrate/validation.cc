@@ -21,6 +21,15 @@
 namespace goodput {
 namespace {
 
+// `config`'s engine with the CPU engine's defaults filled in, as goodput
+// serve will run it.
+Result<EngineConfig> ResolvedEngine(const server::ServeConfig& config) {
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
+  EngineConfig engine = config.engine;
+  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
+  return engine;
+}
+
 // goodput serve's flags for `e` (sizes as plain numbers: exact).
 std::vector<std::string> ServeArgs(const EngineConfig& e) {
   std::vector<std::string> args = {"--kv-cache-dtype", e.cache.kv_cache_dtype,
@@ -39,8 +48,7 @@ std::vector<std::string> ServeArgs(const EngineConfig& e) {
 
 Result<std::unique_ptr<Target>> SimTargetFor(const server::ServeConfig& config, const Calibration& calibration) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
-  EngineConfig engine = config.engine;
-  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
+  GOODPUT_ASSIGN_OR_RETURN(const EngineConfig engine, ResolvedEngine(config));
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCalibratedSimulation(model, PlanOptionsFor(calibration, engine), calibration));
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), "sim (calibrated)"));
 }
@@ -189,9 +197,7 @@ class StepLogs {
 // engine (and `extra` flags, such as its step log).
 Result<MeasuredRun> RunOnServe(const std::string& binary, const server::ServeConfig& config, const Workload& workload,
                                const ArrivalSpec& load, int repetition, const std::vector<std::string>& extra) {
-  EngineConfig engine = config.engine;
-  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
-  ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
+  GOODPUT_ASSIGN_OR_RETURN(const EngineConfig engine, ResolvedEngine(config));
   std::vector<std::string> serve_args = ServeArgs(engine);
   serve_args.insert(serve_args.end(), extra.begin(), extra.end());
   GOODPUT_ASSIGN_OR_RETURN(auto target, EmbeddedTarget::Start(binary, config.model, serve_args, {}));
@@ -224,8 +230,9 @@ Result<std::vector<Side>> PooledSides(const std::vector<ComparisonCase>& cases, 
 // run to the next. In passes every load, and every leave-one-out fit, spans
 // the same minutes. With `rounds` 2 the passes run again after the last, the
 // same repetitions (so the same requests): by round, then case.
-Result<std::vector<RunsByLoad>> MeasureServeInPasses(const std::string& binary, const std::vector<ComparisonCase>& cases,
-                                                     int rounds, const StepLogs* logs, const MeasurementHooks& hooks) {
+Result<std::vector<RunsByLoad>> MeasureServeInPasses(const std::string& binary,
+                                                     const std::vector<ComparisonCase>& cases, int rounds,
+                                                     const StepLogs* logs, const MeasurementHooks& hooks) {
   int passes = 0;
   for (const ComparisonCase& c : cases) passes = std::max(passes, c.spec.repeat);
   std::vector<RunsByLoad> runs(rounds, RunsByLoad(cases.size()));
@@ -279,10 +286,9 @@ Status KeepServeRuns(const std::string& path, const std::vector<ComparisonCase>&
   for (size_t round = 0; round < runs.size(); ++round) {
     for (size_t k = 0; k < cases.size(); ++k) {
       const ComparisonCase& c = cases[k];
-      EngineConfig engine = c.config.engine;
-      GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(c.config.model));
-      ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
-      const RunInfo info{KeptRunName(k, c, static_cast<int>(round)), fmt::format("goodput serve {}", fmt::join(ServeArgs(engine), " ")),
+      GOODPUT_ASSIGN_OR_RETURN(const EngineConfig engine, ResolvedEngine(c.config));
+      const RunInfo info{KeptRunName(k, c, static_cast<int>(round)),
+                         fmt::format("goodput serve {}", fmt::join(ServeArgs(engine), " ")),
                          c.config.model, HostCpuName(), c.spec.workload.name, "", "", GOODPUT_VERSION, HostName()};
       GOODPUT_ASSIGN_OR_RETURN(const int64_t id, ledger->BeginRun(info));
       for (size_t i = 0; i < c.spec.loads.size(); ++i) {
@@ -301,11 +307,13 @@ Status KeepServeRuns(const std::string& path, const std::vector<ComparisonCase>&
 Result<Side> KeptSide(Ledger& ledger, const std::vector<StoredRun>& stored, size_t k, const ComparisonCase& c,
                       int round) {
   const std::string name = KeptRunName(k, c, round);
-  const auto run = std::find_if(stored.rbegin(), stored.rend(), [&](const StoredRun& r) { return r.info.command == name; });
+  const auto run =
+      std::find_if(stored.rbegin(), stored.rend(), [&](const StoredRun& r) { return r.info.command == name; });
   if (run == stored.rend()) return Status::NotFound(fmt::format("no run '{}' in the ledger", name));
   GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredPoint> points, ledger.GetPoints(run->id));
   if (points.size() != c.spec.loads.size()) {
-    return Status::InvalidArgument(fmt::format("'{}' has {} loads, the case {}", name, points.size(), c.spec.loads.size()));
+    return Status::InvalidArgument(
+        fmt::format("'{}' has {} loads, the case {}", name, points.size(), c.spec.loads.size()));
   }
   for (size_t i = 0; i < points.size(); ++i) {
     const StoredPoint& p = points[i];
@@ -317,10 +325,11 @@ Result<Side> KeptSide(Ledger& ledger, const std::vector<StoredRun>& stored, size
           c.spec.workload.requests, c.spec.repeat));
     }
   }
-  return RunSide(c.spec.loads, [&](const ArrivalSpec&, size_t i, std::vector<PointResult>& each) -> Result<PointResult> {
+  const auto kept = [&](const ArrivalSpec&, size_t i, std::vector<PointResult>& each) -> Result<PointResult> {
     each = points[i].repetitions;
     return points[i].summary;
-  });
+  };
+  return RunSide(c.spec.loads, kept);
 }
 
 // The simulator's side of case `k`: each load with the fit to every other load's steps.
@@ -415,7 +424,8 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
   const StepLogs logs(cases, dir, rounds);
   GOODPUT_ASSIGN_OR_RETURN(auto runs, MeasureServeInPasses(goodput_binary, cases, rounds, &logs, hooks));
   if (!options.serve_ledger.empty()) {
-    GOODPUT_RETURN_IF_ERROR(KeepServeRuns(options.serve_ledger, cases, runs).WithContext("keeping goodput serve's runs"));
+    GOODPUT_RETURN_IF_ERROR(
+        KeepServeRuns(options.serve_ledger, cases, runs).WithContext("keeping goodput serve's runs"));
   }
   GOODPUT_ASSIGN_OR_RETURN(auto serve, PooledRounds(cases, runs));
   return PredictHeldOut(cases, serve, logs, hooks);
@@ -426,7 +436,8 @@ Result<HeldOutComparison> ReplaySimToServeHeldOut(const std::vector<ComparisonCa
                                                   const HeldOutOptions& options) {
   GOODPUT_RETURN_IF_ERROR(CheckHeldOutCases(cases));
   if (options.step_log_dir.empty() || options.serve_ledger.empty()) {
-    return Status::InvalidArgument("a replay needs the step logs' directory and the ledger goodput serve's runs were kept in");
+    return Status::InvalidArgument(
+        "a replay needs the step logs' directory and the ledger goodput serve's runs were kept in");
   }
   if (!std::filesystem::exists(options.serve_ledger)) {
     return Status::NotFound("no ledger of goodput serve's runs at " + options.serve_ledger);

@@ -6,9 +6,10 @@
 //             + tensor-parallel all-reduces + drafting
 //   roof(c, m) = max(c, m) + (1 - overlap) x min(c, m)
 // memory: the weights are read once per step (MoE layers only the experts
-// the step's tokens touch; not a vision tower or an untied input embedding), plus every scheduled request's KV context per
-// layer kind (sliding layers up to the window, state layers their fixed
-// state, read and written); compute: dense-matmul FLOPs of the scheduled
+// the step's tokens touch; not a vision tower or an untied input
+// embedding), plus every scheduled request's KV context per layer kind
+// (sliding layers up to the window, state layers their fixed state, read
+// and written); compute: dense-matmul FLOPs of the scheduled
 // tokens, the LM head where a token is sampled, and attention over each
 // token's context, at an efficiency that may depend on the step's token count
 // (small matmuls run far below peak). Per GPU under tensor parallelism, with

@@ -93,7 +93,9 @@ std::string ReadLatency(const json::object* o, LatencyStats& s) {
   for (auto [key, interval] : {std::pair{"p50_interval_s", &s.p50_interval}, {"p99_interval_s", &s.p99_interval}}) {
     const json::array* i = r.Array(key);
     if (!i || i->size() != 2) continue;
-    const auto side = [&](const json::value& v, double unbounded) { return v.is_number() ? v.to_number<double>() : unbounded; };
+    const auto side = [](const json::value& v, double unbounded) {
+      return v.is_number() ? v.to_number<double>() : unbounded;
+    };
     *interval = Interval{side((*i)[0], -open), side((*i)[1], open)};
   }
   return r.error;
