@@ -23,6 +23,7 @@
 #include "calibrate/engine_calibration.h"
 #include "calibrate/validation.h"
 #include "engine/step_log.h"
+#include "ledger/ledger.h"
 
 namespace goodput {
 namespace {
@@ -175,6 +176,14 @@ classes:
     EXPECT_EQ(r.serve_rerun->repeats, 2);
     EXPECT_EQ(r.serve_rerun->e2e.count, r.serve.e2e.count) << "as many measured requests at " << r.serve.label;
   }
+  // One ledger run per round, named for the case, with goodput serve's flags.
+  auto ledger = Ledger::Open(kept.serve_ledger);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+  const auto stored = (*ledger)->ListRuns();
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 2u);
+  EXPECT_EQ(stored->at(1).info.command, "sim_vs_serve: goodput serve, case 1 (tiny-chat), rerun");
+  EXPECT_NE(stored->at(0).info.target.find("--kv-cache-memory 134217728"), std::string::npos) << stored->at(0).info.target;
   auto replay = ReplaySimToServeHeldOut({{config, spec}}, {}, kept);
   ASSERT_TRUE(replay.ok()) << replay.status().message();
   const Comparison &original = held_out->cases.front(), &again = replay->cases.front();

@@ -289,7 +289,9 @@ Status KeepServeRuns(const std::string& path, const std::vector<ComparisonCase>&
       GOODPUT_ASSIGN_OR_RETURN(const EngineConfig engine, ResolvedEngine(c.config));
       const RunInfo info{KeptRunName(k, c, static_cast<int>(round)),
                          fmt::format("goodput serve {}", fmt::join(ServeArgs(engine), " ")),
-                         c.config.model, HostCpuName(), c.spec.workload.name, "", "", GOODPUT_VERSION, HostName()};
+                         c.config.model, HostCpuName(), c.spec.workload.name, "",
+                         c.spec.workload.Slo().empty() ? "" : c.spec.workload.Slo().ToString(), GOODPUT_VERSION,
+                         HostName()};
       GOODPUT_ASSIGN_OR_RETURN(const int64_t id, ledger->BeginRun(info));
       for (size_t i = 0; i < c.spec.loads.size(); ++i) {
         const std::vector<MeasuredRun>& reps = runs[round][k][i];
