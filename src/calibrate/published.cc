@@ -55,7 +55,7 @@ Result<MeasuredLoad> ParsePoint(const YAML::Node& n, const std::string& where, c
   MeasuredLoad m;
   GOODPUT_ASSIGN_OR_RETURN(m.workload, LoadWorkload(WorkloadPath(name.as<std::string>(), base_dir)));
   const auto text = [&](const char* key) { return n[key] && n[key].IsScalar() ? n[key].as<std::string>() : ""; };
-  auto ladder = Ladder(text("concurrency"), text("rate"), 1, m.workload);
+  auto ladder = Ladder(text("concurrency"), text("rate"), std::nullopt, m.workload);
   if (!ladder.ok()) return YamlError(where, n, ladder.status().message());
   if (ladder->size() != 1) return YamlError(where, n, "a point has one load: one concurrency or one rate");
   m.load = ladder->front();

@@ -17,7 +17,9 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
                                 "(e.g. 2,4,8,16) to walk up to the first load that does not hold"
                               : "Closed-loop clients");
   c.add_option("--rate,-r", a.rate, use.ladder ? "Open-loop request rates (requests/s), e.g. 1,2,4" : "Open-loop requests/s");
-  c.add_option("--burstiness", a.burstiness, "With --rate: gamma shape (1 = Poisson, < 1 burstier)")->capture_default_str();
+  c.add_option("--burstiness", a.burstiness,
+               "With --rate: gamma shape (1 = Poisson, < 1 burstier; default: the workload's arrival shape, "
+               "Poisson when it has none)");
   c.add_option("--repeat", a.repeat, "Runs per load (different seeds); figures are medians")->capture_default_str();
   c.add_option("--max-repeat", a.max_repeat,
                "While a class's verdict is undecided (its 95% interval straddles the SLO's percentile), run the load "

@@ -3,6 +3,7 @@
 // a MeasurementSpec; progress lines; the command line as typed.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -14,7 +15,7 @@ namespace goodput {
 
 struct MeasurementArgs {
   std::string workload, slo, concurrency, rate, vary;
-  double burstiness = 1;
+  std::optional<double> burstiness;  // none: the workload's arrival shape
   double max_load = 0;   // capacity search: 0 = 4096 clients or 1000 req/s
   int repeat = 1;        // runs per load (the command sets its default before registering)
   int max_repeat = 0;    // while undecided, runs up to this (0: 3 x repeat)

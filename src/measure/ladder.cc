@@ -25,8 +25,8 @@ Result<std::vector<double>> ParseLoadList(const std::string& text, const char* f
   return out;
 }
 
-Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const std::string& rate, double burstiness,
-                                        const Workload& w) {
+Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const std::string& rate,
+                                        std::optional<double> burstiness, const Workload& w) {
   if (!concurrency.empty() && !rate.empty()) return Status::InvalidArgument("give --concurrency or --rate, not both");
   std::vector<ArrivalSpec> out;
   if (!concurrency.empty()) {
@@ -39,9 +39,10 @@ Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const st
     }
   } else if (!rate.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(std::vector<double> rs, ParseLoadList(rate, "--rate"));
-    if (!(burstiness > 0)) return Status::InvalidArgument("--burstiness must be positive");
-    const ArrivalKind kind = burstiness == 1 ? ArrivalKind::kPoisson : ArrivalKind::kGamma;
-    for (double r : rs) out.push_back(ArrivalSpec{kind, 1, r, burstiness});
+    if (burstiness && !(*burstiness > 0)) return Status::InvalidArgument("--burstiness must be positive");
+    const double shape = burstiness.value_or(w.arrival.kind == ArrivalKind::kGamma ? w.arrival.burstiness : 1);
+    const ArrivalKind kind = shape == 1 ? ArrivalKind::kPoisson : ArrivalKind::kGamma;
+    for (double r : rs) out.push_back(ArrivalSpec{kind, 1, r, shape});
   } else {
     out.push_back(w.arrival);
   }

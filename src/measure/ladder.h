@@ -18,10 +18,12 @@ namespace goodput {
 Result<std::vector<double>> ParseLoadList(const std::string& text, const char* flag);
 
 // The loads of --concurrency ("1,8,32": closed loop) or --rate ("1,2,4":
-// Poisson, or gamma when burstiness != 1); the workload's own arrival when
-// neither is given. Errors: both given, a non-positive item or burstiness.
-Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const std::string& rate, double burstiness,
-                                        const Workload& w);
+// gamma arrivals of shape `burstiness`, 1 being Poisson; without one, the
+// workload's own arrival shape, Poisson when its arrival has none); the
+// workload's own arrival when neither is given. Errors: both given, a
+// non-positive item or burstiness.
+Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const std::string& rate,
+                                        std::optional<double> burstiness, const Workload& w);
 
 // A ladder of loads, or a capacity search, with its verdict.
 struct SweepResult {

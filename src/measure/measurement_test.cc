@@ -57,6 +57,30 @@ TargetFactory Scripted(double capacity, std::vector<Setting>* settings = nullptr
   };
 }
 
+// --rate keeps the workload's own arrival shape (a file's near-constant
+// gamma stays near-constant at another rate) unless --burstiness names one;
+// before, every --rate ladder was Poisson.
+TEST(Ladder, RatesKeepTheWorkloadsArrivalShapeUnlessOneIsGiven) {
+  Workload gamma;
+  gamma.arrival = ArrivalSpec{ArrivalKind::kGamma, 1, 8, 1000};
+  auto kept = Ladder("", "4,16", std::nullopt, gamma);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  ASSERT_EQ(kept->size(), 2u);
+  EXPECT_EQ(kept->at(1).kind, ArrivalKind::kGamma);
+  EXPECT_DOUBLE_EQ(kept->at(1).rate, 16);
+  EXPECT_DOUBLE_EQ(kept->at(1).burstiness, 1000);
+  auto poisson = Ladder("", "4", 1.0, gamma);
+  ASSERT_TRUE(poisson.ok());
+  EXPECT_EQ(poisson->front().kind, ArrivalKind::kPoisson);
+  Workload closed;
+  closed.arrival = ArrivalSpec{ArrivalKind::kClosedLoop, 8, 1, 1};
+  EXPECT_EQ(Ladder("", "2", std::nullopt, closed)->front().kind, ArrivalKind::kPoisson);
+  EXPECT_DOUBLE_EQ(Ladder("", "2", 0.5, closed)->front().burstiness, 0.5);
+  auto bad = Ladder("", "2", 0.0, closed);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--burstiness"), std::string::npos);
+}
+
 TEST(Measure, LadderCapacityIsTheLastLoadBeforeTheFirstFailure) {
   MeasurementSpec spec = Spec({1, 2, 4, 8, 16});
   spec.repeat = 2;
