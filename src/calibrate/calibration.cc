@@ -313,6 +313,9 @@ std::string FormatResiduals(const Calibration& c) {
   }
   s += fmt::format("  rms log error {:.3f} over {} fitted measurements\n", c.rms_log_error,
                    c.measurements > 0 ? c.measurements : static_cast<int64_t>(c.residuals.size()));
+  if (c.stopped_at_budget) {
+    s += "  the fit stopped at its evaluation budget before converging: a larger --max-evaluations may fit closer\n";
+  }
   return s + FormatEngineLoop(c.engine_loop);
 }
 

@@ -36,6 +36,9 @@ struct Calibration {
   std::vector<FitResidual> residuals;
   double rms_log_error = 0;  // sqrt(mean(log(modeled / measured)^2)) over the fitted measurements
   int64_t measurements = 0;  // fitted (residuals may group them by shape, and a step log's cover every step)
+  // The fit stopped on its evaluation budget rather than converging (a
+  // ledger's or published figures' fit; not kept in the file).
+  bool stopped_at_budget = false;
   // goodput serve's loop around its steps, from timed step logs (else not
   // measured: the simulator's defaults).
   EngineLoopFit engine_loop;

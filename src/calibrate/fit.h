@@ -18,8 +18,10 @@ struct FitParameter {
 };
 
 // Minimizes `objective` over parameters within their bounds; returns the best
-// parameters found. Errors: NLopt refused the problem.
+// parameters found. `budget_spent`, when given, says whether it stopped on
+// `max_evaluations` rather than converging. Errors: NLopt refused the problem.
 Result<std::vector<double>> Minimize(const std::function<double(const std::vector<double>&)>& objective,
-                                     const std::vector<FitParameter>& parameters, int max_evaluations);
+                                     const std::vector<FitParameter>& parameters, int max_evaluations,
+                                     bool* budget_spent = nullptr);
 
 }  // namespace goodput

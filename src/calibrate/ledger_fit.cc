@@ -127,8 +127,10 @@ Result<Calibration> FitMeasuredLoads(const std::vector<MeasuredLoad>& loads, con
   for (const FittedFactor& k : fitted) {
     params.push_back({std::log(std::clamp(base.*k.field, k.lo, k.hi)), std::log(k.lo), std::log(k.hi)});
   }
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<double> x, Minimize(objective, params, options.max_evaluations));
+  bool budget_spent = false;
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<double> x, Minimize(objective, params, options.max_evaluations, &budget_spent));
   Calibration c;
+  c.stopped_at_budget = budget_spent;
   c.factors = FactorsFrom(base, fitted, x);
   c.hardware = hardware;
   c.model = setup.plan.model.name;
