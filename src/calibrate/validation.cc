@@ -21,10 +21,9 @@
 namespace goodput {
 namespace {
 
-// `config`'s engine with the CPU engine's defaults filled in, as goodput
-// serve will run it.
-Result<EngineConfig> ResolvedEngine(const server::ServeConfig& config) {
-  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
+// `config`'s engine with the CPU engine's defaults for `config.model` filled
+// in, as goodput serve will run it.
+EngineConfig ResolvedEngine(const server::ServeConfig& config, const ModelSpec& model) {
   EngineConfig engine = config.engine;
   ResolveEngineDefaults(engine, EngineDevice::kCpu, model.max_position_embeddings);
   return engine;
@@ -46,9 +45,15 @@ std::vector<std::string> ServeArgs(const EngineConfig& e) {
   return args;
 }
 
+// goodput serve's flags for `config` (ServeArgs of its resolved engine).
+Result<std::vector<std::string>> ServeArgsFor(const server::ServeConfig& config) {
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
+  return ServeArgs(ResolvedEngine(config, model));
+}
+
 Result<std::unique_ptr<Target>> SimTargetFor(const server::ServeConfig& config, const Calibration& calibration) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
-  GOODPUT_ASSIGN_OR_RETURN(const EngineConfig engine, ResolvedEngine(config));
+  const EngineConfig engine = ResolvedEngine(config, model);
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCalibratedSimulation(model, PlanOptionsFor(calibration, engine), calibration));
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), "sim (calibrated)"));
 }
@@ -197,8 +202,7 @@ class StepLogs {
 // engine (and `extra` flags, such as its step log).
 Result<MeasuredRun> RunOnServe(const std::string& binary, const server::ServeConfig& config, const Workload& workload,
                                const ArrivalSpec& load, int repetition, const std::vector<std::string>& extra) {
-  GOODPUT_ASSIGN_OR_RETURN(const EngineConfig engine, ResolvedEngine(config));
-  std::vector<std::string> serve_args = ServeArgs(engine);
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<std::string> serve_args, ServeArgsFor(config));
   serve_args.insert(serve_args.end(), extra.begin(), extra.end());
   GOODPUT_ASSIGN_OR_RETURN(auto target, EmbeddedTarget::Start(binary, config.model, serve_args, {}));
   return target->Run(workload, load, repetition);
@@ -278,25 +282,27 @@ std::string KeptRunName(size_t k, const ComparisonCase& c, int round) {
 }
 
 // Keeps every round of every case's goodput serve runs in the ledger at
-// `path`: one ledger run each (KeptRunName), every load a point with its
-// repetitions and requests.
+// `path`: one ledger run each (KeptRunName), every load a point (its summary
+// in `sides`, as PooledRounds made them) with its repetitions and requests.
 Status KeepServeRuns(const std::string& path, const std::vector<ComparisonCase>& cases,
-                     const std::vector<RunsByLoad>& runs) {
+                     const std::vector<RunsByLoad>& runs, const std::vector<std::vector<Side>>& sides) {
   GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Ledger> ledger, Ledger::Open(path));
   for (size_t round = 0; round < runs.size(); ++round) {
     for (size_t k = 0; k < cases.size(); ++k) {
       const ComparisonCase& c = cases[k];
-      GOODPUT_ASSIGN_OR_RETURN(const EngineConfig engine, ResolvedEngine(c.config));
+      GOODPUT_ASSIGN_OR_RETURN(const std::vector<std::string> serve_args, ServeArgsFor(c.config));
       const RunInfo info{KeptRunName(k, c, static_cast<int>(round)),
-                         fmt::format("goodput serve {}", fmt::join(ServeArgs(engine), " ")),
+                         fmt::format("goodput serve {}", fmt::join(serve_args, " ")),
                          c.config.model, HostCpuName(), c.spec.workload.name, "",
                          c.spec.workload.Slo().empty() ? "" : c.spec.workload.Slo().ToString(), GOODPUT_VERSION,
                          HostName()};
       GOODPUT_ASSIGN_OR_RETURN(const int64_t id, ledger->BeginRun(info));
+      const Side& side = sides[round][k];
       for (size_t i = 0; i < c.spec.loads.size(); ++i) {
-        const std::vector<MeasuredRun>& reps = runs[round][k][i];
-        const PointResult point = Summarise(c.spec.workload, c.spec.loads[i], reps);
-        GOODPUT_RETURN_IF_ERROR(RecordPoint(*ledger, id, "", c.spec.workload, point, reps, true));
+        std::vector<std::vector<RequestRecord>> records;
+        for (const MeasuredRun& rep : runs[round][k][i]) records.push_back(rep.records);
+        GOODPUT_RETURN_IF_ERROR(
+            ledger->AddPoint(id, "", side.sweep.points[i], c.spec.workload.requests, side.each[i], records));
       }
       GOODPUT_RETURN_IF_ERROR(ledger->FinishRun(id, "complete"));
     }
@@ -425,11 +431,11 @@ Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_bi
   const int rounds = options.rerun_serve ? 2 : 1;
   const StepLogs logs(cases, dir, rounds);
   GOODPUT_ASSIGN_OR_RETURN(auto runs, MeasureServeInPasses(goodput_binary, cases, rounds, &logs, hooks));
+  GOODPUT_ASSIGN_OR_RETURN(auto serve, PooledRounds(cases, runs));
   if (!options.serve_ledger.empty()) {
     GOODPUT_RETURN_IF_ERROR(
-        KeepServeRuns(options.serve_ledger, cases, runs).WithContext("keeping goodput serve's runs"));
+        KeepServeRuns(options.serve_ledger, cases, runs, serve).WithContext("keeping goodput serve's runs"));
   }
-  GOODPUT_ASSIGN_OR_RETURN(auto serve, PooledRounds(cases, runs));
   return PredictHeldOut(cases, serve, logs, hooks);
 }
 

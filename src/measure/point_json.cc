@@ -11,14 +11,16 @@ namespace goodput {
 namespace json = boost::json;
 namespace {
 
+// [lower, upper]; a side that is not finite is null (JsonNumber).
+json::array IntervalJson(const Interval& i) { return json::array{JsonNumber(i.lower), JsonNumber(i.upper)}; }
+
 // A figure that could not be measured is null (JsonNumber); so is the
 // unbounded side of a percentile's interval, which the count tells apart.
 json::object LatencyJson(const LatencyStats& s) {
-  const auto interval = [](const Interval& i) { return json::array{JsonNumber(i.lower), JsonNumber(i.upper)}; };
   return json::object{{"p50_s", JsonNumber(s.p50)},      {"p90_s", JsonNumber(s.p90)},
                       {"p99_s", JsonNumber(s.p99)},      {"mean_s", JsonNumber(s.mean)},
-                      {"count", s.count},                {"p50_interval_s", interval(s.p50_interval)},
-                      {"p99_interval_s", interval(s.p99_interval)}};
+                      {"count", s.count},                {"p50_interval_s", IntervalJson(s.p50_interval)},
+                      {"p99_interval_s", IntervalJson(s.p99_interval)}};
 }
 
 json::object ClassJson(const ClassAttainment& c) {
@@ -28,7 +30,7 @@ json::object ClassJson(const ClassAttainment& c) {
                       {"requests", c.total},
                       {"good", c.good},
                       {"attainment", JsonNumber(c.attainment)},
-                      {"interval", json::array{JsonNumber(c.interval.lower), JsonNumber(c.interval.upper)}},
+                      {"interval", IntervalJson(c.interval)},
                       {"required", JsonNumber(c.required)},
                       {"min_requests", c.min_requests},
                       {"verdict", VerdictName(c.verdict)},
