@@ -64,7 +64,7 @@ void BindOptional(SQLite::Statement& s, int i, const std::optional<double>& v) {
 PointResult PointFrom(SQLite::Statement& q) {
   PointResult p;
   p.label = q.getColumn("load_label").getString();
-  p.load.kind = q.getColumn("arrival").getString() == "closed" ? ArrivalKind::kClosedLoop : ArrivalKind::kPoisson;
+  p.load.kind = ArrivalKindFromName(q.getColumn("arrival").getString()).value_or(ArrivalKind::kPoisson);
   p.load.concurrency = q.getColumn("concurrency").getInt();
   p.load.rate = q.getColumn("rate").getDouble();
   p.repeats = q.getColumn("repeats").getInt();

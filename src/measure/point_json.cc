@@ -131,7 +131,7 @@ std::string ReadClass(const json::value& v, ClassAttainment& c) {
 json::value PointToJson(const PointResult& p) {
   json::array classes;
   for (const auto& c : p.classes) classes.push_back(ClassJson(c));
-  return json::object{{"load", p.label},
+  json::object point{{"load", p.label},
                       {"arrival", ArrivalKindName(p.load.kind)},
                       {"concurrency", p.load.concurrency},
                       {"rate", p.load.rate},
@@ -161,6 +161,10 @@ json::value PointToJson(const PointResult& p) {
                       {"send_lag_p99_s", JsonNumber(p.send_lag_p99)},
                       {"usage_mismatch", JsonNumber(p.usage_mismatch)},
                       {"request_notes", json::value_from(p.request_notes)}};
+  // Gamma arrivals are their shape as much as their rate (a constant profile
+  // is shape 1000): without it a stored point reads back as Poisson.
+  if (p.load.kind == ArrivalKind::kGamma) point["burstiness"] = p.load.burstiness;
+  return point;
 }
 
 Result<PointResult> PointFromJson(const std::string& text) {
@@ -173,9 +177,8 @@ Result<PointResult> PointFromJson(const std::string& text) {
   r.Text("load", p.label);
   std::string arrival;
   r.Text("arrival", arrival);
-  p.load.kind = arrival == "closed" ? ArrivalKind::kClosedLoop : arrival == "batch" ? ArrivalKind::kBatch
-                : arrival == "trace" ? ArrivalKind::kTrace : arrival == "gamma" ? ArrivalKind::kGamma
-                                                                              : ArrivalKind::kPoisson;
+  p.load.kind = ArrivalKindFromName(arrival).value_or(ArrivalKind::kPoisson);
+  r.Number("burstiness", p.load.burstiness);
   int64_t concurrency = p.load.concurrency, repeats = 0;
   r.Int("concurrency", concurrency);
   p.load.concurrency = static_cast<int>(concurrency);
@@ -200,6 +203,7 @@ Result<PointResult> PointFromJson(const std::string& text) {
   r.Number("send_lag_p99_s", p.send_lag_p99);
   r.Number("usage_mismatch", p.usage_mismatch);
   if (!r.error.empty()) return Status::InvalidArgument("stored summary: " + r.error);
+  if (!(p.load.burstiness > 0)) return Status::InvalidArgument("stored summary: 'burstiness' must be positive");
   if (const json::object* lat = r.Object("latency")) {
     Reader l{*lat, ""};
     for (auto [key, stats] : {std::pair{"ttft", &p.ttft}, {"tpot", &p.tpot}, {"itl", &p.itl}, {"e2e", &p.e2e}}) {

@@ -53,6 +53,27 @@ TEST(PointJson, RoundTripsEveryFigureAndThePercentilesIntervals) {
   EXPECT_TRUE(std::isnan(back->itl.p50_interval.upper));
 }
 
+// A point's arrivals come back as they ran: every kind by its name, and a
+// gamma point with its shape (a constant profile is shape 1000; read back
+// as Poisson, a fit of the stored run would simulate other arrivals).
+TEST(PointJson, RoundTripsTheArrivalKindAndAGammaPointsShape) {
+  for (ArrivalKind kind : {ArrivalKind::kClosedLoop, ArrivalKind::kPoisson, ArrivalKind::kGamma, ArrivalKind::kTrace,
+                           ArrivalKind::kBatch}) {
+    PointResult p = Summarised();
+    p.load = ArrivalSpec{kind, 2, 4.5, 1000};
+    auto back = PointFromJson(boost::json::serialize(PointToJson(p)));
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(back->load.kind, kind) << ArrivalKindName(kind);
+    EXPECT_DOUBLE_EQ(back->load.rate, 4.5);
+    EXPECT_DOUBLE_EQ(back->load.burstiness, kind == ArrivalKind::kGamma ? 1000 : 1) << ArrivalKindName(kind);
+  }
+  // Written before the shape was kept: gamma of shape 1, which is Poisson.
+  auto older = PointFromJson(R"({"load": "4/s", "arrival": "gamma", "rate": 4})");
+  ASSERT_TRUE(older.ok()) << older.status().message();
+  EXPECT_EQ(older->load.kind, ArrivalKind::kGamma);
+  EXPECT_DOUBLE_EQ(older->load.burstiness, 1);
+}
+
 // A summary written before the intervals were stored keeps them unknown.
 TEST(PointJson, AnOlderSummaryWithoutIntervalsReadsAsUnknown) {
   auto back = PointFromJson(R"({"load": "4", "latency": {"ttft": {"p50_s": 0.02, "count": 10}}})");
@@ -65,7 +86,9 @@ TEST(PointJson, BrokenSummariesAreErrorsThatSayWhat) {
   for (auto [text, says] : {std::pair{"{not json", "not JSON"},
                             {"[1, 2]", "not a JSON object"},
                             {R"({"throughput_tokens_per_s": "fast"})", "throughput_tokens_per_s"},
-                            {R"({"latency": {"tpot": {"p50_s": true}}})", "tpot"}}) {
+                            {R"({"latency": {"tpot": {"p50_s": true}}})", "tpot"},
+                            {R"({"arrival": "gamma", "burstiness": "bursty"})", "burstiness"},
+                            {R"({"arrival": "gamma", "burstiness": 0})", "'burstiness' must be positive"}}) {
     auto r = PointFromJson(text);
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_NE(r.status().message().find(says), std::string::npos) << r.status().message();

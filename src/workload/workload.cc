@@ -113,12 +113,11 @@ Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) 
   ArrivalSpec a;
   if (!n) return a;
   const std::string type = n["type"] ? Scalar(n["type"]) : "closed";
-  if (type == "closed") a.kind = ArrivalKind::kClosedLoop;
-  else if (type == "poisson") a.kind = ArrivalKind::kPoisson;
-  else if (type == "gamma") a.kind = ArrivalKind::kGamma;
-  else if (type == "trace") a.kind = ArrivalKind::kTrace;
-  else if (type == "batch") a.kind = ArrivalKind::kBatch;
-  else return YamlError(where, n["type"], fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace, batch)", type));
+  const std::optional<ArrivalKind> kind = ArrivalKindFromName(type);
+  if (!kind) {
+    return YamlError(where, n["type"], fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace, batch)", type));
+  }
+  a.kind = *kind;
   if (n["concurrency"]) {
     GOODPUT_ASSIGN_OR_RETURN(a.concurrency, Get<int>(n["concurrency"], where, "concurrency"));
   }
@@ -161,6 +160,14 @@ const char* ArrivalKindName(ArrivalKind k) {
     case ArrivalKind::kBatch: return "batch";
   }
   return "?";
+}
+
+std::optional<ArrivalKind> ArrivalKindFromName(const std::string& name) {
+  for (ArrivalKind k : {ArrivalKind::kClosedLoop, ArrivalKind::kPoisson, ArrivalKind::kGamma, ArrivalKind::kTrace,
+                        ArrivalKind::kBatch}) {
+    if (name == ArrivalKindName(k)) return k;
+  }
+  return std::nullopt;
 }
 
 SloSpec Workload::Slo() const {

@@ -56,6 +56,8 @@ struct RequestClass {
 // fast it drains).
 enum class ArrivalKind { kClosedLoop, kPoisson, kGamma, kTrace, kBatch };
 const char* ArrivalKindName(ArrivalKind k);
+// The kind ArrivalKindName calls `name`; nullopt for any other name.
+std::optional<ArrivalKind> ArrivalKindFromName(const std::string& name);
 
 struct ArrivalSpec {
   ArrivalKind kind = ArrivalKind::kClosedLoop;
