@@ -287,15 +287,19 @@ std::string KeptRunName(size_t k, const ComparisonCase& c, int round) {
 Status KeepServeRuns(const std::string& path, const std::vector<ComparisonCase>& cases,
                      const std::vector<RunsByLoad>& runs, const std::vector<std::vector<Side>>& sides) {
   GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Ledger> ledger, Ledger::Open(path));
+  const std::string cpu = HostCpuName(), host = HostName();
+  std::vector<std::string> targets;  // each case's, the same in every round
+  for (const ComparisonCase& c : cases) {
+    GOODPUT_ASSIGN_OR_RETURN(const std::vector<std::string> serve_args, ServeArgsFor(c.config));
+    targets.push_back(fmt::format("goodput serve {}", fmt::join(serve_args, " ")));
+  }
   for (size_t round = 0; round < runs.size(); ++round) {
     for (size_t k = 0; k < cases.size(); ++k) {
       const ComparisonCase& c = cases[k];
-      GOODPUT_ASSIGN_OR_RETURN(const std::vector<std::string> serve_args, ServeArgsFor(c.config));
-      const RunInfo info{KeptRunName(k, c, static_cast<int>(round)),
-                         fmt::format("goodput serve {}", fmt::join(serve_args, " ")),
-                         c.config.model, HostCpuName(), c.spec.workload.name, "",
+      const RunInfo info{KeptRunName(k, c, static_cast<int>(round)), targets[k],
+                         c.config.model, cpu, c.spec.workload.name, "",
                          c.spec.workload.Slo().empty() ? "" : c.spec.workload.Slo().ToString(), GOODPUT_VERSION,
-                         HostName()};
+                         host};
       GOODPUT_ASSIGN_OR_RETURN(const int64_t id, ledger->BeginRun(info));
       const Side& side = sides[round][k];
       for (size_t i = 0; i < c.spec.loads.size(); ++i) {
