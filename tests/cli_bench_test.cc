@@ -52,6 +52,25 @@ TEST(CliBench, SimTargetVariesAnEngineSetting) {
   EXPECT_GT(ttft16, 2 * ttft256);
 }
 
+// Two --vary flags form a grid: every combination, the first flag outermost,
+// each labelled with both flags and run on its own engine.
+TEST(CliBench, SeveralVariedFlagsFormAGrid) {
+  auto r = RunGoodput("sweep --target sim:h100 --model llama-3.1-8b --workload " + kData +
+                      "/workloads/chat.yaml --requests 200 --concurrency 8 --repeat 1 --no-ledger --json "
+                      "--vary max-num-seqs=4,64 --vary max-num-batched-tokens=512,8192");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto results = boost::json::parse(r.out).at("results").as_array();
+  ASSERT_EQ(results.size(), 4u);
+  const std::vector<std::string> labels = {
+      "max-num-seqs=4, max-num-batched-tokens=512", "max-num-seqs=4, max-num-batched-tokens=8192",
+      "max-num-seqs=64, max-num-batched-tokens=512", "max-num-seqs=64, max-num-batched-tokens=8192"};
+  for (size_t i = 0; i < labels.size(); ++i) {
+    EXPECT_EQ(results[i].at("setting").as_string(), labels[i]);
+    const std::string seqs = i < 2 ? "max_num_seqs 4," : "max_num_seqs 64,";
+    EXPECT_NE(results[i].at("target").as_string().find(seqs), std::string::npos) << results[i].at("target");
+  }
+}
+
 // The embedded target: goodput serve on the tiny model, a two-point sweep
 // with exact lengths and the server's own KV lines beside the table.
 TEST(CliBench, EmbeddedSweepAgainstGoodputServe) {
@@ -123,7 +142,12 @@ TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
       {"bench --target sim:nope --model llama-3.1-8b" + w, "nope"},
       {"bench --target embedded --model goodput-tiny --serve-args '--kv-cache-dtype fp4'" + w, "fp4"},
       {"bench --target http://127.0.0.1:9 --model m --concurrency 1,2" + w, "use goodput sweep"},
-      {"sweep --target http://127.0.0.1:9 --model m --vary max-num-seqs=1,2" + w, "--vary restarts"},
+      {"sweep --target http://127.0.0.1:9 --model m --vary max-num-seqs=1,2" + w, "restarted per setting"},
+      {"sweep --target http://127.0.0.1:9 --model m --launch 'x {value}' --vary max-num-seqs=1,2 --vary "
+       "block-size=16,32" + w, "use {flags}"},
+      {"sweep --target http://127.0.0.1:9 --model m --launch 'x {value}'" + w, "no engine flag is varied"},
+      {"sweep --target sim:h100 --model llama-3.1-8b --vary max-num-seqs=1,2 --vary max-num-seqs=4" + w,
+       "max-num-seqs is varied twice"},
       {"bench --target http://127.0.0.1:9 --model m --launch false" + w, "'false' exited before"},
       {"bench --target embedded --launch 'x'" + w, "--launch is for URL targets"},
       {"bench --target sim:h100 --model llama-3.1-8b --engine-args '--bogus 1'" + w, "--bogus"},

@@ -76,7 +76,7 @@ MeasurementSpec OneLoad(const MeasurementSpec& spec, const ArrivalSpec& load) {
   MeasurementSpec one = spec;
   one.max_repeat = one.repeat;
   one.search_capacity = false;
-  one.vary.reset();
+  one.vary.clear();
   one.loads = {load};
   return one;
 }

@@ -15,11 +15,9 @@
 #include <fmt/format.h>
 
 #include "cli/measurement_flags.h"
-#include "cli/sim_command.h"
+#include "cli/target_flags.h"
 #include "core/definitions.h"
 #include "core/host.h"
-#include "client/http_target.h"
-#include "client/server_process.h"
 #include "core/text.h"
 #include "ledger/ledger.h"
 #include "measure/measurement.h"
@@ -33,9 +31,10 @@ enum class Mode { kBench, kSweep, kCapacity };
 
 struct BenchArgs {
   MeasurementArgs m;
-  std::string target, model, serve_args, api_key, launch, ledger = "goodput.db";
-  double timeout = 600, lag_threshold_ms = 10, launch_timeout = 600;
-  bool chat = false, no_fixed_length = false, csv = false, no_ledger = false, save_requests = false, insecure = false;
+  TargetArgs t;
+  std::string ledger = "goodput.db";
+  double lag_threshold_ms = 10;
+  bool csv = false, no_ledger = false, save_requests = false;
 };
 
 LoadUse LoadsOf(Mode mode) { return LoadUse{mode == Mode::kSweep, mode == Mode::kCapacity}; }
@@ -59,31 +58,19 @@ constexpr const char* kFooter = R"(Targets:
   embedded               goodput serve started on a free loopback port (--model: a preset;
                          --engine-args: its flags), stopped afterwards
   sim:GPU                the simulator on a catalog GPU (--model: a catalog model;
-                         --engine-args: goodput sim's engine flags)
---vary FLAG=V1,V2 restarts the engine per value: embedded, sim:GPU, or a URL with
---launch 'COMMAND ... {value}'.
+                         --engine-args: goodput sim's engine flags); sim:FILE on a calibration
+--vary FLAG=V1,V2 restarts the engine per value (given again for another flag: every
+combination): embedded, sim:GPU, or a URL with --launch 'COMMAND ... {flags}'.
 Prompts are sent as token ids (exact input lengths) and outputs fixed with ignore_eos +
 min_tokens unless --no-fixed-length.
 )";
 
 void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
-  c.add_option("--target,-t", a.target, "URL | embedded | sim:GPU")->required();
-  c.add_option("--model,-m", a.model, "Model: served name (URL), preset (embedded) or catalog name (sim)");
+  AddTargetFlags(c, a.t);
   a.m.repeat = mode == Mode::kBench ? 1 : 5;
   AddMeasurementFlags(c, a.m, LoadsOf(mode));
-  c.add_option("--timeout", a.timeout, "Seconds a request may take before it counts as failed")->capture_default_str();
-  c.add_option("--engine-args,--serve-args", a.serve_args,
-               "Engine flags: for embedded goodput serve's (e.g. '--max-num-seqs 16'), for sim:GPU goodput sim's");
-  c.add_option("--launch", a.launch, "URL target: the command that starts the server, with {value} for --vary, e.g. "
-                                     "'vllm serve M --port 8000 --max-num-seqs {value}'; stopped afterwards");
-  c.add_option("--launch-timeout", a.launch_timeout, "Seconds to wait for a launched server to answer")
-      ->capture_default_str();
-  c.add_option("--api-key", a.api_key, "Bearer token for the target");
-  c.add_flag("--insecure", a.insecure, "https: accept any server certificate (self-signed test servers)");
   c.add_option("--lag-threshold-ms", a.lag_threshold_ms, "Send lag (p99) above which a point is flagged")
       ->capture_default_str();
-  c.add_flag("--chat", a.chat, "Use /chat/completions (text prompts; lengths approximate) instead of /completions");
-  c.add_flag("--no-fixed-length", a.no_fixed_length, "Do not send ignore_eos/min_tokens (servers without them)");
   c.add_option("--ledger", a.ledger, "SQLite ledger that keeps every run (goodput ledger list)")->capture_default_str();
   c.add_flag("--no-ledger", a.no_ledger, "Do not record this run");
   c.add_flag("--save-requests", a.save_requests, "Also keep every request's record in the ledger");
@@ -91,85 +78,20 @@ void AddFlags(CLI::App& c, BenchArgs& a, Mode mode) {
   c.footer(std::string(kFooter) + kMetricDefinitions);
 }
 
-// The launch command with every {value} replaced.
-std::string LaunchCommand(const std::string& tmpl, const std::string& value) {
-  std::string out = tmpl;
-  for (size_t at = out.find("{value}"); at != std::string::npos; at = out.find("{value}", at + value.size())) {
-    out.replace(at, 7, value);
-  }
-  return out;
-}
-
-std::vector<std::string> SplitArgs(const std::string& s) {
-  std::vector<std::string> out;
-  for (const std::string& piece : Split(s, ' ')) {
-    if (!piece.empty()) out.push_back(piece);
-  }
-  return out;
-}
-
-// The target of one setting: the base engine flags, plus "--FLAG VALUE" when
-// a flag is varied (a launch template gets VALUE for {value} instead).
-Result<std::unique_ptr<Target>> MakeTarget(const BenchArgs& a, const Setting& setting) {
-  client::LoadOptions o;
-  o.model = a.model;
-  o.chat = a.chat;
-  o.fixed_length = !a.no_fixed_length;
-  o.timeout_s = a.timeout;
-  o.stop = Interrupted;
-  o.insecure_tls = a.insecure;
-  std::vector<std::string> engine_args = SplitArgs(a.serve_args);
-  if (!setting.flag.empty()) {
-    engine_args.push_back("--" + setting.flag);
-    engine_args.push_back(setting.value);
-  }
-  if (a.target == "embedded") {
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    GOODPUT_ASSIGN_OR_RETURN(auto t, EmbeddedTarget::Start(self, a.model.empty() ? "goodput-small" : a.model, engine_args, o));
-    return std::unique_ptr<Target>(std::move(t));
-  }
-  if (a.target.rfind("sim:", 0) == 0) return MakeSimTarget(a.model, a.target.substr(4), engine_args);
-  GOODPUT_ASSIGN_OR_RETURN(o.endpoint, client::ParseEndpoint(a.target));
-  o.endpoint.api_key = a.api_key;
-  if (!a.launch.empty()) {
-    GOODPUT_ASSIGN_OR_RETURN(auto t, LaunchedTarget::Start(LaunchCommand(a.launch, setting.value), o, a.launch_timeout));
-    return std::unique_ptr<Target>(std::move(t));
-  }
-  return std::unique_ptr<Target>(std::make_unique<HttpTarget>(o));
-}
-
-// Flag combinations that cannot work, caught before anything starts.
-Status CheckTargetFlags(const BenchArgs& a) {
-  if (!(a.timeout > 0)) return Status::InvalidArgument("--timeout must be positive");
-  const bool embedded = a.target == "embedded", sim = a.target.rfind("sim:", 0) == 0;
-  if (!a.launch.empty() && (embedded || sim)) {
-    return Status::InvalidArgument("--launch is for URL targets (embedded starts goodput serve itself)");
-  }
-  if (sim && a.model.empty()) return Status::InvalidArgument("--target sim:GPU needs --model (a catalog model)");
-  if (!embedded && !sim) {
-    GOODPUT_RETURN_IF_ERROR(client::ParseEndpoint(a.target).status());
-    if (a.model.empty()) return Status::InvalidArgument("--target URL needs --model (the served model name)");
-  }
-  if (!a.m.vary.empty() && !embedded && !sim && a.launch.find("{value}") == std::string::npos) {
-    return Status::InvalidArgument("--vary restarts the server per value: use --target embedded or sim:GPU, or a "
-                                   "URL with --launch 'COMMAND ... {value}'");
-  }
-  return Status::Ok();
-}
-
 Result<MeasurementSpec> Spec(const BenchArgs& a, Mode mode) {
   if (a.m.json && a.csv) return Status::InvalidArgument("give --json or --csv, not both");
   GOODPUT_ASSIGN_OR_RETURN(MeasurementSpec spec, ToMeasurementSpec(a.m, LoadsOf(mode), mode == Mode::kCapacity));
-  GOODPUT_RETURN_IF_ERROR(CheckTargetFlags(a));
+  GOODPUT_RETURN_IF_ERROR(CheckTargetFlags(a.t, !spec.vary.empty()));
   return spec;
 }
 
 RunInfo InfoFor(const BenchArgs& a, const Workload& w, const char* name) {
   RunInfo i;
   i.command = CommandLine().empty() ? std::string("goodput ") + name : CommandLine();
-  i.target = a.target + (a.serve_args.empty() ? "" : " " + a.serve_args) + (a.m.vary.empty() ? "" : " --vary " + a.m.vary);
-  i.model = a.model;
-  i.hardware = a.target.rfind("sim:", 0) == 0 ? a.target : HostCpuName();
+  i.target = a.t.target + (a.t.engine_args.empty() ? "" : " " + a.t.engine_args);
+  for (const std::string& v : a.m.vary) i.target += " --vary " + v;
+  i.model = a.t.model;
+  i.hardware = KindOf(a.t) == TargetKind::kSim ? a.t.target : HostCpuName();
   i.workload_name = w.name;
   std::ifstream f(a.m.workload);
   std::stringstream text;
@@ -248,7 +170,7 @@ void Run(const BenchArgs& a, Mode mode, const char* name) {
     };
   }
   for (int s : kStopSignals) std::signal(s, OnStopSignal);
-  auto results = Measure(*spec, [&](const Setting& s) { return MakeTarget(a, s); }, hooks);
+  auto results = Measure(*spec, [&](const Setting& s) { return MakeTarget(a.t, s); }, hooks);
   for (int s : kStopSignals) std::signal(s, SIG_DFL);
   Progress("");
   if (!results.ok()) {
@@ -272,6 +194,7 @@ void Run(const BenchArgs& a, Mode mode, const char* name) {
 
 void AddOne(CLI::App& app, Mode mode, const char* name, const char* help) {
   auto args = std::make_shared<BenchArgs>();
+  args->t.stop = Interrupted;
   CLI::App* c = app.add_subcommand(name, help);
   AddFlags(*c, *args, mode);
   c->callback([args, mode, name]() { Run(*args, mode, name); });

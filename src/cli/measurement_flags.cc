@@ -26,7 +26,8 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
                "again, up to this many runs (default: 3 x --repeat)");
   c.add_option("--requests", a.requests, "Requests per run (default: the workload's)");
   c.add_option("--vary,--sweep", a.vary,
-               "Run once per value of one engine flag, e.g. max-num-seqs=8,16,32; settings ranked by goodput at capacity");
+               "Run once per value of an engine flag, e.g. max-num-seqs=8,16,32; several flags (--vary A=.. B=.., "
+               "or --vary given again) run every combination (a grid); settings ranked by capacity, then goodput");
   if (use.capacity) {
     c.add_option("--max-load", a.max_load,
                  "Capacity search: highest load to try (default 4096 clients or 1000 req/s; clients at most half the "
@@ -56,11 +57,12 @@ Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use,
   spec.repeat = a.repeat;
   spec.max_repeat = a.max_repeat > 0 ? a.max_repeat : 3 * a.repeat;
   if (spec.max_repeat < spec.repeat) return Status::InvalidArgument("--max-repeat must be at least --repeat");
-  if (!a.vary.empty()) {
-    auto vary = ParseVary(a.vary);
+  for (const std::string& text : a.vary) {
+    auto vary = ParseVary(text);
     if (!vary.ok()) return vary.status().WithContext("--vary");
-    spec.vary = std::move(*vary);
+    spec.vary.push_back(std::move(*vary));
   }
+  GOODPUT_RETURN_IF_ERROR(SettingGrid(spec.vary).status());
   return spec;
 }
 

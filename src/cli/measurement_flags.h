@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -14,7 +15,8 @@
 namespace goodput {
 
 struct MeasurementArgs {
-  std::string workload, slo, concurrency, rate, vary;
+  std::string workload, slo, concurrency, rate;
+  std::vector<std::string> vary;     // each FLAG=V1,V2; several form a grid
   std::optional<double> burstiness;  // none: the workload's arrival shape
   double max_load = 0;   // capacity search: 0 = 4096 clients or 1000 req/s
   int repeat = 1;        // runs per load (the command sets its default before registering)

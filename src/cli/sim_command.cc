@@ -171,10 +171,13 @@ Result<std::vector<SettingResult>> RunAll(const SimArgs& a, const MeasurementSpe
   // The deployment is checked before anything runs, varied or not.
   GOODPUT_RETURN_IF_ERROR(BuildSimTarget(a, "").status());
   const TargetFactory make = [&](const Setting& s) -> Result<std::unique_ptr<Target>> {
-    if (s.flag.empty()) return BuildSimTarget(a, "");
-    auto changed = WithFlagChanged(a, s.Label(), AddSimFlags);
-    if (!changed.ok()) return changed.status().WithContext("--vary");
-    return BuildSimTarget(*changed, "");
+    SimArgs changed = a;
+    for (const Setting::Flag& f : s.flags) {
+      auto next = WithFlagChanged(changed, f.name + "=" + f.value, AddSimFlags);
+      if (!next.ok()) return next.status().WithContext("--vary");
+      changed = std::move(*next);
+    }
+    return BuildSimTarget(changed, "");
   };
   MeasurementHooks hooks;
   hooks.progress = [](const std::string& line) { Progress("sim: " + line); };

@@ -42,7 +42,48 @@ Result<Vary> ParseVary(const std::string& text) {
   return v;
 }
 
-std::string Setting::Label() const { return flag.empty() ? "" : flag + "=" + value; }
+std::string Setting::Label() const {
+  std::string out;
+  for (const Flag& f : flags) out += (out.empty() ? "" : ", ") + f.name + "=" + f.value;
+  return out;
+}
+
+std::vector<std::string> Setting::Args() const {
+  std::vector<std::string> out;
+  for (const Flag& f : flags) {
+    out.push_back("--" + f.name);
+    out.push_back(f.value);
+  }
+  return out;
+}
+
+const std::string* Setting::Find(const std::string& name) const {
+  for (const Flag& f : flags) {
+    if (f.name == name) return &f.value;
+  }
+  return nullptr;
+}
+
+Result<std::vector<Setting>> SettingGrid(const std::vector<Vary>& varied) {
+  std::vector<Setting> grid = {Setting{}};
+  for (size_t i = 0; i < varied.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (varied[j].flag == varied[i].flag) {
+        return Status::InvalidArgument(fmt::format("--vary: {} is varied twice", varied[i].flag));
+      }
+    }
+    std::vector<Setting> next;
+    for (const Setting& s : grid) {
+      for (const std::string& value : varied[i].values) {
+        Setting t = s;
+        t.flags.push_back({varied[i].flag, value});
+        next.push_back(std::move(t));
+      }
+    }
+    grid = std::move(next);
+  }
+  return grid;
+}
 
 namespace {
 
@@ -96,17 +137,13 @@ Status CheckMeasurementSpec(const MeasurementSpec& spec) {
           load.concurrency, 2 * load.concurrency, spec.workload.requests, load.concurrency));
     }
   }
-  return Status::Ok();
+  return SettingGrid(spec.vary).status();
 }
 
 Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const TargetFactory& make_target,
                                            const MeasurementHooks& hooks) {
   GOODPUT_RETURN_IF_ERROR(CheckMeasurementSpec(spec));
-  std::vector<Setting> settings;
-  if (!spec.vary) settings.push_back(Setting{});
-  else {
-    for (const std::string& value : spec.vary->values) settings.push_back(Setting{spec.vary->flag, value});
-  }
+  GOODPUT_ASSIGN_OR_RETURN(const std::vector<Setting> settings, SettingGrid(spec.vary));
   std::vector<SettingResult> out;
   for (const Setting& s : settings) {
     GOODPUT_ASSIGN_OR_RETURN(SettingResult r, MeasureSetting(spec, s, make_target, hooks));

@@ -44,11 +44,28 @@ struct Vary {
 // Errors: no '=', an empty flag or an empty value, each named.
 Result<Vary> ParseVary(const std::string& text);
 
-// One setting of a measurement: nothing varied (flag empty), or flag=value.
+// One setting of a measurement: the engine flags it changes (none for the
+// engine as configured), in the order given.
 struct Setting {
-  std::string flag, value;
-  std::string Label() const;  // "" or "max-num-seqs=16"
+  struct Flag {
+    std::string name;  // without the leading dashes: "max-num-seqs"
+    std::string value;
+  };
+  std::vector<Flag> flags;
+
+  bool empty() const { return flags.empty(); }
+  // "" or "max-num-seqs=16" or "max-num-seqs=16, kv-cache-dtype=fp8".
+  std::string Label() const;
+  // {"--max-num-seqs", "16", ...}: to append to an engine's command line.
+  std::vector<std::string> Args() const;
+  // The value of `name`, or nullptr when the setting does not change it.
+  const std::string* Find(const std::string& name) const;
 };
+
+// Every combination of the varied flags' values, the first flag's values
+// outermost: {a=1,2} x {b=x,y} -> a=1,b=x; a=1,b=y; a=2,b=x; a=2,b=y. No
+// flag: one empty setting. Errors: a flag varied twice.
+Result<std::vector<Setting>> SettingGrid(const std::vector<Vary>& varied);
 
 struct MeasurementSpec {
   Workload workload;
@@ -57,11 +74,11 @@ struct MeasurementSpec {
   double max_load = 0;             // capacity search only (see RunCapacitySearch)
   int repeat = 1;                  // runs per load, at least
   int max_repeat = 0;              // while undecided, more runs up to this (0: repeat)
-  std::optional<Vary> vary;
+  std::vector<Vary> vary;          // the settings: every combination of these flags' values (none: one)
 };
 
-// Builds the target for one setting (for a varied flag: the engine started
-// or configured with flag=value).
+// Builds the target for one setting (the engine started or configured with
+// the setting's flags).
 using TargetFactory = std::function<Result<std::unique_ptr<Target>>(const Setting&)>;
 
 struct MeasurementHooks {
@@ -81,12 +98,12 @@ struct SettingResult {
 
 // Whether `spec` can be measured: loads given, repeat >= 1 (max_repeat 0 or
 // at least repeat), every closed-loop load with at least twice its clients
-// in requests per run. The error says what to change.
+// in requests per run, no flag varied twice. The error says what to change.
 Status CheckMeasurementSpec(const MeasurementSpec& spec);
 
-// Measures every setting in turn (one target each, released before the
-// next is built). Errors: a spec CheckMeasurementSpec refuses, a target that
-// cannot be built or run, a hook's error, or the stop hook.
+// Measures every setting of the grid in turn (one target each, released
+// before the next is built). Errors: a spec CheckMeasurementSpec refuses, a
+// target that cannot be built or run, a hook's error, or the stop hook.
 Result<std::vector<SettingResult>> Measure(const MeasurementSpec& spec, const TargetFactory& make_target,
                                            const MeasurementHooks& hooks = {});
 

@@ -145,7 +145,7 @@ TEST(Measure, CapacitySearchStopsAtHalfTheRequests) {
 
 TEST(Measure, VaryBuildsOneTargetPerValueAndHooksSeeEveryPoint) {
   MeasurementSpec spec = Spec({1, 8});
-  spec.vary = *ParseVary("--max-num-seqs=4,16");
+  spec.vary = {*ParseVary("--max-num-seqs=4,16")};
   std::vector<Setting> settings;
   std::vector<std::string> recorded;
   MeasurementHooks hooks;
@@ -156,8 +156,10 @@ TEST(Measure, VaryBuildsOneTargetPerValueAndHooksSeeEveryPoint) {
   auto r = Measure(spec, Scripted(4, &settings), hooks);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(settings.size(), 2u);
-  EXPECT_EQ(settings[1].flag, "max-num-seqs");
-  EXPECT_EQ(settings[1].value, "16");
+  ASSERT_EQ(settings[1].flags.size(), 1u);
+  EXPECT_EQ(settings[1].flags[0].name, "max-num-seqs");
+  EXPECT_EQ(settings[1].flags[0].value, "16");
+  EXPECT_EQ(settings[1].Args(), (std::vector<std::string>{"--max-num-seqs", "16"}));
   EXPECT_EQ((*r)[0].setting, "max-num-seqs=4");
   EXPECT_EQ(recorded, (std::vector<std::string>{"max-num-seqs=4@1x1", "max-num-seqs=4@8x1", "max-num-seqs=16@1x1",
                                                  "max-num-seqs=16@8x1"}));
@@ -300,6 +302,25 @@ TEST(FormatCapacity, NamesTheFailingClassAndTheOfflineWork) {
   EXPECT_NE(s.find("at concurrency 12: chat fails: attainment 90.0% [87.1,92.3] n=500 measured requests, needs 99%"),
             std::string::npos) << s;
   EXPECT_NE(s.find("classes without an SLO at concurrency 8: batch 37 tok/s"), std::string::npos) << s;
+}
+
+TEST(SettingGrid, EveryCombinationFirstFlagOutermost) {
+  auto grid = SettingGrid({*ParseVary("a=1,2"), *ParseVary("b=x,y,z")});
+  ASSERT_TRUE(grid.ok());
+  std::vector<std::string> labels;
+  for (const Setting& s : *grid) labels.push_back(s.Label());
+  EXPECT_EQ(labels, (std::vector<std::string>{"a=1, b=x", "a=1, b=y", "a=1, b=z", "a=2, b=x", "a=2, b=y", "a=2, b=z"}));
+  EXPECT_EQ((*grid)[4].Args(), (std::vector<std::string>{"--a", "2", "--b", "y"}));
+  ASSERT_NE((*grid)[4].Find("b"), nullptr);
+  EXPECT_EQ(*(*grid)[4].Find("b"), "y");
+  EXPECT_EQ((*grid)[4].Find("c"), nullptr);
+  auto none = SettingGrid({});
+  ASSERT_TRUE(none.ok());
+  ASSERT_EQ(none->size(), 1u);
+  EXPECT_TRUE(none->front().empty());
+  EXPECT_EQ(none->front().Label(), "");
+  EXPECT_NE(SettingGrid({*ParseVary("a=1"), *ParseVary("a=2")}).status().message().find("a is varied twice"),
+            std::string::npos);
 }
 
 TEST(ParseVary, NamesWhatIsWrong) {
