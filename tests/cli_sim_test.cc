@@ -295,7 +295,7 @@ TEST(CliSim, SweepRanksSettings) {
   auto r = RunGoodput(kBase + "--concurrency 8,64 --sweep max-num-seqs=4,64");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("=== max-num-seqs=4 ==="), std::string::npos);
-  EXPECT_NE(r.out.find("Settings ranked by goodput at capacity"), std::string::npos);
+  EXPECT_NE(r.out.find("Settings ranked by capacity, then goodput"), std::string::npos);
   const size_t ranking = r.out.find("Settings ranked");
   EXPECT_LT(r.out.find("max-num-seqs=64", ranking), r.out.find("max-num-seqs=4 ", ranking)) << r.out;
 }

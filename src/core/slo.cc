@@ -102,7 +102,9 @@ Result<ClassSlo> ParseClause(std::string_view clause) {
   return c;
 }
 
-std::optional<double> MetricValue(const RequestRecord& r, SloMetric m) {
+}  // namespace
+
+std::optional<double> SloMetricValue(const RequestRecord& r, SloMetric m) {
   switch (m) {
     case SloMetric::kTtft: return Ttft(r);
     case SloMetric::kTpot: return Tpot(r);
@@ -116,7 +118,6 @@ std::optional<double> MetricValue(const RequestRecord& r, SloMetric m) {
   return std::nullopt;
 }
 
-}  // namespace
 
 const char* SloMetricName(SloMetric m) {
   switch (m) {
@@ -180,7 +181,7 @@ bool IsGood(const RequestRecord& r, const ClassSlo* slo) {
   if (!r.ok || !r.t_first) return false;
   if (slo == nullptr) return true;
   for (const auto& t : slo->targets) {
-    const auto v = MetricValue(r, t.metric);
+    const auto v = SloMetricValue(r, t.metric);
     if (v && !t.Met(*v)) return false;
   }
   return true;
@@ -195,22 +196,21 @@ ClassReport EvaluateClass(const std::string& name, const std::vector<const Reque
   c.has_slo = slo != nullptr;
   c.required = slo ? slo->RequiredAttainment() : 0.0;
   std::vector<const RequestRecord*> rs;  // arrived in the window: judged
+  double ok_tokens = 0, good_tokens = 0;
   for (const RequestRecord* r : all) {
-    const bool good = IsGood(*r, slo);
-    const double served = TokensServedIn(*r, window.start, window.end);
-    c.output_tokens += served;
-    const bool completed = r->ok && r->t_last && *r->t_last >= window.start && *r->t_last < window.end;
-    c.completed += completed;
-    if (good) {
-      c.good_output_tokens += served;
-      c.good_completed += completed;
-    }
+    c.output_tokens += TokensServedIn(*r, window.start, window.end);
+    c.completed += r->ok && r->t_last && *r->t_last >= window.start && *r->t_last < window.end;
     if (r->t_arrival < window.start || r->t_arrival >= window.end) continue;
     rs.push_back(r);
     ++c.total;
     if (!r->ok) ++c.failed;
-    if (good) ++c.good;
+    if (!IsGood(*r, slo)) continue;
+    ++c.good;
+    good_tokens += static_cast<double>(r->n_out);
   }
+  for (const RequestRecord* r : rs) ok_tokens += r->ok ? static_cast<double>(r->n_out) : 0;
+  if (c.total > c.failed) c.good_share = static_cast<double>(c.good) / static_cast<double>(c.total - c.failed);
+  c.good_token_share = ok_tokens > 0 ? good_tokens / ok_tokens : c.good_share;
   if (c.total > 0) c.attainment = static_cast<double>(c.good) / static_cast<double>(c.total);
   c.holds = !slo || !c.attainment || *c.attainment >= c.required;
   if (!slo) return c;
@@ -220,7 +220,7 @@ ClassReport EvaluateClass(const std::string& name, const std::vector<const Reque
     std::vector<double> values;
     for (const RequestRecord* r : rs) {
       if (!r->ok) continue;
-      if (auto v = MetricValue(*r, t.metric)) {
+      if (auto v = SloMetricValue(*r, t.metric)) {
         values.push_back(*v);
         if (t.Met(*v)) ++tr.met;
       }
@@ -260,8 +260,8 @@ SloReport Evaluate(const std::vector<RequestRecord>& records, const SloSpec& slo
     if (secs > 1e-9) {  // a collapsed window has no rate
       report.request_throughput += static_cast<double>(c.completed) / secs;
       report.output_throughput += c.output_tokens / secs;
-      report.goodput += static_cast<double>(c.good_completed) / secs;
-      report.goodput_tokens += c.good_output_tokens / secs;
+      report.goodput += static_cast<double>(c.completed) / secs * c.good_share;
+      report.goodput_tokens += c.output_tokens / secs * c.good_token_share;
     }
     report.classes.push_back(std::move(c));
   }

@@ -57,6 +57,10 @@ struct SloSpec {
 // Parses the syntax above. Errors name the offending clause.
 Result<SloSpec> ParseSlo(std::string_view text);
 
+// A record's value of `m` as its SLO target judges it (for ITL its worst
+// gap); empty when the record has none (TPOT of a one-token answer).
+std::optional<double> SloMetricValue(const RequestRecord& r, SloMetric m);
+
 // Whether one record is good under `slo` (nullptr: no SLO; then good == ok).
 bool IsGood(const RequestRecord& r, const ClassSlo* slo);
 
@@ -83,9 +87,14 @@ struct ClassReport {
   // What the server delivered during the window, whenever the requests arrived
   // (served, not offered: under overload the backlog is not counted).
   double output_tokens = 0;       // tokens delivered in the window
-  double good_output_tokens = 0;  // of those, by good requests
   int64_t completed = 0;          // successful requests whose last token came in the window
-  int64_t good_completed = 0;
+  // Of the judged requests that succeeded, the share that were good (and the
+  // share of their output tokens): goodput is the served rate times these, so
+  // it counts goodness over exactly the requests attainment judges (a closed
+  // loop's first wave, served in the window but not judged, neither adds to it
+  // nor takes from it). 0 when no judged request succeeded.
+  double good_share = 0;
+  double good_token_share = 0;
   std::optional<double> attainment;  // good / total; empty when total == 0
   double required = 0;               // the attainment the SLO asks for
   bool holds = true;                 // attainment >= required (vacuous without SLO or requests)
@@ -100,14 +109,15 @@ struct SloReport {
   // Served rates over the window: completions and tokens delivered in it.
   double request_throughput = 0;      // completed requests / s
   double output_throughput = 0;       // output tokens delivered / s
-  double goodput = 0;                 // good requests completed / s
-  double goodput_tokens = 0;          // tokens delivered by good requests / s
+  double goodput = 0;                 // per class: completed requests / s x good_share, summed
+  double goodput_tokens = 0;          // per class: output tokens / s x good_token_share, summed
   bool all_hold = true;               // every class with an SLO holds it
 };
 
 // Attainment over the records that arrived within `window`; served rates
-// (throughput, goodput) over what all records delivered within it. The
-// window's length must be > 0.
+// (throughput) over what all records delivered within it, and goodput as
+// those rates times the judged requests' good shares. The window's length
+// must be > 0.
 SloReport Evaluate(const std::vector<RequestRecord>& records, const SloSpec& slo, Window window);
 
 // The whole window plus consecutive sub-windows of `width` seconds (the last

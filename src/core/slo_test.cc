@@ -96,11 +96,15 @@ TEST(Evaluate, AttainmentKeepsFailuresInTheDenominator) {
   EXPECT_DOUBLE_EQ(*c.attainment, 0.4);
   EXPECT_FALSE(c.holds);
   EXPECT_FALSE(r.all_hold);
-  EXPECT_DOUBLE_EQ(r.goodput, 2.0 / 5.0);
-  EXPECT_DOUBLE_EQ(r.goodput_tokens, (21.0 + 1.0) / 5.0);
   // Served in [0, 5): r5's 11 tokens come at 3.1, 3.3, ..., 5.1; the last is after the window.
   EXPECT_DOUBLE_EQ(r.output_throughput, (21.0 + 5 + 1 + 0 + 10) / 5.0);
   EXPECT_DOUBLE_EQ(r.request_throughput, 3.0 / 5.0);  // r1, r2, r3 finished inside; r5 after
+  // Goodput: the served rate times the good share of the judged requests that
+  // succeeded (r1, r3 of r1, r2, r3, r5; r4's failure is not served): 3/5 x 2/4;
+  // by tokens, (21 + 1) of (21 + 5 + 1 + 11) output tokens.
+  EXPECT_DOUBLE_EQ(c.good_share, 0.5);
+  EXPECT_DOUBLE_EQ(r.goodput, 3.0 / 5.0 * 0.5);
+  EXPECT_DOUBLE_EQ(r.goodput_tokens, (21.0 + 5 + 1 + 0 + 10) / 5.0 * (22.0 / 38.0));
   ASSERT_EQ(c.targets.size(), 2u);
   // TTFT over the four successful requests {0.1, 0.3, 0.5, 1.2}: r = 2.97 -> 0.5 + 0.97 * 0.7.
   EXPECT_EQ(c.targets[0].applicable, 4);
@@ -142,14 +146,34 @@ TEST(Evaluate, ClassWithoutSloIsMeasuredButNotJudged) {
   EXPECT_DOUBLE_EQ(*r.classes[0].attainment, 3.0 / 5.0);  // r5 only fails TPOT, not named here
 }
 
-// Attainment judges the arrivals inside the window; goodput counts the good
-// requests that finished inside it (r1 arrived before but finished at 2.5).
+// Attainment judges the arrivals inside the window; goodput is what was
+// served inside it (r1 arrived before but finished at 2.5; r2 at 2.6, r3 at
+// 2.3) times the good share of the judged: r1's own goodness does not count,
+// as it is not judged.
 TEST(Evaluate, OnlyArrivalsInsideTheWindowAreJudged) {
   auto slo = ParseSlo("interactive: ttft p99 <= 1s, tpot p99 <= 100ms");
   SloReport r = Evaluate(HandExample(), *slo, Window{1.0, 3.0});  // r2, r3, r4 arrive
   EXPECT_EQ(r.total, 3);
   EXPECT_EQ(r.good, 1);
-  EXPECT_DOUBLE_EQ(r.goodput, 2.0 / 2.0);  // r1 (2.5) and r3 (2.3)
+  EXPECT_DOUBLE_EQ(r.request_throughput, 3.0 / 2.0);
+  EXPECT_DOUBLE_EQ(r.goodput, 3.0 / 2.0 * (1.0 / 2.0));  // r3 good of r2, r3 (r4 failed)
+}
+
+// A closed loop's first wave, all prefilling at once: every one of its
+// requests misses the SLO, every later one meets it. The first wave is
+// warm-up (outside the window) but finishes inside it; goodput is the served
+// rate, not lowered by requests attainment does not judge.
+TEST(Evaluate, GoodputIsNotLoweredByRequestsOutsideTheJudgedSet) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s");
+  std::vector<RequestRecord> records;
+  for (int i = 0; i < 10; ++i) records.push_back(Rec(0.0, 3.0, 4.0 + 0.1 * i, 10));  // first wave: TTFT 3 s
+  for (int i = 0; i < 10; ++i) records.push_back(Rec(4.0 + 0.1 * i, 4.5 + 0.1 * i, 5.5 + 0.1 * i, 10));
+  SloReport r = Evaluate(records, *slo, Window{4.0, 8.0});
+  EXPECT_EQ(r.total, 10);
+  EXPECT_EQ(r.good, 10);
+  EXPECT_DOUBLE_EQ(r.request_throughput, 20.0 / 4.0);
+  EXPECT_DOUBLE_EQ(r.goodput, r.request_throughput);
+  EXPECT_DOUBLE_EQ(r.goodput_tokens, r.output_throughput);
 }
 
 // Overload: 10 requests/s arrive for 10 s but the server finishes one every

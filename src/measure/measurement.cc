@@ -94,6 +94,7 @@ Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting&
   out.setting = setting.Label();
   out.target = target->Describe();
   out.kv_capacity = target->KvCapacityLines();
+  out.memory_headroom = target->MemoryHeadroomBytes();
   const std::string prefix = out.setting.empty() ? "" : out.setting + ": ";
   const Workload& w = spec.workload;
   PointRunner run = [&](const ArrivalSpec& load) -> Result<PointResult> {

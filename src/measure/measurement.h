@@ -93,6 +93,7 @@ struct SettingResult {
   std::string setting;      // Setting::Label()
   std::string target;       // Target::Describe()
   std::string kv_capacity;  // Target::KvCapacityLines()
+  std::optional<int64_t> memory_headroom;  // Target::MemoryHeadroomBytes()
   SweepResult sweep;
 };
 

@@ -63,6 +63,36 @@ void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p) {
   for (const auto& [text, n] : notes) p.request_notes.push_back(fmt::format("{} ({} request{})", text, n, n == 1 ? "" : "s"));
 }
 
+// The margin of class `name` under `slo` over the measured successful
+// requests of `runs` (ClassAttainment::slo_margin).
+double SloMargin(const std::string& name, const ClassSlo& slo, const std::vector<MeasuredRun>& runs) {
+  double margin = kNoValue;
+  for (const SloTarget& t : slo.targets) {
+    std::vector<double> values;
+    for (const MeasuredRun& run : runs) {
+      for (const RequestRecord& r : run.records) {
+        if (!r.ok || r.request_class != name || r.t_arrival < run.window.start || r.t_arrival >= run.window.end) continue;
+        if (auto v = SloMetricValue(r, t.metric)) values.push_back(*v);
+      }
+    }
+    const auto value = Percentile(std::move(values), t.percentile);
+    if (!value) continue;
+    const double m = 1 - *value / t.threshold_s;
+    margin = std::isnan(margin) ? m : std::min(margin, m);
+  }
+  return margin;
+}
+
+void AddSloMargins(const Workload& w, const std::vector<MeasuredRun>& runs, PointResult& p) {
+  const SloSpec slo = w.Slo();
+  for (ClassAttainment& c : p.classes) {
+    const ClassSlo* s = c.has_slo ? slo.For(c.class_name) : nullptr;
+    if (!s) continue;
+    c.slo_margin = SloMargin(c.class_name, *s, runs);
+    if (!std::isnan(c.slo_margin)) p.slo_margin = std::isnan(p.slo_margin) ? c.slo_margin : std::min(p.slo_margin, c.slo_margin);
+  }
+}
+
 // Per class: counts pooled over the runs, throughput per run.
 struct ClassTally {
   ClassAttainment c;
@@ -181,6 +211,7 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
   }
   SummariseHealth(runs, p);
   Judge(w, tallies, p);
+  AddSloMargins(w, runs, p);
   return p;
 }
 

@@ -44,6 +44,11 @@ struct ClassAttainment {
   int64_t min_requests = 0;      // the fewest requests that can show `required` (MinTrialsToShow)
   Verdict verdict = Verdict::kHolds;  // classes without an SLO: kHolds
   double throughput = 0;         // output tokens served / s (median over repetitions)
+  // How far inside its SLO the class is: the least, over its targets, of
+  // 1 - (the metric at the target's percentile, pooled over the measured
+  // successful requests) / threshold. Negative: a target is missed; NaN
+  // without an SLO or a measured request.
+  double slo_margin = kNoValue;
   bool holds() const { return verdict == Verdict::kHolds; }
 };
 
@@ -77,6 +82,7 @@ struct PointResult {
   double rejected = 0;
   double steps = 0;
   std::vector<ClassAttainment> classes;
+  double slo_margin = kNoValue;   // the least of the classes' (NaN when none has one)
   Verdict verdict = Verdict::kHolds;  // fails if a class fails; undecided if one is undecided or has no data
   // The measurement's own health (a load generator's; the simulator's are 0).
   double failed = 0;              // failed requests per run (median); they count against attainment

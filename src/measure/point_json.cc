@@ -35,7 +35,8 @@ json::object ClassJson(const ClassAttainment& c) {
                       {"min_requests", c.min_requests},
                       {"verdict", VerdictName(c.verdict)},
                       {"holds", c.holds()},
-                      {"throughput_tokens_per_s", JsonNumber(c.throughput)}};
+                      {"throughput_tokens_per_s", JsonNumber(c.throughput)},
+                      {"slo_margin", JsonNumber(c.slo_margin)}};
 }
 
 // Readers for a parsed summary: a missing or null field keeps the default;
@@ -115,6 +116,7 @@ std::string ReadClass(const json::value& v, ClassAttainment& c) {
   r.Number("required", c.required);
   r.Int("min_requests", c.min_requests);
   r.Number("throughput_tokens_per_s", c.throughput);
+  r.Number("slo_margin", c.slo_margin);
   if (const json::array* i = r.Array("interval"); i && i->size() == 2 && (*i)[0].is_number() && (*i)[1].is_number()) {
     c.interval = Interval{(*i)[0].to_number<double>(), (*i)[1].to_number<double>()};
   }
@@ -154,6 +156,7 @@ json::value PointToJson(const PointResult& p) {
                      {"rejected", JsonNumber(p.rejected)},
                      {"steps", JsonNumber(p.steps)},
                      {"classes", classes},
+                     {"slo_margin", JsonNumber(p.slo_margin)},
                      {"verdict", VerdictName(p.verdict)},
                      {"holds", p.holds()},
                      {"failed", JsonNumber(p.failed)},
@@ -202,6 +205,7 @@ Result<PointResult> PointFromJson(const std::string& text) {
   r.Text("top_error", p.top_error);
   r.Number("send_lag_p99_s", p.send_lag_p99);
   r.Number("usage_mismatch", p.usage_mismatch);
+  r.Number("slo_margin", p.slo_margin);
   if (!r.error.empty()) return Status::InvalidArgument("stored summary: " + r.error);
   if (!(p.load.burstiness > 0)) return Status::InvalidArgument("stored summary: 'burstiness' must be positive");
   if (const json::object* lat = r.Object("latency")) {

@@ -74,6 +74,43 @@ TEST(PointJson, RoundTripsTheArrivalKindAndAGammaPointsShape) {
   EXPECT_DOUBLE_EQ(older->load.burstiness, 1);
 }
 
+// The SLO margin by hand: TTFTs 10, 11, ..., 39 ms; their p90 (linear
+// between ranks) is 10 + 0.9 x 29 = 36.1 ms, so a 50 ms target leaves
+// 1 - 36.1 / 50 = 0.278; a 20 ms target is missed by 36.1 / 20 - 1; with a
+// second target the worse counts (p50 24.5 ms against 20 ms: -0.225).
+TEST(PointJson, TheSloMarginIsTheWorstTargetsDistanceAndRoundTrips) {
+  for (auto [slo, margin] : {std::pair{"ttft p90 <= 50ms", 0.278}, {"ttft p90 <= 50ms, ttft p50 <= 20ms", -0.225},
+                             {"ttft p90 <= 20ms", -0.805}}) {
+    Workload w;
+    w.requests = 30;
+    RequestClass c;
+    c.name = "interactive";
+    c.slo = ParseSlo(slo)->classes.front();
+    w.classes.push_back(c);
+    PointResult plain = Summarised();
+    MeasuredRun run;
+    for (int i = 0; i < 30; ++i) {
+      RequestRecord r;
+      r.request_class = "interactive";
+      r.t_arrival = r.t_sent = i;
+      r.t_first = i + 0.010 + 0.001 * i;
+      r.t_last = *r.t_first + 0.2;
+      r.n_out = 21;
+      run.records.push_back(r);
+    }
+    run.window = MeasurementWindow(w, run.records);
+    const PointResult p = Summarise(w, plain.load, {run});
+    ASSERT_EQ(p.classes.size(), 1u);
+    EXPECT_NEAR(p.classes[0].slo_margin, margin, 1e-9) << slo;
+    EXPECT_NEAR(p.slo_margin, margin, 1e-9) << slo;
+    auto back = PointFromJson(boost::json::serialize(PointToJson(p)));
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_NEAR(back->slo_margin, margin, 1e-9);
+    EXPECT_NEAR(back->classes.at(0).slo_margin, margin, 1e-9);
+    EXPECT_TRUE(std::isnan(plain.slo_margin));  // no SLO: no margin
+  }
+}
+
 // A summary written before the intervals were stored keeps them unknown.
 TEST(PointJson, AnOlderSummaryWithoutIntervalsReadsAsUnknown) {
   auto back = PointFromJson(R"({"load": "4", "latency": {"ttft": {"p50_s": 0.02, "count": 10}}})");

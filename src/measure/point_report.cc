@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "measure/diagnose.h"
 #include "measure/point_json.h"
+#include "measure/ranking.h"
 
 namespace goodput {
 
@@ -138,20 +139,24 @@ std::string Advice(const SettingResult& r, const Workload& w) {
   return MaxNumSeqsAdvice(*kv, w, r.sweep.points[*cap]);
 }
 
-double GoodputAtCapacity(const SettingResult& r) {
-  return r.sweep.capacity ? r.sweep.points[*r.sweep.capacity].goodput : 0;
-}
-
-std::string Ranking(std::vector<SettingResult> results) {
-  std::stable_sort(results.begin(), results.end(), [](const SettingResult& x, const SettingResult& y) {
-    return GoodputAtCapacity(x) > GoodputAtCapacity(y);
-  });
-  std::string s = fmt::format("Settings ranked by goodput at capacity\n  {:<32}{:>12}{:>16}{:>18}\n", "setting",
-                              "capacity", "goodput req/s", "throughput tok/s");
-  for (const auto& r : results) {
+std::string RankingTable(const std::vector<SettingResult>& results) {
+  std::vector<SettingScore> scores;
+  for (const SettingResult& r : results) scores.push_back(ScoreSweep(r.sweep, r.memory_headroom));
+  const Ranking ranked = RankScores(scores);
+  const bool judged = !scores.empty() && scores[0].judged;
+  std::string s = fmt::format("Settings ranked by {}\n  {:<44}{:>12}{:>16}{:>18}{:>12}  {}\n",
+                              judged ? "capacity, then goodput, then SLO margin and memory headroom"
+                                     : "served throughput (no class has an SLO)",
+                              "setting", "capacity", "goodput req/s", "throughput tok/s", "SLO margin",
+                              "above the next by");
+  for (size_t k = 0; k < ranked.order.size(); ++k) {
+    const SettingResult& r = results[ranked.order[k]];
+    const SettingScore& sc = scores[ranked.order[k]];
     const PointResult* c = r.sweep.capacity ? &r.sweep.points[*r.sweep.capacity] : nullptr;
-    s += fmt::format("  {:<32}{:>12}{:>16.2f}{:>18.0f}\n", r.setting, c ? c->label : "none", c ? c->goodput : 0.0,
-                     c ? c->throughput : 0.0);
+    const std::string margin = std::isnan(sc.slo_margin) ? "-" : fmt::format("{:+.0f}%", 100 * sc.slo_margin);
+    s += fmt::format("  {:<44}{:>12}{:>16.2f}{:>18.0f}{:>12}  {}\n", r.setting, judged ? (c ? c->label : "none") : "-",
+                     sc.goodput, sc.throughput, margin,
+                     k + 1 < ranked.order.size() ? RankCriterionName(ranked.above_next[k]) : "");
   }
   return s;
 }
@@ -176,7 +181,7 @@ std::string FormatResults(const std::vector<SettingResult>& results, const Workl
     for (const auto& n : Diagnose(r.sweep.points, lag_threshold_s)) s += "note: " + n + "\n";
     s += "\n";
   }
-  if (results.size() > 1) s += Ranking(results);
+  if (results.size() > 1) s += RankingTable(results);
   return s;
 }
 

@@ -5,6 +5,8 @@
 // against this interface (measure/measurement.h).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/status.h"
@@ -25,6 +27,9 @@ class Target {
   // The engine's start-up lines about its KV cache ("GPU KV cache size: N
   // tokens", "Maximum concurrency ...") when the target knows them; "" otherwise.
   virtual std::string KvCapacityLines() const { return ""; }
+  // Device memory the engine leaves unallocated (a safety margin), when the
+  // target knows it (the simulator, from its plan); empty otherwise.
+  virtual std::optional<int64_t> MemoryHeadroomBytes() const { return std::nullopt; }
 };
 
 }  // namespace goodput

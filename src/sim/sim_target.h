@@ -24,6 +24,8 @@ class SimTarget final : public Target {
   std::string Describe() const override { return describe_; }
   // The planned pool's "GPU KV cache size" and "Maximum concurrency" lines.
   std::string KvCapacityLines() const override;
+  // The plan's memory outside what the engine requested (Plan::headroom).
+  std::optional<int64_t> MemoryHeadroomBytes() const override { return setup_.plan.headroom; }
 
  private:
   SimSetup setup_;
