@@ -53,7 +53,7 @@ Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use,
     return Status::InvalidArgument("goodput bench runs one load; use goodput sweep for several");
   }
   spec.search_capacity = search_capacity;
-  spec.max_load = a.max_load;
+  spec.capacity.max_load = a.max_load;
   spec.repeat = a.repeat;
   spec.max_repeat = a.max_repeat > 0 ? a.max_repeat : 3 * a.repeat;
   if (spec.max_repeat < spec.repeat) return Status::InvalidArgument("--max-repeat must be at least --repeat");

@@ -49,6 +49,10 @@ Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const st
   return out;
 }
 
+double LoadOf(const PointResult& p) {
+  return p.load.kind == ArrivalKind::kClosedLoop ? p.load.concurrency : p.load.rate;
+}
+
 std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder) {
   std::optional<size_t> best;
   for (size_t i = 0; i < ladder.size(); ++i) {
@@ -58,14 +62,31 @@ std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder) {
   return best;
 }
 
+namespace {
+
+// Halves down from the failing `hi` until a load holds; that load, or 0 when
+// none down to the floor did.
+Result<double> ProbeDown(const std::function<Result<bool>(double)>& probe, double& hi, bool integer) {
+  const double floor_load = integer ? 1 : hi / 64;
+  while (hi > floor_load) {
+    const double load = integer ? std::max(1.0, std::floor(hi / 2)) : std::max(floor_load, hi / 2);
+    GOODPUT_ASSIGN_OR_RETURN(bool ok, probe(load));
+    if (ok) return load;
+    hi = load;
+  }
+  return 0.0;
+}
+
+}  // namespace
+
 Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(double)>& run, double start, double max,
-                                      bool integer) {
+                                      bool integer, double resolution) {
   CapacitySearch s;
-  auto probe = [&](double load) -> Result<bool> {
+  const std::function<Result<bool>(double)> probe = [&](double load) -> Result<bool> {
     auto p = run(load);
     if (!p.ok()) return p.status();
     s.probes.push_back(*p);
-    if (p->holds()) s.capacity = *p;
+    if (p->holds() && (!s.capacity || LoadOf(*p) > LoadOf(*s.capacity))) s.capacity = *p;
     return p->holds();
   };
   double lo = 0, hi = 0;
@@ -81,8 +102,12 @@ Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(do
       return s;
     }
   }
-  if (lo == 0) return s;  // even the first load fails
-  while (integer ? hi - lo > 1 : hi / lo > 1.05) {
+  if (lo == 0) {
+    GOODPUT_ASSIGN_OR_RETURN(lo, ProbeDown(probe, hi, integer));
+    if (lo == 0) return s;  // even the lowest load fails
+  }
+  const double share = resolution > 0 ? resolution : (integer ? 0 : 0.05);
+  while (integer ? hi - lo > std::max(1.0, share * lo) : hi / lo > 1 + share) {
     const double mid = integer ? std::floor((lo + hi) / 2) : std::sqrt(lo * hi);
     GOODPUT_ASSIGN_OR_RETURN(bool ok, probe(mid));
     (ok ? lo : hi) = mid;
@@ -103,12 +128,14 @@ Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalS
   return out;
 }
 
-Result<SweepResult> RunCapacitySearch(const PointRunner& run, const ArrivalSpec& base, double max_load,
-                                      int64_t requests_per_run) {
+Result<SweepResult> RunCapacitySearch(const PointRunner& run, const ArrivalSpec& base,
+                                      const CapacitySearchOptions& options, int64_t requests_per_run) {
   const bool by_rate = base.kind != ArrivalKind::kClosedLoop;
-  const double start = by_rate ? base.rate : 1;
-  double max = max_load > 0 ? max_load : (by_rate ? 1000 : 4096);
+  double max = options.max_load > 0 ? options.max_load : (by_rate ? 1000 : 4096);
   if (!by_rate) max = std::max(1.0, std::min(max, std::floor(requests_per_run / 2.0)));
+  double start = options.start > 0 ? options.start : (by_rate ? base.rate : 1);
+  start = std::min(start, max);
+  if (!by_rate) start = std::max(1.0, std::floor(start));
   GOODPUT_ASSIGN_OR_RETURN(CapacitySearch search, SearchCapacity(
                                                        [&](double load) {
                                                          ArrivalSpec s = base;
@@ -116,13 +143,12 @@ Result<SweepResult> RunCapacitySearch(const PointRunner& run, const ArrivalSpec&
                                                          else s.concurrency = static_cast<int>(load);
                                                          return run(s);
                                                        },
-                                                       start, max, !by_rate));
+                                                       start, max, !by_rate, options.resolution));
   SweepResult out;
   out.points = search.probes;
-  auto key = [](const PointResult& r) { return r.load.kind == ArrivalKind::kClosedLoop ? r.load.concurrency : r.load.rate; };
-  std::sort(out.points.begin(), out.points.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
+  std::sort(out.points.begin(), out.points.end(), [](const auto& x, const auto& y) { return LoadOf(x) < LoadOf(y); });
   for (size_t i = 0; i < out.points.size() && search.capacity; ++i) {
-    if (key(out.points[i]) == key(*search.capacity)) out.capacity = i;
+    if (LoadOf(out.points[i]) == LoadOf(*search.capacity)) out.capacity = i;
   }
   out.capped = search.capped;
   return out;

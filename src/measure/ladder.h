@@ -33,6 +33,9 @@ struct SweepResult {
 };
 using PointRunner = std::function<Result<PointResult>(const ArrivalSpec&)>;
 
+// A point's load as a number: its clients (closed loop) or its rate.
+double LoadOf(const PointResult& p);
+
 // The capacity of a ladder: the last load before the first that fails.
 std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder);
 
@@ -49,17 +52,27 @@ struct CapacitySearch {
 };
 
 // Exponential probe from `start` (x2) until a load fails or `max` is
-// reached, then bisection between the last pass and the first failure; for
-// integer loads (concurrency) down to adjacent values, for rates to 5%.
+// reached; when `start` itself fails, halving down until a load holds (to
+// one client, or start / 64 for rates); then bisection between the highest
+// pass and the lowest failure, until the failure is within `resolution` (a
+// share) above the pass: for integer loads (concurrency) at least down to
+// adjacent values (resolution 0: exactly adjacent), for rates to 5% when
+// `resolution` is 0.
 Result<CapacitySearch> SearchCapacity(const std::function<Result<PointResult>(double)>& run, double start,
-                                      double max, bool integer);
+                                      double max, bool integer, double resolution = 0);
 
-// SearchCapacity from `base` (its concurrency is replaced from 1 up; a rate
-// starts at base.rate) up to `max_load` (0: 4096 clients or 1000 req/s).
-// Closed-loop loads stop at half of `requests_per_run`: with more clients
-// than that, most requests belong to the first wave (which is warm-up) and
-// the run has no steady state to judge.
-Result<SweepResult> RunCapacitySearch(const PointRunner& run, const ArrivalSpec& base, double max_load,
-                                      int64_t requests_per_run);
+// Where a capacity search starts and how finely it ends.
+struct CapacitySearchOptions {
+  double start = 0;       // the first load (0: one client, or the base load's rate)
+  double max_load = 0;    // 0: 4096 clients or 1000 req/s
+  double resolution = 0;  // see SearchCapacity
+};
+
+// SearchCapacity from `base` (its concurrency or rate replaced by each load
+// tried). Closed-loop loads stop at half of `requests_per_run`: with more
+// clients than that, most requests belong to the first wave (which is
+// warm-up) and the run has no steady state to judge.
+Result<SweepResult> RunCapacitySearch(const PointRunner& run, const ArrivalSpec& base,
+                                      const CapacitySearchOptions& options, int64_t requests_per_run);
 
 }  // namespace goodput

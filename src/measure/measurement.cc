@@ -112,7 +112,7 @@ Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting&
   // A capacity search over one starting load doubles and bisects; over a
   // given ladder it walks it up to the first load that does not hold.
   if (spec.search_capacity && spec.loads.size() == 1) {
-    GOODPUT_ASSIGN_OR_RETURN(out.sweep, RunCapacitySearch(run, spec.loads.front(), spec.max_load, w.requests));
+    GOODPUT_ASSIGN_OR_RETURN(out.sweep, RunCapacitySearch(run, spec.loads.front(), spec.capacity, w.requests));
   } else {
     GOODPUT_ASSIGN_OR_RETURN(out.sweep, RunLadder(run, spec.loads, /*stop_at_first_miss=*/spec.search_capacity));
   }

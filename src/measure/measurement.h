@@ -71,7 +71,7 @@ struct MeasurementSpec {
   Workload workload;
   std::vector<ArrivalSpec> loads;  // the ladder; a capacity search from one load doubles and bisects,
   bool search_capacity = false;    // over several walks them up to the first that does not hold
-  double max_load = 0;             // capacity search only (see RunCapacitySearch)
+  CapacitySearchOptions capacity;  // a capacity search from one load: its start, maximum and resolution
   int repeat = 1;                  // runs per load, at least
   int max_repeat = 0;              // while undecided, more runs up to this (0: repeat)
   std::vector<Vary> vary;          // the settings: every combination of these flags' values (none: one)

@@ -118,6 +118,35 @@ TEST(Measure, CapacitySearchBisectsToAdjacentLoads) {
   }
 }
 
+// A search started above the capacity (tune starts near the simulator's
+// prediction) halves down to a load that holds and bisects from there; a
+// resolution ends the bisection once the failure is within that share.
+TEST(Measure, CapacitySearchFromAboveHalvesDownAndStopsAtItsResolution) {
+  std::vector<int> order;
+  const auto search = [&](double start, double resolution, double capacity) {
+    order.clear();
+    return SearchCapacity(
+        [&](double load) -> Result<PointResult> {
+          order.push_back(static_cast<int>(load));
+          PointResult p;
+          p.load = ArrivalSpec{ArrivalKind::kClosedLoop, static_cast<int>(load), 1, 1};
+          p.verdict = load <= capacity ? Verdict::kHolds : Verdict::kFails;
+          return p;
+        },
+        start, 1000, /*integer=*/true, resolution);
+  };
+  auto s = search(64, 0, 37);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(order, (std::vector<int>{64, 32, 48, 40, 36, 38, 37}));
+  EXPECT_EQ(s->capacity->load.concurrency, 37);
+  s = search(64, 0.1, 37);  // stops once the failure is within 10% of the pass: 38 is, of 36
+  EXPECT_EQ(order, (std::vector<int>{64, 32, 48, 40, 36, 38}));
+  EXPECT_EQ(s->capacity->load.concurrency, 36);
+  s = search(8, 0, 0);  // nothing holds, down to one client
+  EXPECT_EQ(order, (std::vector<int>{8, 4, 2, 1}));
+  EXPECT_FALSE(s->capacity.has_value());
+}
+
 // Over a given ladder the capacity search walks up to the first load that
 // does not hold, and runs no load beyond it.
 TEST(Measure, CapacityOverALadderStopsAtTheFirstMiss) {
