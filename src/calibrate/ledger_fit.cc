@@ -119,7 +119,9 @@ Result<Calibration> FitMeasuredLoads(const std::vector<MeasuredLoad>& loads, con
     const CostFactors f = FactorsFrom(base, fitted, x);
     double sum = 0;
     for (const MeasuredLoad& t : loads) {
-      for (auto [what, measured, modeled] : Figures(t, Run(t, setup, f))) sum += std::pow(LogError(modeled, measured), 2);
+      for (auto [what, measured, modeled] : Figures(t, Run(t, t.setup ? *t.setup : setup, f))) {
+        sum += std::pow(LogError(modeled, measured), 2);
+      }
     }
     return sum;
   };
@@ -138,7 +140,7 @@ Result<Calibration> FitMeasuredLoads(const std::vector<MeasuredLoad>& loads, con
   c.source = source;
   double sum = 0;
   for (const MeasuredLoad& t : loads) {
-    for (auto [what, measured, modeled] : Figures(t, Run(t, setup, c.factors))) {
+    for (auto [what, measured, modeled] : Figures(t, Run(t, t.setup ? *t.setup : setup, c.factors))) {
       c.residuals.push_back(FitResidual{fmt::format("{}: {}", t.label, what), measured, modeled});
       sum += std::pow(LogError(modeled, measured), 2);
     }

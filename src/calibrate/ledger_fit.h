@@ -38,6 +38,10 @@ struct MeasuredLoad {
   // The runs the figures summarise (a ledger point's repetitions, seeds 1 to
   // n), simulated alike so that the simulator's figures are the same summary.
   int repetitions = 1;
+  // The deployment the load ran on when it is not the fit's own (loads of
+  // several engine settings fitted together, as goodput tune's): its plan and
+  // options; the factors fitted are shared.
+  const SimSetup* setup = nullptr;
 };
 
 // Fits the factors `options` names (all four by default) of `setup` (its

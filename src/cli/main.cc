@@ -10,6 +10,7 @@
 #include "cli/plan_command.h"
 #include "cli/serve_command.h"
 #include "cli/sim_command.h"
+#include "cli/tune_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"goodput: how much load one machine takes while every request class meets its latency SLO"};
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   goodput::AddSimCommand(app);
   goodput::AddServeCommand(app);
   goodput::AddBenchCommands(app);
+  goodput::AddTuneCommand(app);
   goodput::AddCalibrateCommand(app);
   goodput::AddLedgerCommand(app);
   goodput::AddReportCommand(app);

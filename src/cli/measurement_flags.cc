@@ -25,9 +25,11 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
                "While a class's verdict is undecided (its 95% interval straddles the SLO's percentile), run the load "
                "again, up to this many runs (default: 3 x --repeat)");
   c.add_option("--requests", a.requests, "Requests per run (default: the workload's)");
-  c.add_option("--vary,--sweep", a.vary,
+  if (use.vary) {
+    c.add_option("--vary,--sweep", a.vary,
                "Run once per value of an engine flag, e.g. max-num-seqs=8,16,32; several flags (--vary A=.. B=.., "
                "or --vary given again) run every combination (a grid); settings ranked by capacity, then goodput");
+  }
   if (use.capacity) {
     c.add_option("--max-load", a.max_load,
                  "Capacity search: highest load to try (default 4096 clients or 1000 req/s; clients at most half the "

@@ -30,6 +30,7 @@ struct MeasurementArgs {
 struct LoadUse {
   bool ladder = true;
   bool capacity = false;
+  bool vary = true;  // takes --vary (tune searches settings its own way)
 };
 
 // Registers the flags with their help; `a.repeat` holds the command's default.

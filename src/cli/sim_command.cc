@@ -144,7 +144,8 @@ Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
   return h;
 }
 
-Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::string& flags) {
+// The simulation the flags describe and its hardware.
+Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
   GOODPUT_ASSIGN_OR_RETURN(SimHardware h, ResolveSimHardware(a));
   if (!(a.acceptance_rate >= 0 && a.acceptance_rate <= 1)) return Status::InvalidArgument("--acceptance-rate must be in [0, 1]");
@@ -155,8 +156,14 @@ Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::stri
   if (!a.step_log.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(setup.options.step_observer, OpenStepLog(a.step_log));
   }
+  return SimDeployment{std::move(setup), h.hw};
+}
+
+Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::string& flags) {
+  GOODPUT_ASSIGN_OR_RETURN(SimDeployment d, BuildSimDeployment(a));
+  SimSetup& setup = d.setup;
   const Plan& plan = setup.plan;
-  const std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : h.hw.name;
+  const std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : d.hardware.name;
   const double frontend = setup.cost->factors().frontend_latency_s;
   const std::string describe = fmt::format(
       "sim:{} ({} x{}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,
@@ -199,14 +206,12 @@ int RunSim(const SimArgs& a) {
   return 0;
 }
 
-}  // namespace
-
-Result<std::unique_ptr<Target>> MakeSimTarget(const std::string& model, const std::string& gpu,
-                                              const std::vector<std::string>& flags) {
+// goodput sim's flags for `model` on `gpu` (sim:FILE: a calibration file
+// names the hardware; sim:NAME a catalog GPU) with `flags` after them.
+Result<SimArgs> ParseSimFlags(const std::string& model, const std::string& gpu, const std::vector<std::string>& flags) {
   SimArgs a;
   CLI::App app;
   AddSimFlags(app, a);
-  // sim:FILE: a calibration file names the hardware; sim:NAME a catalog GPU.
   const bool calibration = std::filesystem::is_regular_file(gpu);
   std::vector<std::string> args = {"--model", model, calibration ? "--calibration" : "--gpu", gpu};
   args.insert(args.end(), flags.begin(), flags.end());
@@ -216,7 +221,21 @@ Result<std::unique_ptr<Target>> MakeSimTarget(const std::string& model, const st
   } catch (const CLI::ParseError& e) {
     return Status::InvalidArgument(fmt::format("sim flags '{}': {}", fmt::join(flags, " "), e.what()));
   }
+  return a;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Target>> MakeSimTarget(const std::string& model, const std::string& gpu,
+                                              const std::vector<std::string>& flags) {
+  GOODPUT_ASSIGN_OR_RETURN(SimArgs a, ParseSimFlags(model, gpu, flags));
   return BuildSimTarget(a, fmt::format("{}", fmt::join(flags, " ")));
+}
+
+Result<SimDeployment> MakeSimDeployment(const std::string& model, const std::string& gpu,
+                                        const std::vector<std::string>& flags) {
+  GOODPUT_ASSIGN_OR_RETURN(SimArgs a, ParseSimFlags(model, gpu, flags));
+  return BuildSimDeployment(a);
 }
 
 void AddSimCommand(CLI::App& app) {

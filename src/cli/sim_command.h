@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "hw/hardware.h"
 #include "measure/target.h"
+#include "sim/setup.h"
 
 namespace goodput {
 
@@ -18,5 +20,15 @@ void AddSimCommand(CLI::App& app);
 // flags, e.g. {"--max-num-seqs", "64"}.
 Result<std::unique_ptr<Target>> MakeSimTarget(const std::string& model, const std::string& gpu,
                                               const std::vector<std::string>& flags);
+
+// The deployment MakeSimTarget would simulate (its plan, cost model and
+// options) and the hardware it runs on: what a fit of the simulator to a
+// target's measurements starts from.
+struct SimDeployment {
+  SimSetup setup;
+  HardwareSpec hardware;
+};
+Result<SimDeployment> MakeSimDeployment(const std::string& model, const std::string& gpu,
+                                        const std::vector<std::string>& flags);
 
 }  // namespace goodput

@@ -153,8 +153,12 @@ void CpuModelRunner::Sample(const StepPlan& plan, StepResult& result) {
     std::vector<float> lg(logits.begin() + i * vocab, logits.begin() + (i + 1) * vocab);
     if (keep_logits_) last_logits_.push_back(lg);
     auto& rng = rngs_[s.id];
-    const int32_t token = SampleToken(lg, sampling_[s.id], rng);
-    result.sampled.push_back(SampledTokens{s.id, 1, {token}});
+    const SamplingParams& sp = sampling_[s.id];
+    const std::vector<float> raw = sp.logprobs >= 0 ? lg : std::vector<float>();  // SampleToken may transform lg
+    const int32_t token = SampleToken(lg, sp, rng);
+    std::vector<TokenLogprob> logprobs;
+    if (sp.logprobs >= 0) logprobs.push_back(LogprobOf(raw, token, sp.logprobs));
+    result.sampled.push_back(SampledTokens{s.id, 1, {token}, std::move(logprobs)});
     ++i;
   }
 }

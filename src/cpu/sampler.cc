@@ -32,4 +32,22 @@ int32_t SampleToken(std::vector<float>& logits, const SamplingParams& p, std::mt
   return idx[pick(rng)];
 }
 
+TokenLogprob LogprobOf(const std::vector<float>& logits, int32_t token, int top) {
+  const float mx = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (float l : logits) sum += std::exp(static_cast<double>(l - mx));
+  const double log_z = mx + std::log(sum);
+  TokenLogprob out;
+  out.logprob = static_cast<float>(logits[token] - log_z);
+  const auto n = static_cast<int32_t>(logits.size());
+  const int32_t k = std::clamp<int32_t>(top, 0, n);
+  std::vector<int32_t> idx(static_cast<size_t>(n));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int32_t a, int32_t b) {
+    return logits[a] != logits[b] ? logits[a] > logits[b] : a < b;
+  });
+  for (int32_t i = 0; i < k; ++i) out.top.emplace_back(idx[i], static_cast<float>(logits[idx[i]] - log_z));
+  return out;
+}
+
 }  // namespace goodput::cpu

@@ -49,7 +49,7 @@ class LinearTimeRunner final : public ModelRunner {
     double attended = 0;
     for (const auto& s : plan.requests) {
       attended += s.num_new * (s.num_computed + s.num_new / 2.0);
-      if (s.samples) r.sampled.push_back({s.id, 1, {5}});
+      if (s.samples) r.sampled.push_back({s.id, 1, {5}, {}});
     }
     clock_->Elapse(c_.fixed_s + c_.per_token_s * plan.num_batched_tokens + c_.per_attended_s * attended);
     return r;

@@ -54,7 +54,7 @@ EngineStats EngineService::Stats() const {
 void EngineService::Deliver(const RequestEvent& e, double now) {
   auto it = callbacks_.find(e.id);
   if (it == callbacks_.end()) return;
-  RequestOutput out{e.id, e.new_token_ids, e.num_new_tokens, e.finished, e.reason, now};
+  RequestOutput out{e.id, e.new_token_ids, e.num_new_tokens, e.finished, e.reason, now, e.new_logprobs};
   it->second(out);
   std::lock_guard<std::mutex> lock(mu_);
   stats_.generation_tokens_total += e.num_new_tokens;
@@ -79,7 +79,7 @@ void EngineService::Apply(std::deque<Command>& commands) {
         stats_.prompt_tokens_total += prompt;
       }
     } else if (scheduler_->Abort(c.id)) {
-      Deliver(RequestEvent{c.id, 0, {}, true, FinishReason::kAborted}, clock_->Now());
+      Deliver(RequestEvent{c.id, 0, {}, true, FinishReason::kAborted, {}}, clock_->Now());
     }
   }
   commands.clear();
@@ -90,7 +90,7 @@ void EngineService::AbortAll() {
   for (const auto& [id, cb] : callbacks_) ids.push_back(id);
   for (RequestId id : ids) {
     scheduler_->Abort(id);
-    Deliver(RequestEvent{id, 0, {}, true, FinishReason::kAborted}, clock_->Now());
+    Deliver(RequestEvent{id, 0, {}, true, FinishReason::kAborted, {}}, clock_->Now());
   }
 }
 

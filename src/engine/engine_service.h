@@ -26,6 +26,7 @@ struct RequestOutput {
   bool finished = false;
   FinishReason reason = FinishReason::kNone;
   double time = 0;  // engine clock, when the step that produced it ended
+  std::vector<TokenLogprob> new_logprobs;  // one per new token, when the request asked
 };
 using OutputCallback = std::function<void(const RequestOutput&)>;
 

@@ -19,7 +19,7 @@ class SlowRunner : public ModelRunner {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     StepResult r;
     for (const auto& s : plan.requests) {
-      if (s.samples) r.sampled.push_back({s.id, 1, {7}});
+      if (s.samples) r.sampled.push_back({s.id, 1, {7}, {}});
     }
     return r;
   }

@@ -18,7 +18,11 @@ struct SamplingParams {
   int64_t min_tokens = 0;
   bool ignore_eos = false;
   std::vector<int32_t> stop_token_ids;  // besides the model's EOS
+  // -1: no log-probabilities; 0..kMaxLogprobs: each sampled token's, with
+  // this many of the most likely tokens beside it (OpenAI's logprobs).
+  int logprobs = -1;
 };
+constexpr int kMaxLogprobs = 20;  // vLLM's default --max-logprobs
 
 enum class RequestStatus { kWaiting, kRunning, kFinished };
 enum class FinishReason { kNone, kLength, kStop, kMaxModelLen, kAborted, kRejected };

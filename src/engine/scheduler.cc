@@ -42,7 +42,7 @@ void Scheduler::InsertRunning(Request* r) {
 }
 
 std::optional<RequestEvent> Scheduler::Add(Request request) {
-  RequestEvent rejected{request.id, 0, {}, true, FinishReason::kRejected};
+  RequestEvent rejected{request.id, 0, {}, true, FinishReason::kRejected, {}};
   const int64_t longest = std::min(request.num_prompt_tokens + request.sampling.max_tokens, config_.max_model_len);
   if (request.num_prompt_tokens < 1 || request.num_prompt_tokens >= config_.max_model_len ||
       kv_->PeakBlocks(longest, config_.max_num_batched_tokens) > kv_->num_blocks() ||
@@ -267,13 +267,14 @@ std::vector<RequestEvent> Scheduler::Update(const StepPlan& plan, const StepResu
     }
     const int32_t produced = std::clamp(sampled->num_tokens, 1, s.num_draft + 1);
     r.num_computed_tokens += s.num_new - s.num_draft + (produced - 1);
-    RequestEvent e{r.id, 0, {}, false, FinishReason::kNone};
+    RequestEvent e{r.id, 0, {}, false, FinishReason::kNone, {}};
     for (int32_t k = 0; k < produced && !e.finished; ++k) {
       const int32_t token = k < static_cast<int32_t>(sampled->token_ids.size()) ? sampled->token_ids[k] : -1;
       if (token >= 0) {
         r.token_ids.push_back(token);
         e.new_token_ids.push_back(token);
       }
+      if (k < static_cast<int32_t>(sampled->logprobs.size())) e.new_logprobs.push_back(sampled->logprobs[k]);
       ++r.num_output_tokens;
       ++e.num_new_tokens;
       e.finished = CheckFinished(r, token);

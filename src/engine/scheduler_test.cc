@@ -28,7 +28,7 @@ StepResult SampleAll(const StepPlan& plan, int32_t accepted_drafts = 0) {
     if (!s.samples) continue;
     const int32_t n = std::min(s.num_draft, accepted_drafts) + 1;
     // A request with token ids gets ids for its outputs (id 1).
-    r.sampled.push_back({s.id, n, s.token_ids.empty() ? std::vector<int32_t>{} : std::vector<int32_t>(n, 1)});
+    r.sampled.push_back({s.id, n, s.token_ids.empty() ? std::vector<int32_t>{} : std::vector<int32_t>(n, 1), {}});
   }
   return r;
 }

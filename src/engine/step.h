@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "engine/kv_cache_manager.h"
@@ -34,6 +35,14 @@ struct StepPlan {
   bool empty() const { return requests.empty(); }
 };
 
+// A sampled token's log-probability under the model (the log-softmax of its
+// logits, before temperature and top-k/top-p, as vLLM's raw logprobs), and
+// the most likely tokens with theirs, most likely first.
+struct TokenLogprob {
+  float logprob = 0;
+  std::vector<std::pair<int32_t, float>> top;
+};
+
 // What happened to one request in a step.
 struct RequestEvent {
   RequestId id = 0;
@@ -41,6 +50,7 @@ struct RequestEvent {
   std::vector<int32_t> new_token_ids;
   bool finished = false;
   FinishReason reason = FinishReason::kNone;
+  std::vector<TokenLogprob> new_logprobs;  // one per new token, when asked
 };
 
 // A step that ran: its plan, when it started and ended on the clock (the
@@ -59,6 +69,7 @@ struct SampledTokens {
   RequestId id = 0;
   int32_t num_tokens = 1;             // accepted drafts + 1
   std::vector<int32_t> token_ids;     // the tokens (empty when simulated)
+  std::vector<TokenLogprob> logprobs;  // one per token when the request asked (SamplingParams::logprobs)
 };
 
 struct StepResult {

@@ -24,7 +24,7 @@ TEST(StepLog, RoundTrip) {
   plan.requests[1].num_new = 96;
   plan.requests[1].samples = false;
   plan.requests[1].arrival_time = 2.0000125;
-  const std::vector<RequestEvent> events = {RequestEvent{4, 1, {}, true, FinishReason::kLength}};
+  const std::vector<RequestEvent> events = {RequestEvent{4, 1, {}, true, FinishReason::kLength, {}}};
   std::ostringstream out;
   WriteStepLogHeader(out);
   WriteStepLogLine(out, ObservedStep{plan, 2.000250, 2.000250 + 0.0375, events});

@@ -39,6 +39,16 @@ CREATE TABLE IF NOT EXISTS requests (
   repetition INTEGER NOT NULL,
   class TEXT, t_arrival REAL, t_sent REAL, t_first REAL, t_last REAL, n_in INTEGER, n_out INTEGER,
   ok INTEGER, error TEXT);
+CREATE TABLE IF NOT EXISTS studies (
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL DEFAULT (datetime('now')),
+  finished_at TEXT,
+  status TEXT NOT NULL DEFAULT 'running',
+  kind TEXT NOT NULL, command TEXT, summary TEXT);
+CREATE TABLE IF NOT EXISTS study_runs (
+  study_id INTEGER NOT NULL REFERENCES studies(id),
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  role TEXT NOT NULL);
 )";
 
 template <typename F>
@@ -309,6 +319,73 @@ Result<int64_t> Ledger::CountRequests(int64_t run) {
     if (q.executeStep()) n = q.getColumn(0).getInt64();
   }));
   return n;
+}
+
+Result<int64_t> Ledger::BeginStudy(const std::string& kind, const std::string& command) {
+  int64_t id = 0;
+  GOODPUT_RETURN_IF_ERROR(Guard("begin study", [&] {
+    SQLite::Statement s(*db_, "INSERT INTO studies (kind, command) VALUES (?, ?)");
+    s.bind(1, kind);
+    s.bind(2, command);
+    s.exec();
+    id = db_->getLastInsertRowid();
+  }));
+  return id;
+}
+
+Status Ledger::AddStudyRun(int64_t study, int64_t run, const std::string& role) {
+  return Guard("add a run to a study", [&] {
+    SQLite::Statement s(*db_, "INSERT INTO study_runs (study_id, run_id, role) VALUES (?, ?, ?)");
+    s.bind(1, study);
+    s.bind(2, run);
+    s.bind(3, role);
+    s.exec();
+  });
+}
+
+Status Ledger::FinishStudy(int64_t study, const std::string& status, const std::string& summary_json) {
+  return Guard("finish study", [&] {
+    SQLite::Statement s(*db_, "UPDATE studies SET status = ?, summary = ?, finished_at = datetime('now') WHERE id = ?");
+    s.bind(1, status);
+    s.bind(2, summary_json);
+    s.bind(3, study);
+    s.exec();
+  });
+}
+
+Result<std::vector<StoredStudy>> Ledger::SelectStudies(std::optional<int64_t> only) {
+  std::vector<StoredStudy> out;
+  GOODPUT_RETURN_IF_ERROR(Guard("read studies", [&] {
+    SQLite::Statement q(*db_, "SELECT id, started_at, COALESCE(finished_at, ''), status, kind, COALESCE(command, ''), "
+                              "COALESCE(summary, '') FROM studies WHERE ?1 IS NULL OR id = ?1 ORDER BY id");
+    if (only) q.bind(1, *only);
+    while (q.executeStep()) {
+      StoredStudy s;
+      s.id = q.getColumn(0).getInt64();
+      int c = 1;
+      for (std::string* field : {&s.started_at, &s.finished_at, &s.status, &s.kind, &s.command, &s.summary}) {
+        *field = q.getColumn(c++).getString();
+      }
+      out.push_back(std::move(s));
+    }
+    SQLite::Statement r(*db_, "SELECT run_id, role FROM study_runs WHERE study_id = ? ORDER BY rowid");
+    for (StoredStudy& s : out) {
+      r.reset();
+      r.bind(1, s.id);
+      while (r.executeStep()) s.runs.push_back(StudyRun{r.getColumn(0).getInt64(), r.getColumn(1).getString()});
+    }
+  }));
+  return out;
+}
+
+Result<std::vector<StoredStudy>> Ledger::ListStudies() { return SelectStudies(std::nullopt); }
+
+Result<StoredStudy> Ledger::GetStudy(int64_t study) {
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredStudy> studies, SelectStudies(study));
+  if (studies.empty()) {
+    return Status::NotFound("no study " + std::to_string(study) + " in the ledger (goodput ledger studies lists them)");
+  }
+  return std::move(studies.front());
 }
 
 Status RecordPoint(Ledger& ledger, int64_t run, const std::string& setting, const Workload& w,

@@ -53,6 +53,22 @@ struct StoredPoint {
   std::vector<PointResult> repetitions;
 };
 
+// A study: several runs made by one command to answer one question (goodput
+// tune: the simulator's search and the target's confirmations), with the
+// command's answer stored as JSON.
+struct StudyRun {
+  int64_t run = 0;
+  std::string role;  // "simulator", "target"
+};
+struct StoredStudy {
+  int64_t id = 0;
+  std::string started_at, finished_at, status;  // status: running | complete | interrupted | failed
+  std::string kind;     // "tune"
+  std::string command;
+  std::string summary;  // the command's answer as JSON ("" until finished)
+  std::vector<StudyRun> runs;
+};
+
 class Ledger {
  public:
   // Opens (creating when missing) the ledger at `path`; ":memory:" for one in memory.
@@ -72,9 +88,18 @@ class Ledger {
   Result<std::vector<StoredPoint>> GetPoints(int64_t run);
   Result<int64_t> CountRequests(int64_t run);
 
+  // Studies (ledger/study.cc): begun "running", runs attached as they
+  // start, finished with a status and the answer.
+  Result<int64_t> BeginStudy(const std::string& kind, const std::string& command);
+  Status AddStudyRun(int64_t study, int64_t run, const std::string& role);
+  Status FinishStudy(int64_t study, const std::string& status, const std::string& summary_json);
+  Result<std::vector<StoredStudy>> ListStudies();
+  Result<StoredStudy> GetStudy(int64_t study);  // NotFound names the study
+
  private:
   explicit Ledger(std::unique_ptr<SQLite::Database> db);
   Result<std::vector<StoredRun>> SelectRuns(std::optional<int64_t> only);  // every run, or one
+  Result<std::vector<StoredStudy>> SelectStudies(std::optional<int64_t> only);
   std::unique_ptr<SQLite::Database> db_;
 };
 

@@ -187,6 +187,40 @@ TEST(Ledger, ConcurrentWritersAndAReaderNeverFail) {
   std::filesystem::remove(path);
 }
 
+// A study keeps its runs with their roles and the answer written at its end;
+// a study that is not there is a NotFound naming it.
+TEST(Ledger, AStudyKeepsItsRunsAndItsAnswer) {
+  auto ledger = Ledger::Open(":memory:");
+  ASSERT_TRUE(ledger.ok());
+  auto study = (*ledger)->BeginStudy("tune", "goodput tune --target sim:h100");
+  ASSERT_TRUE(study.ok()) << study.status().message();
+  RunInfo info;
+  info.command = "goodput tune";
+  auto sim = (*ledger)->BeginRun(info);
+  auto target = (*ledger)->BeginRun(info);
+  ASSERT_TRUE((*ledger)->AddStudyRun(*study, *sim, "simulator").ok());
+  ASSERT_TRUE((*ledger)->AddStudyRun(*study, *target, "target").ok());
+  auto running = (*ledger)->GetStudy(*study);
+  ASSERT_TRUE(running.ok());
+  EXPECT_EQ(running->status, "running");
+  EXPECT_EQ(running->summary, "");
+  ASSERT_TRUE((*ledger)->FinishStudy(*study, "complete", R"({"recommendation": null})").ok());
+  auto done = (*ledger)->GetStudy(*study);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->kind, "tune");
+  EXPECT_EQ(done->command, "goodput tune --target sim:h100");
+  EXPECT_EQ(done->status, "complete");
+  EXPECT_EQ(done->summary, R"({"recommendation": null})");
+  ASSERT_EQ(done->runs.size(), 2u);
+  EXPECT_EQ(done->runs[0].run, *sim);
+  EXPECT_EQ(done->runs[1].role, "target");
+  EXPECT_EQ((*ledger)->ListStudies()->size(), 1u);
+  auto missing = (*ledger)->GetStudy(7);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no study 7"), std::string::npos);
+  EXPECT_FALSE((*ledger)->AddStudyRun(*study, 999, "target").ok());  // no such run
+}
+
 TEST(Ledger, UnopenablePathIsAClearError) {
   auto ledger = Ledger::Open("/nonexistent-dir/x/goodput.db");
   ASSERT_FALSE(ledger.ok());

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/stats.h"
+#include "core/units.h"
 
 namespace goodput {
 namespace {
@@ -64,9 +65,11 @@ void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p) {
 }
 
 // The margin of class `name` under `slo` over the measured successful
-// requests of `runs` (ClassAttainment::slo_margin).
-double SloMargin(const std::string& name, const ClassSlo& slo, const std::vector<MeasuredRun>& runs) {
+// requests of `runs` (ClassAttainment::slo_margin), and its target.
+std::pair<double, std::string> SloMargin(const std::string& name, const ClassSlo& slo,
+                                         const std::vector<MeasuredRun>& runs) {
   double margin = kNoValue;
+  std::string worst;
   for (const SloTarget& t : slo.targets) {
     std::vector<double> values;
     for (const MeasuredRun& run : runs) {
@@ -78,9 +81,12 @@ double SloMargin(const std::string& name, const ClassSlo& slo, const std::vector
     const auto value = Percentile(std::move(values), t.percentile);
     if (!value) continue;
     const double m = 1 - *value / t.threshold_s;
-    margin = std::isnan(margin) ? m : std::min(margin, m);
+    if (!std::isnan(margin) && m >= margin) continue;
+    margin = m;
+    worst = fmt::format("{} p{:g} {} (target {})", SloMetricName(t.metric), t.percentile, FormatDuration(*value),
+                        FormatDuration(t.threshold_s));
   }
-  return margin;
+  return {margin, worst};
 }
 
 void AddSloMargins(const Workload& w, const std::vector<MeasuredRun>& runs, PointResult& p) {
@@ -88,7 +94,7 @@ void AddSloMargins(const Workload& w, const std::vector<MeasuredRun>& runs, Poin
   for (ClassAttainment& c : p.classes) {
     const ClassSlo* s = c.has_slo ? slo.For(c.class_name) : nullptr;
     if (!s) continue;
-    c.slo_margin = SloMargin(c.class_name, *s, runs);
+    std::tie(c.slo_margin, c.slo_worst) = SloMargin(c.class_name, *s, runs);
     if (!std::isnan(c.slo_margin)) p.slo_margin = std::isnan(p.slo_margin) ? c.slo_margin : std::min(p.slo_margin, c.slo_margin);
   }
 }

@@ -49,6 +49,7 @@ struct ClassAttainment {
   // successful requests) / threshold. Negative: a target is missed; NaN
   // without an SLO or a measured request.
   double slo_margin = kNoValue;
+  std::string slo_worst;  // the target with that margin: "ttft p99 1.32 s (target 1 s)"
   bool holds() const { return verdict == Verdict::kHolds; }
 };
 

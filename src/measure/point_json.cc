@@ -36,7 +36,8 @@ json::object ClassJson(const ClassAttainment& c) {
                       {"verdict", VerdictName(c.verdict)},
                       {"holds", c.holds()},
                       {"throughput_tokens_per_s", JsonNumber(c.throughput)},
-                      {"slo_margin", JsonNumber(c.slo_margin)}};
+                      {"slo_margin", JsonNumber(c.slo_margin)},
+                      {"slo_worst", c.slo_worst}};
 }
 
 // Readers for a parsed summary: a missing or null field keeps the default;
@@ -117,6 +118,7 @@ std::string ReadClass(const json::value& v, ClassAttainment& c) {
   r.Int("min_requests", c.min_requests);
   r.Number("throughput_tokens_per_s", c.throughput);
   r.Number("slo_margin", c.slo_margin);
+  r.Text("slo_worst", c.slo_worst);
   if (const json::array* i = r.Array("interval"); i && i->size() == 2 && (*i)[0].is_number() && (*i)[1].is_number()) {
     c.interval = Interval{(*i)[0].to_number<double>(), (*i)[1].to_number<double>()};
   }

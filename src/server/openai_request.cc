@@ -110,12 +110,6 @@ std::optional<ApiError> Unsupported(const json::object& o) {
   };
   if (const json::value* v = given("n"); v && !is_one(*v)) return refuse("n", "one choice per request");
   if (const json::value* v = given("best_of"); v && !is_one(*v)) return refuse("best_of", "one choice per request");
-  if (const json::value* v = given("logprobs"); v && !(v->is_bool() && !v->as_bool()) && !(v->is_number() && v->to_number<double>() == 0)) {
-    return refuse("logprobs", "no log probabilities are returned");
-  }
-  if (const json::value* v = given("top_logprobs"); v && !(v->is_number() && v->to_number<double>() == 0)) {
-    return refuse("top_logprobs", "no log probabilities are returned");
-  }
   if (const json::value* v = given("echo"); v && !(v->is_bool() && !v->as_bool())) return refuse("echo", "the prompt is not echoed");
   if (const json::value* v = given("tools"); v && !(v->is_array() && v->as_array().empty())) {
     return refuse("tools", "no tool calling");
@@ -126,6 +120,31 @@ std::optional<ApiError> Unsupported(const json::object& o) {
       return refuse("response_format", "only plain text is generated");
     }
   }
+  return std::nullopt;
+}
+
+// Log-probabilities as OpenAI asks for them: on /completions "logprobs": N
+// (the sampled token's and the N most likely, N <= 20); on chat
+// "logprobs": true with "top_logprobs": N.
+std::optional<ApiError> Logprobs(const json::object& o, bool chat, SamplingParams& s) {
+  int64_t n = -1;
+  if (!chat) {
+    if (const json::value* v = o.if_contains("logprobs"); v && v->is_bool()) {
+      if (v->as_bool()) return Bad("logprobs", "'logprobs' on /completions is a number of top tokens, 0 to 20");
+    } else if (auto e = Integer(o, "logprobs", 0, kMaxLogprobs, &n)) {
+      return e;
+    }
+    if (const json::value* v = o.if_contains("top_logprobs"); v && !v->is_null()) {
+      return Bad("top_logprobs", "'top_logprobs' is for /chat/completions; on /completions 'logprobs' is the count");
+    }
+    s.logprobs = static_cast<int>(n);
+    return std::nullopt;
+  }
+  bool wanted = false;
+  if (auto e = Boolean(o, "logprobs", &wanted)) return e;
+  if (auto e = Integer(o, "top_logprobs", 0, kMaxLogprobs, &n)) return e;
+  if (n > 0 && !wanted) return Bad("top_logprobs", "'top_logprobs' needs 'logprobs': true");
+  s.logprobs = wanted ? static_cast<int>(std::max<int64_t>(0, n)) : -1;
   return std::nullopt;
 }
 
@@ -144,6 +163,7 @@ std::optional<ApiError> Sampling(const json::object& o, bool chat, GenerationReq
   if (auto e = Integer(o, "seed", 0, INT64_MAX, &seed)) return e;
   if (auto e = Integer(o, "priority", -(1 << 30), 1 << 30, &priority)) return e;
   if (auto e = Boolean(o, "ignore_eos", &s.ignore_eos)) return e;
+  if (auto e = Logprobs(o, chat, s)) return e;
   s.max_tokens = max_tokens;
   s.min_tokens = min_tokens;
   s.top_k = static_cast<int>(std::max<int64_t>(0, top_k));

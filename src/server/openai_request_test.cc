@@ -90,9 +90,6 @@ TEST(OpenAiRequest, UnsupportedParametersAreRefusedByName) {
   for (const auto& [field, param] : std::vector<std::pair<std::string, std::string>>{
            {R"("n": 2)", "n"},
            {R"("best_of": 3)", "best_of"},
-           {R"("logprobs": 5)", "logprobs"},
-           {R"("logprobs": true)", "logprobs"},
-           {R"("top_logprobs": 2)", "top_logprobs"},
            {R"("echo": true)", "echo"},
            {R"("tools": [{"type": "function"}])", "tools"},
            {R"("response_format": {"type": "json_object"})", "response_format"}}) {
@@ -105,6 +102,36 @@ TEST(OpenAiRequest, UnsupportedParametersAreRefusedByName) {
                            R"("echo": false)", R"("tools": [])", R"("response_format": {"type": "text"})"}) {
     Ok(base + fine + "}");
   }
+}
+
+// OpenAI's log-probabilities: a count on /completions (0: the sampled
+// token's alone), a flag and a count on chat; out of range, of the wrong
+// type or on the wrong endpoint, a 400 naming the field.
+TEST(OpenAiRequest, LogprobsAreACountOnCompletionsAndAFlagOnChat) {
+  const std::string base = R"({"model": "m", "prompt": "x")";
+  EXPECT_EQ(Ok(base + "}").sampling.logprobs, -1);
+  EXPECT_EQ(Ok(base + R"(, "logprobs": null})").sampling.logprobs, -1);
+  EXPECT_EQ(Ok(base + R"(, "logprobs": false})").sampling.logprobs, -1);
+  EXPECT_EQ(Ok(base + R"(, "logprobs": 0})").sampling.logprobs, 0);
+  EXPECT_EQ(Ok(base + R"(, "logprobs": 5})").sampling.logprobs, 5);
+  const std::string chat = R"({"model": "m", "messages": [{"role": "user", "content": "x"}])";
+  EXPECT_EQ(Ok(chat + "}", true).sampling.logprobs, -1);
+  EXPECT_EQ(Ok(chat + R"(, "logprobs": true})", true).sampling.logprobs, 0);
+  EXPECT_EQ(Ok(chat + R"(, "logprobs": true, "top_logprobs": 3})", true).sampling.logprobs, 3);
+  EXPECT_EQ(Ok(chat + R"(, "logprobs": false, "top_logprobs": 0})", true).sampling.logprobs, -1);
+  const auto expect = [](const ApiError& e, const std::string& param, const std::string& says) {
+    EXPECT_EQ(e.http_status, 400);
+    EXPECT_EQ(e.param, param);
+    EXPECT_NE(e.message.find(says), std::string::npos) << e.message;
+  };
+  expect(Err(base + R"(, "logprobs": 21})"), "logprobs", "between 0 and 20");
+  expect(Err(base + R"(, "logprobs": -1})"), "logprobs", "between 0 and 20");
+  expect(Err(base + R"(, "logprobs": true})"), "logprobs", "number of top tokens");
+  expect(Err(base + R"(, "logprobs": "5"})"), "logprobs", "must be an integer");
+  expect(Err(base + R"(, "top_logprobs": 2})"), "top_logprobs", "for /chat/completions");
+  expect(Err(chat + R"(, "logprobs": 1})", true), "logprobs", "true or false");
+  expect(Err(chat + R"(, "top_logprobs": 2})", true), "top_logprobs", "needs 'logprobs': true");
+  expect(Err(chat + R"(, "logprobs": true, "top_logprobs": 99})", true), "top_logprobs", "between 0 and 20");
 }
 
 // max_completion_tokens replaces max_tokens in chat, except when it is null.

@@ -5,6 +5,8 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "server/logprobs_json.h"
+
 namespace goodput::server {
 namespace json = boost::json;
 
@@ -70,16 +72,25 @@ Request GenerationSession::TakeEngineRequest() {
   return r;
 }
 
-std::string GenerationSession::ChunkEvent(const std::string& text, const char* finish) {
+// `tokens`: the output whose tokens the chunk carries (their log-probabilities,
+// when asked for); nullptr for the closing chunk.
+std::string GenerationSession::ChunkEvent(const std::string& text, const char* finish, const RequestOutput* tokens) {
   json::object choice{{"index", 0}, {"finish_reason", finish ? json::value(finish) : json::value(nullptr)}};
+  json::value logprobs = nullptr;
+  if (wants_logprobs() && tokens) {
+    logprobs = g_.chat ? ChatLogprobs(*model_->tokenizer, tokens->new_token_ids, tokens->new_logprobs)
+                       : CompletionLogprobs(*model_->tokenizer, tokens->new_token_ids, tokens->new_logprobs,
+                                            text_offset_);
+  }
   if (g_.chat) {
     json::object delta;
     if (first_chunk_) delta["role"] = "assistant";
     if (!text.empty() || !finish) delta["content"] = text;
     choice["delta"] = delta;
+    if (wants_logprobs()) choice["logprobs"] = logprobs;
   } else {
     choice["text"] = text;
-    choice["logprobs"] = nullptr;
+    choice["logprobs"] = logprobs;
   }
   first_chunk_ = false;
   json::object chunk{{"id", response_id_},
@@ -100,6 +111,10 @@ GenerationSession::Update GenerationSession::OnOutput(const RequestOutput& o) {
     if (t_first_ < 0) t_first_ = o.time;
     t_last_ = o.time;
   }
+  if (wants_logprobs() && !g_.stream) {
+    out_ids_.insert(out_ids_.end(), o.new_token_ids.begin(), o.new_token_ids.end());
+    logprobs_.insert(logprobs_.end(), o.new_logprobs.begin(), o.new_logprobs.end());
+  }
   std::string delta = text_.Append(o.new_token_ids);
   u.abort = text_.stopped() && !o.finished;
   if (o.finished) {
@@ -112,8 +127,8 @@ GenerationSession::Update GenerationSession::OnOutput(const RequestOutput& o) {
   // A step's tokens go out even when their text is held back (part of a UTF-8
   // character, a possible stop string) or empty (tokens with no bytes), as
   // vLLM streams them: the chunk's usage tells the client they exist.
-  if (!delta.empty() || o.num_new_tokens > 0) u.events += ChunkEvent(delta, nullptr);
-  if (o.finished) u.events += ChunkEvent("", FinishName(reason_, text_.stopped()));
+  if (!delta.empty() || o.num_new_tokens > 0) u.events += ChunkEvent(delta, nullptr, &o);
+  if (o.finished) u.events += ChunkEvent("", FinishName(reason_, text_.stopped()), nullptr);
   return u;
 }
 
@@ -136,11 +151,14 @@ std::variant<std::string, ApiError> GenerationSession::Finish() const {
     return out + SseEvent("[DONE]");
   }
   json::object choice{{"index", 0}, {"finish_reason", FinishName(reason_, text_.stopped())}};
+  int64_t offset = 0;
   if (g_.chat) {
     choice["message"] = json::object{{"role", "assistant"}, {"content", all_text_}};
+    if (wants_logprobs()) choice["logprobs"] = ChatLogprobs(*model_->tokenizer, out_ids_, logprobs_);
   } else {
     choice["text"] = all_text_;
-    choice["logprobs"] = nullptr;
+    choice["logprobs"] = wants_logprobs() ? CompletionLogprobs(*model_->tokenizer, out_ids_, logprobs_, offset)
+                                          : json::value(nullptr);
   }
   return json::serialize(json::object{{"id", response_id_}, {"object", ObjectName(g_.chat, false)},
                                       {"created", created}, {"model", model_->name},

@@ -60,7 +60,8 @@ class GenerationSession {
 
  private:
   GenerationSession(const ServedModel& model, GenerationRequest g, const Arrival& a, std::vector<int32_t> prompt);
-  std::string ChunkEvent(const std::string& text, const char* finish);
+  std::string ChunkEvent(const std::string& text, const char* finish, const RequestOutput* tokens);
+  bool wants_logprobs() const { return g_.sampling.logprobs >= 0; }
 
   const ServedModel* model_;
   GenerationRequest g_;
@@ -74,6 +75,9 @@ class GenerationSession {
   TextStream text_;
   std::string all_text_;
   int64_t n_out_ = 0;
+  std::vector<int32_t> out_ids_;          // with logprobs: every generated token, for the whole response
+  std::vector<TokenLogprob> logprobs_;
+  int64_t text_offset_ = 0;               // /completions stream: where the next chunk's first token starts
   double t_first_ = -1, t_last_ = -1;
   FinishReason reason_ = FinishReason::kNone;
   bool first_chunk_ = true;

@@ -50,6 +50,54 @@ std::vector<json::value> Events(const std::string& sse) {
   return out;
 }
 
+// An output whose tokens carry log-probabilities: each token's is -(its
+// position + 1) / 10, with one alternative ('z', at -5).
+RequestOutput WithLogprobs(const std::string& text, double t, size_t first, bool finished = false) {
+  RequestOutput o = Output(text, t, finished, finished ? FinishReason::kLength : FinishReason::kNone);
+  for (size_t i = 0; i < o.new_token_ids.size(); ++i) {
+    o.new_logprobs.push_back(TokenLogprob{-0.1f * static_cast<float>(first + i + 1), {{ByteTokenizer().Encode("z")[0], -5.0f}}});
+  }
+  return o;
+}
+
+// OpenAI's logprobs on /completions: tokens, their log-probabilities, the
+// top alternatives beside the sampled token, and text offsets counted across
+// the stream's chunks; on chat, "content" entries with bytes.
+TEST(GenerationSession, LogprobsInOpenAisShapesStreamedAndWhole) {
+  Fixture f;
+  GenerationSession s = f.Open(R"({"model":"m","prompt":[5],"max_tokens":3,"stream":true,"logprobs":1})", false);
+  (void)s.TakeEngineRequest();
+  auto a = Events(s.OnOutput(WithLogprobs("ab", 10.1, 0)).events);
+  auto b = Events(s.OnOutput(WithLogprobs("c", 10.2, 2, true)).events);
+  const json::value& la = a.at(0).at("choices").at(0).at("logprobs");
+  EXPECT_EQ(la.at("tokens"), (json::array{"a", "b"}));
+  EXPECT_NEAR(la.at("token_logprobs").at(1).as_double(), -0.2, 1e-6);
+  EXPECT_NEAR(la.at("top_logprobs").at(0).at("z").as_double(), -5, 1e-6);
+  EXPECT_NEAR(la.at("top_logprobs").at(0).at("a").as_double(), -0.1, 1e-6);
+  EXPECT_EQ(la.at("text_offset"), (json::array{0, 1}));
+  EXPECT_EQ(b.at(0).at("choices").at(0).at("logprobs").at("text_offset"), (json::array{2}));
+  EXPECT_TRUE(b.at(1).at("choices").at(0).at("logprobs").is_null());  // the finish chunk carries no token
+
+  GenerationSession whole = f.Open(
+      R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":3,"logprobs":true,"top_logprobs":1})",
+      true);
+  (void)whole.TakeEngineRequest();
+  whole.OnOutput(WithLogprobs("ab", 10.1, 0));
+  whole.OnOutput(WithLogprobs("c", 10.2, 2, true));
+  const json::value body = json::parse(std::get<std::string>(whole.Finish()));
+  const json::array& content = body.at("choices").at(0).at("logprobs").at("content").as_array();
+  ASSERT_EQ(content.size(), 3u);
+  EXPECT_EQ(content[2].at("token").as_string(), "c");
+  EXPECT_NEAR(content[2].at("logprob").as_double(), -0.3, 1e-6);
+  EXPECT_EQ(content[2].at("bytes"), (json::array{99}));
+  EXPECT_EQ(content[2].at("top_logprobs").at(0).at("token").as_string(), "z");
+
+  GenerationSession plain = f.Open(R"({"model":"m","prompt":[5],"max_tokens":3})", false);
+  (void)plain.TakeEngineRequest();
+  plain.OnOutput(Output("abc", 10.1, true, FinishReason::kLength));
+  EXPECT_TRUE(json::parse(std::get<std::string>(plain.Finish())).at("choices").at(0).at("logprobs").is_null());
+}
+
 TEST(GenerationSession, EngineRequestFromTheBody) {
   Fixture f;
   GenerationSession s = f.Open(R"({"model":"m","prompt":[5,6,7],"max_tokens":100,"priority":-2})", false, "offline");

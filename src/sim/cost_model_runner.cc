@@ -29,7 +29,7 @@ StepResult CostModelRunner::Execute(const StepPlan& plan) {
     // outputs too, so that its ids keep pace with its computed tokens.
     std::vector<int32_t> ids;
     if (!s.token_ids.empty()) ids.assign(static_cast<size_t>(tokens), kSimulatedTokenId);
-    result.sampled.push_back({s.id, tokens, std::move(ids)});
+    result.sampled.push_back({s.id, tokens, std::move(ids), {}});
     if (s.num_draft > 0) {
       ++draft_steps_;
       draft_step_tokens_ += tokens;

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
+
+#include "core/units.h"
 
 namespace goodput {
 
@@ -16,6 +19,29 @@ bool ChangesNumerics(const Setting& s) {
     }
   }
   return false;
+}
+
+namespace {
+
+bool SameValue(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  char* end_a = nullptr;
+  char* end_b = nullptr;
+  const double x = std::strtod(a.c_str(), &end_a), y = std::strtod(b.c_str(), &end_b);
+  if (!a.empty() && !b.empty() && *end_a == '\0' && *end_b == '\0') return x == y;
+  auto bx = ParseBytes(a), by = ParseBytes(b);
+  return bx.ok() && by.ok() && *bx == *by;
+}
+
+}  // namespace
+
+int ChangedFlags(const Setting& s, const Setting& defaults) {
+  int n = 0;
+  for (const Setting::Flag& f : s.flags) {
+    const std::string* d = defaults.Find(f.name);
+    n += !d || !SameValue(*d, f.value);
+  }
+  return n;
 }
 
 namespace {
@@ -44,6 +70,12 @@ class Tuner {
     if (sides_.progress) sides_.progress(line);
   }
   MeasurementSpec SpecFor(double resolution, int repeat, int max_repeat, double start) const;
+  // A capacity search's score: capacities within the search's resolution tie.
+  SettingScore Score(const SettingResult& r, const Setting& s, double resolution) const {
+    SettingScore sc = ScoreSweep(r.sweep, r.memory_headroom, ChangedFlags(s, spec_.defaults));
+    sc.capacity_resolution = std::max(sc.capacity_resolution, resolution);
+    return sc;
+  }
   MeasurementHooks HooksFor(Side side, Fidelity f, const Setting& setting) const;
   Status CheckSpace() const;
   Result<Evaluation> Simulate(const Setting& s, Fidelity f) const;
@@ -113,7 +145,7 @@ Result<Evaluation> Tuner::Simulate(const Setting& s, Fidelity f) const {
   GOODPUT_ASSIGN_OR_RETURN(auto results, Measure(m, Once(t), HooksFor(Side::kSimulator, f, s)));
   e.result = std::move(results.front());
   e.result.setting = s.Label();
-  e.score = ScoreSweep(e.result.sweep, e.result.memory_headroom, static_cast<int>(s.flags.size()));
+  e.score = Score(e.result, s, m.capacity.resolution);
   return e;
 }
 
@@ -147,7 +179,7 @@ Result<Measured> Tuner::Confirm(const Setting& s, bool baseline, std::optional<s
   GOODPUT_ASSIGN_OR_RETURN(auto results, Measure(spec, Once(t), HooksFor(Side::kTarget, Fidelity::kFull, s)));
   m.result = std::move(results.front());
   m.result.setting = s.Label();
-  m.score = ScoreSweep(m.result.sweep, m.result.memory_headroom, static_cast<int>(s.flags.size()));
+  m.score = Score(m.result, s, spec.capacity.resolution);
   Progress(fmt::format("target: {}: {}", name, CapacityText(m.result)));
   return m;
 }

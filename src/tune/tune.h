@@ -28,9 +28,15 @@ namespace goodput {
 // formats, speculative decoding), not only how fast.
 bool ChangesNumerics(const Setting& s);
 
+// How many of `s`'s flags differ from `defaults` (a flag `defaults` does not
+// name counts as changed); numbers and sizes compare by value ("0.90" is
+// "0.9", "1GiB" is "1073741824").
+int ChangedFlags(const Setting& s, const Setting& defaults);
+
 struct TuneSpec {
   MeasurementSpec measurement;  // the workload, the one load capacity searches start from, repetitions
   SearchSpace space;
+  Setting defaults;             // the engine's own values of the space's flags, where known (ranking's last criterion)
   SearchOptions search;         // the simulator's budget and the ranking's tolerances
   int top_k = 3;                // settings measured on the target
   bool recalibrate = false;     // fit the simulator to the target's runs and re-rank once

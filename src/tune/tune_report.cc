@@ -1,0 +1,328 @@
+#include "tune/tune_report.h"
+
+#include <cmath>
+#include <set>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/units.h"
+#include "tune/reasons.h"
+
+namespace goodput {
+
+namespace json = boost::json;
+
+VllmFlags ToVllm(const Setting& s) {
+  static const std::set<std::string> kGoodputOnly = {"max-offline-seqs", "slo-tpot", "slo-headroom", "acceptance-rate",
+                                                     "draft-acceptance", "mean-acceptance-length", "routing-imbalance",
+                                                     "num-draft-layers", "safety-buffer"};
+  VllmFlags out;
+  const auto add = [&](const std::string& flag, const std::string& value) {
+    out.args.insert(out.args.end(), {"--" + flag, value});
+    out.yaml.push_back(flag + ": " + value);
+  };
+  for (const Setting::Flag& f : s.flags) {
+    if (kGoodputOnly.count(f.name)) {
+      out.notes.push_back(fmt::format("{}={} is goodput's own setting; vLLM has no such flag", f.name, f.value));
+    } else if (f.name == "kv-cache-memory") {
+      auto bytes = ParseBytes(f.value);
+      if (bytes.ok()) add("kv-cache-memory-bytes", std::to_string(*bytes));
+      else out.notes.push_back(fmt::format("kv-cache-memory={}: not a size", f.value));
+    } else if (f.name == "num-speculative-tokens") {
+      const std::string config = fmt::format(R"({{"num_speculative_tokens": {}}})", f.value);
+      out.args.insert(out.args.end(), {"--speculative-config", "'" + config + "'"});
+      out.yaml.push_back("speculative-config: '" + config + "'");
+      out.notes.push_back("speculative-config also names your drafter (its method and model)");
+    } else if (f.name == "weights") {
+      if (f.value == "fp8") add("quantization", "fp8");
+      else out.notes.push_back(fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value));
+    } else if (f.name == "scheduling-policy" && f.value == "slo") {
+      out.notes.push_back("scheduling-policy=slo is goodput serve's own (vLLM has fcfs and priority)");
+    } else {
+      add(f.name, f.value);
+    }
+  }
+  return out;
+}
+
+const Setting* RecommendedSetting(const TuneResult& r) {
+  if (!r.recommended) return nullptr;
+  return r.confirmed ? &r.measured[*r.recommended].setting : &r.search.evaluations[*r.recommended].setting;
+}
+
+namespace {
+
+std::string Name(const Setting& s, bool baseline) { return baseline ? "baseline (as configured)" : s.Label(); }
+
+std::string Cap(const SettingScore& sc, const SettingResult& r) {
+  if (!sc.judged) return "-";
+  if (!r.sweep.capacity) return "none";
+  return r.sweep.points[*r.sweep.capacity].label + (r.sweep.capped ? "+" : "");
+}
+
+std::string Margin(double m) { return std::isnan(m) ? "-" : fmt::format("{:+.0f}%", 100 * m); }
+
+// "interactive 100.0% [92.1,100.0] n=120" for each class with an SLO at capacity.
+std::string AttainmentAt(const SettingResult& r) {
+  if (!r.sweep.capacity) return "-";
+  std::string s;
+  for (const ClassAttainment& c : r.sweep.points[*r.sweep.capacity].classes) {
+    if (!c.has_slo || c.total == 0) continue;
+    s += fmt::format("{}{} {:.1f}% [{:.1f},{:.1f}] n={}", s.empty() ? "" : "; ", c.class_name, 100 * c.attainment,
+                     100 * c.interval.lower, 100 * c.interval.upper, c.total);
+  }
+  return s.empty() ? "-" : s;
+}
+
+std::string Header(const TuneSpec& spec, const TuneResult& r) {
+  const Workload& w = spec.measurement.workload;
+  const SloSpec slo = w.Slo();
+  std::string s = fmt::format("goodput tune: workload {} ({} requests per run), SLO: {}\n", w.name, w.requests,
+                              slo.empty() ? std::string("none (ranked by served throughput)") : slo.ToString());
+  if (r.baseline_simulated) s += "simulator: " + r.baseline_simulated->result.target + "\n";
+  s += fmt::format("space: {} ({} settings)\nsearch: {}{}\n", r.space, spec.space.GridSize(), r.search.method,
+                   r.search.budget_spent ? " - stopped at its budget before converging (--budget)" : "");
+  return s;
+}
+
+// A setting as one cell per flag of the space, in columns as wide as their headers.
+struct FlagColumns {
+  std::vector<std::string> flags;
+  std::vector<size_t> widths;
+  explicit FlagColumns(const SearchSpace& space) {
+    for (const Dimension& d : space.dimensions) {
+      size_t w = d.flag.size();
+      for (const std::string& v : d.values) w = std::max(w, v.size());
+      flags.push_back(d.flag);
+      widths.push_back(w + 2);
+    }
+  }
+  std::string Header() const {
+    std::string s;
+    for (size_t i = 0; i < flags.size(); ++i) s += fmt::format("{:<{}}", flags[i], widths[i]);
+    return s;
+  }
+  std::string Row(const Setting& setting) const {
+    std::string s;
+    for (size_t i = 0; i < flags.size(); ++i) {
+      const std::string* v = setting.Find(flags[i]);
+      s += fmt::format("{:<{}}", v ? *v : "-", widths[i]);
+    }
+    return s;
+  }
+  size_t Width() const {
+    size_t w = 0;
+    for (size_t x : widths) w += x;
+    return w;
+  }
+};
+
+std::string SimulatorRanking(const TuneSpec& spec, const TuneResult& r) {
+  const FlagColumns cols(spec.space);
+  std::string s = fmt::format("\nThe simulator's ranking (full capacity searches, {} of {} evaluated in full):\n",
+                              std::min<size_t>(10, r.search.ranked.size()), r.search.ranked.size());
+  s += fmt::format("  {:>3}  {}{:>10}{:>15}{:>18}{:>12}  {}\n", "#", cols.Header(), "capacity", "goodput req/s",
+                   "throughput tok/s", "SLO margin", "above the next by");
+  for (size_t k = 0; k < r.search.ranked.size() && k < 10; ++k) {
+    const Evaluation& e = r.search.evaluations[r.search.ranked[k]];
+    s += fmt::format("  {:>3}  {}{:>10}{:>15.2f}{:>18.0f}{:>12}  {}\n", k + 1, cols.Row(e.setting),
+                     Cap(e.score, e.result), e.score.goodput, e.score.throughput, Margin(e.score.slo_margin),
+                     k + 1 < r.search.ranked.size() ? RankCriterionName(r.search.above_next[k]) : "");
+  }
+  if (r.baseline_simulated) {
+    const Evaluation& b = *r.baseline_simulated;
+    s += fmt::format("       {:<{}}{:>10}{:>15.2f}{:>18.0f}{:>12}\n", "baseline (as configured)", cols.Width(),
+                     Cap(b.score, b.result), b.score.goodput, b.score.throughput, Margin(b.score.slo_margin));
+  }
+  int pruned = 0;
+  for (const Evaluation& e : r.search.evaluations) {
+    if (e.runs() || ++pruned > 3) continue;
+    s += fmt::format("  cannot run: {}: {}\n", e.setting.Label(), e.pruned);
+  }
+  if (pruned > 3) s += fmt::format("  ... {} settings in all cannot run (--json lists them)\n", pruned);
+  return s;
+}
+
+std::string OutputsCell(const Measured& m) {
+  if (m.baseline) return m.outputs_note.empty() ? (m.outputs ? "" : "reference") : m.outputs_note;
+  if (m.outputs) return m.outputs->differ ? "DIFFER" : "agree";
+  return m.outputs_note.empty() ? (ChangesNumerics(m.setting) ? "not compared" : "same numerics") : m.outputs_note;
+}
+
+std::string TargetTable(const TuneResult& r) {
+  if (!r.confirmed || r.measured.empty()) return "";
+  std::string s = fmt::format("\nMeasured on the target: {}\n", r.measured.front().result.target);
+  s += fmt::format("  {:<56}{:>11}{:>10}{:>17}  {:<40}  {}\n", "setting", "predicted", "measured",
+                   "goodput sim/meas", "attainment at capacity", "outputs");
+  for (const Measured& m : r.measured) {
+    const Evaluation* p = m.predicted ? &r.search.evaluations[*m.predicted]
+                          : m.baseline && r.baseline_simulated ? &*r.baseline_simulated : nullptr;
+    if (!m.failed.empty()) {
+      s += fmt::format("  {:<56}did not start: {}\n", Name(m.setting, m.baseline), m.failed);
+      continue;
+    }
+    s += fmt::format("  {:<56}{:>11}{:>10}{:>17}  {:<40}  {}\n", Name(m.setting, m.baseline),
+                     p ? Cap(p->score, p->result) : "-", Cap(m.score, m.result),
+                     fmt::format("{:.2f} / {:.2f}", p ? p->score.goodput : NAN, m.score.goodput), AttainmentAt(m.result),
+                     OutputsCell(m));
+    if (m.outputs) s += "      outputs: " + m.outputs->Summary() + "\n";
+  }
+  if (!r.simulator_first_measured_best && !r.measured_ranked.empty() && !r.top.empty()) {
+    s += fmt::format("note: the simulator's first ({}) is not the measured best ({}): the target's measurements decide\n",
+                     r.search.evaluations[r.top.front()].setting.Label(),
+                     Name(r.measured[r.measured_ranked.front()].setting, r.measured[r.measured_ranked.front()].baseline));
+  }
+  return s;
+}
+
+std::string FlagsBlock(const Setting& s) {
+  if (s.empty()) return "  keep the engine's settings as they are\n";
+  const VllmFlags v = ToVllm(s);
+  std::string out = fmt::format("  engine flags: {}\n", fmt::join(s.Args(), " "));
+  if (!v.args.empty()) out += fmt::format("  vllm serve ... {}\n", fmt::join(v.args, " "));
+  for (const std::string& n : v.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
+std::string Recommendation(const TuneSpec& spec, const TuneResult& r) {
+  const Setting* s = RecommendedSetting(r);
+  if (!s) return "\nNo recommendation: no setting could run.\n";
+  const bool measured = r.confirmed;
+  const SettingResult& res = measured ? r.measured[*r.recommended].result : r.search.evaluations[*r.recommended].result;
+  const SettingScore& sc = measured ? r.measured[*r.recommended].score : r.search.evaluations[*r.recommended].score;
+  const bool baseline = measured && r.measured[*r.recommended].baseline;
+  std::string out = fmt::format("\nRecommendation: {}\n", baseline ? "the engine as configured" : s->Label());
+  const SettingResult* base = measured && !r.measured.empty() ? &r.measured.front().result
+                              : r.baseline_simulated ? &r.baseline_simulated->result : nullptr;
+  const SettingScore* base_score = measured && !r.measured.empty() ? &r.measured.front().score
+                                   : r.baseline_simulated ? &r.baseline_simulated->score : nullptr;
+  std::string versus;
+  if (base && base_score && base_score->capacity && sc.capacity && !baseline) {
+    versus = fmt::format("; the baseline's {} ({:+.0f}%)", Cap(*base_score, *base),
+                         100 * (*sc.capacity / *base_score->capacity - 1));
+  }
+  out += fmt::format("  capacity {} ({}{}), goodput {:.2f} req/s, {:.0f} tok/s\n", Cap(sc, res),
+                     measured ? "measured" : "simulated", versus, sc.goodput, sc.throughput);
+  out += fmt::format("  at capacity: {}; SLO margin {}\n", AttainmentAt(res), Margin(sc.slo_margin));
+  if (!baseline) {
+    const std::vector<std::string> why = Reasons(r.search, spec.space, *s);
+    if (!why.empty()) out += "  why (from the simulator's search):\n";
+    for (const std::string& line : why) out += "    " + line + "\n";
+  }
+  if (measured && r.measured[*r.recommended].outputs) {
+    out += "  outputs against the baseline: " + r.measured[*r.recommended].outputs->Summary() + "\n";
+  } else if (!measured && ChangesNumerics(*s)) {
+    out += "  outputs: not compared (the simulator has no outputs; confirm on a real target)\n";
+  }
+  out += FlagsBlock(*s);
+  if (r.best_but_outputs_differ) {
+    const Measured& m = r.measured[*r.best_but_outputs_differ];
+    out += fmt::format("  faster, but its outputs differ: {} (capacity {}): {}\n", m.setting.Label(),
+                       Cap(m.score, m.result), m.outputs->Summary());
+  }
+  return out;
+}
+
+json::value ScoreJson(const SettingScore& sc, const SettingResult& r) {
+  json::object o{{"capacity", r.sweep.capacity ? json::value(r.sweep.points[*r.sweep.capacity].label) : nullptr},
+                 {"capacity_load", sc.capacity ? json::value(*sc.capacity) : nullptr},
+                 {"capacity_capped", r.sweep.capped},
+                 {"goodput_requests_per_s", sc.goodput},
+                 {"throughput_tokens_per_s", sc.throughput},
+                 {"slo_margin", std::isnan(sc.slo_margin) ? json::value(nullptr) : json::value(sc.slo_margin)},
+                 {"target", r.target}};
+  if (sc.memory_headroom) o["memory_headroom_bytes"] = *sc.memory_headroom;
+  if (const std::string limit = LimitOf(r); !limit.empty()) o["limit"] = limit;
+  return o;
+}
+
+json::value EvaluationJson(const Evaluation& e) {
+  json::object o{{"setting", e.setting.Label()}, {"fidelity", FidelityName(e.fidelity)}};
+  if (!e.runs()) o["cannot_run"] = e.pruned;
+  else o["simulated"] = ScoreJson(e.score, e.result);
+  return o;
+}
+
+json::value OutputsJson(const OutputComparison& c) {
+  json::array answers;
+  for (const AnswerDiff& d : c.answers) {
+    answers.push_back(json::object{
+        {"prompt", d.prompt_label}, {"tokens", d.tokens}, {"agreeing", d.agreeing},
+        {"first_divergence", d.first_divergence ? json::value(*d.first_divergence) : nullptr},
+        {"mean_abs_logprob_delta", d.mean_abs_logprob_delta ? json::value(*d.mean_abs_logprob_delta) : nullptr}});
+  }
+  return json::object{{"prompts", c.prompts}, {"identical", c.identical}, {"token_agreement", c.token_agreement},
+                      {"mean_abs_logprob_delta", c.mean_abs_logprob_delta ? json::value(*c.mean_abs_logprob_delta) : nullptr},
+                      {"differ", c.differ}, {"answers", answers}};
+}
+
+json::value MeasuredJson(const TuneResult& r, const Measured& m) {
+  json::object o{{"setting", m.setting.Label()}, {"baseline", m.baseline}};
+  if (!m.failed.empty()) o["did_not_start"] = m.failed;
+  else o["measured"] = ScoreJson(m.score, m.result);
+  if (m.predicted) o["simulated"] = ScoreJson(r.search.evaluations[*m.predicted].score, r.search.evaluations[*m.predicted].result);
+  if (m.outputs) o["outputs"] = OutputsJson(*m.outputs);
+  if (!m.outputs_note.empty()) o["outputs_note"] = m.outputs_note;
+  return o;
+}
+
+json::value RecommendationJson(const TuneSpec& spec, const TuneResult& r) {
+  const Setting* s = RecommendedSetting(r);
+  if (!s) return nullptr;
+  const VllmFlags v = ToVllm(*s);
+  json::object o{{"setting", s->Label()},
+                 {"measured", r.confirmed},
+                 {"engine_args", json::value_from(s->Args())},
+                 {"vllm_serve_args", json::value_from(v.args)},
+                 {"vllm_notes", json::value_from(v.notes)},
+                 {"reasons", json::value_from(Reasons(r.search, spec.space, *s))}};
+  if (r.best_but_outputs_differ) o["faster_but_outputs_differ"] = r.measured[*r.best_but_outputs_differ].setting.Label();
+  return o;
+}
+
+}  // namespace
+
+std::string FormatTune(const TuneSpec& spec, const TuneResult& r) {
+  return Header(spec, r) + SimulatorRanking(spec, r) + TargetTable(r) + Recommendation(spec, r);
+}
+
+json::value TuneToJson(const TuneSpec& spec, const TuneResult& r) {
+  json::array evaluations, ranked, measured, top;
+  for (const Evaluation& e : r.search.evaluations) evaluations.push_back(EvaluationJson(e));
+  for (size_t i : r.search.ranked) ranked.push_back(json::value(r.search.evaluations[i].setting.Label()));
+  for (size_t i : r.top) top.push_back(json::value(r.search.evaluations[i].setting.Label()));
+  for (const Measured& m : r.measured) measured.push_back(MeasuredJson(r, m));
+  json::object o{{"space", r.space},
+                 {"grid_size", spec.space.GridSize()},
+                 {"method", r.search.method},
+                 {"budget_spent", r.search.budget_spent},
+                 {"evaluations", evaluations},
+                 {"simulator_ranking", ranked},
+                 {"top", top},
+                 {"confirmed", r.confirmed},
+                 {"measured", measured},
+                 {"simulator_first_measured_best", r.simulator_first_measured_best},
+                 {"recommendation", RecommendationJson(spec, r)}};
+  if (r.baseline_simulated) o["baseline_simulated"] = EvaluationJson(*r.baseline_simulated);
+  if (r.refit) {
+    json::array refit;
+    for (size_t i : r.refit->ranked) refit.push_back(EvaluationJson(r.refit->evaluations[i]));
+    o["refit"] = json::object{{"method", r.refit->method}, {"ranking", refit}};
+  }
+  return o;
+}
+
+std::string RecommendationYaml(const TuneSpec& spec, const TuneResult& r) {
+  const Setting* s = RecommendedSetting(r);
+  if (!s) return "";
+  const VllmFlags v = ToVllm(*s);
+  std::string out = fmt::format("# goodput tune's recommendation for workload {} (SLO: {}); vllm serve --config FILE\n",
+                                spec.measurement.workload.name, spec.measurement.workload.Slo().ToString());
+  for (const std::string& n : v.notes) out += "# note: " + n + "\n";
+  for (const std::string& line : v.yaml) out += line + "\n";
+  return out;
+}
+
+}  // namespace goodput
