@@ -155,6 +155,84 @@ void Report(const LedgerArgs& a) {
                            run.id);
 }
 
+void Studies(const LedgerArgs& a) {
+  const auto studies = OrFail(OpenExisting(a)->ListStudies());
+  if (a.json) {
+    boost::json::array out;
+    for (const auto& s : studies) {
+      out.push_back(boost::json::object{{"study", s.id}, {"started_at", s.started_at}, {"status", s.status},
+                                        {"kind", s.kind}, {"runs", s.runs.size()}, {"command", s.command}});
+    }
+    std::cout << boost::json::serialize(out) << "\n";
+    return;
+  }
+  std::cout << fmt::format("{:>5}  {:<19}  {:<11}{:<6}{:>5}  {}\n", "study", "started (UTC)", "status", "kind", "runs",
+                           "command");
+  for (const auto& s : studies) {
+    std::cout << fmt::format("{:>5}  {:<19}  {:<11}{:<6}{:>5}  {}\n", s.id, s.started_at, s.status, s.kind,
+                             s.runs.size(), Cut(s.command, 90));
+  }
+}
+
+// A stored tune study's answer, from its summary: the recommendation, the
+// settings measured on the target beside the simulator's figures.
+std::string StudyAnswer(const boost::json::value& summary) {
+  std::string out;
+  const auto text = [](const boost::json::value* v) {
+    return v && v->is_string() ? std::string(v->as_string()) : v && !v->is_null() ? boost::json::serialize(*v) : "-";
+  };
+  const auto capacity = [&](const boost::json::value& m, const char* side) {
+    const boost::json::value* s = m.as_object().if_contains(side);
+    return s && s->is_object() ? text(s->as_object().if_contains("capacity")) : std::string("-");
+  };
+  if (const auto* measured = summary.as_object().if_contains("measured"); measured && measured->is_array()) {
+    if (!measured->as_array().empty()) out += fmt::format("  {:<60}{:>11}{:>10}\n", "setting", "predicted", "measured");
+    for (const auto& m : measured->as_array()) {
+      const bool baseline = m.as_object().contains("baseline") && m.at("baseline").as_bool();
+      out += fmt::format("  {:<60}{:>11}{:>10}\n", baseline ? "baseline (as configured)" : text(&m.at("setting")),
+                         capacity(m, "simulated"), capacity(m, "measured"));
+    }
+  }
+  const auto* r = summary.as_object().if_contains("recommendation");
+  if (!r || !r->is_object()) return out + "recommendation: none\n";
+  out += fmt::format("recommendation: {}\n", text(r->as_object().if_contains("setting")));
+  if (const auto* args = r->as_object().if_contains("engine_args"); args && args->is_array()) {
+    std::string flags;
+    for (const auto& f : args->as_array()) flags += (flags.empty() ? "" : " ") + text(&f);
+    out += "  engine flags: " + flags + "\n";
+  }
+  if (const auto* why = r->as_object().if_contains("reasons"); why && why->is_array()) {
+    for (const auto& line : why->as_array()) out += "  " + text(&line) + "\n";
+  }
+  return out;
+}
+
+void Study(const LedgerArgs& a) {
+  const StoredStudy s = OrFail(OpenExisting(a)->GetStudy(a.run));
+  boost::system::error_code ec;
+  const boost::json::value summary = s.summary.empty() ? boost::json::value() : boost::json::parse(s.summary, ec);
+  boost::json::array runs;
+  for (const StudyRun& r : s.runs) runs.push_back(boost::json::object{{"run", r.run}, {"role", r.role}});
+  if (a.json) {
+    std::cout << boost::json::serialize(boost::json::object{{"study", s.id}, {"status", s.status}, {"kind", s.kind},
+                                                            {"command", s.command}, {"runs", runs},
+                                                            {"summary", ec ? boost::json::value() : summary}})
+              << "\n";
+    return;
+  }
+  std::cout << fmt::format("study {} ({}, {}): {}\n", s.id, s.kind, s.status, s.command);
+  for (const StudyRun& r : s.runs) {
+    std::cout << fmt::format("  run {} ({}): goodput ledger show {}{}\n", r.run, r.role, r.run,
+                             a.path == "goodput.db" ? "" : " --ledger " + a.path);
+  }
+  if (ec || !summary.is_object()) {
+    std::cout << (s.summary.empty() ? "no answer stored (the study did not finish)\n"
+                                    : "its stored answer cannot be read: " + ec.message() + "\n");
+    return;
+  }
+  std::cout << StudyAnswer(summary);
+}
+
 }  // namespace
 
 void AddReportCommand(CLI::App& app) {
@@ -185,6 +263,13 @@ void AddLedgerCommand(CLI::App& app) {
   common(quote);
   quote->add_option("run", args->run, "Run number (goodput ledger list)")->required();
   quote->callback([args] { Quote(*args); });
+  CLI::App* studies = ledger->add_subcommand("studies", "Every study (goodput tune): when, status, runs, command");
+  common(studies);
+  studies->callback([args] { Studies(*args); });
+  CLI::App* study = ledger->add_subcommand("study", "One study: its runs and its answer");
+  common(study);
+  study->add_option("study", args->run, "Study number (goodput ledger studies)")->required();
+  study->callback([args] { Study(*args); });
 }
 
 }  // namespace goodput

@@ -5,6 +5,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/calibrate_command.h"
+#include "cli/compare_outputs_command.h"
 #include "cli/ledger_command.h"
 #include "cli/measurement_flags.h"
 #include "cli/plan_command.h"
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   goodput::AddServeCommand(app);
   goodput::AddBenchCommands(app);
   goodput::AddTuneCommand(app);
+  goodput::AddCompareOutputsCommand(app);
   goodput::AddCalibrateCommand(app);
   goodput::AddLedgerCommand(app);
   goodput::AddReportCommand(app);

@@ -13,6 +13,7 @@
 
 #include "cli/measurement_flags.h"
 #include "cli/tune_sides.h"
+#include "client/answers.h"
 #include "core/definitions.h"
 #include "core/host.h"
 #include "ledger/ledger.h"
@@ -26,7 +27,8 @@ struct TuneArgs {
   MeasurementArgs m;
   std::string space, ledger = "goodput.db", write_config;
   int top = 3, budget = 60;
-  bool no_confirm = false, no_ledger = false;
+  bool no_confirm = false, no_ledger = false, no_compare_outputs = false;
+  OutputThresholds thresholds;
 };
 
 constexpr LoadUse kTuneLoads{/*ladder=*/false, /*capacity=*/true, /*vary=*/false};
@@ -72,6 +74,12 @@ void AddFlags(CLI::App& c, TuneArgs& a) {
              "too when it was not)");
   c.add_option("--work-dir", a.sides.work_dir, "Where step logs and fitted calibrations go (default: a new temporary "
                                                "directory)");
+  c.add_flag("--no-compare-outputs", a.no_compare_outputs,
+             "Do not compare the answers of settings that change numerics with the baseline's");
+  c.add_option("--min-token-agreement", a.thresholds.min_token_agreement,
+               "Outputs differ below this share of agreeing tokens (goodput compare-outputs)")->capture_default_str();
+  c.add_option("--max-logprob-delta", a.thresholds.max_mean_abs_logprob_delta,
+               "Outputs differ above this mean |d log p| over the agreeing tokens")->capture_default_str();
   c.add_option("--write-config", a.write_config, "Write the recommendation as a vllm serve --config YAML file");
   c.add_option("--ledger", a.ledger, "SQLite ledger that keeps the study (goodput ledger studies)")->capture_default_str();
   c.add_flag("--no-ledger", a.no_ledger, "Do not record this study");
@@ -132,6 +140,33 @@ class Recording {
   int64_t study_ = 0, sim_run_ = 0, target_run_ = 0;
 };
 
+// The answers of each measured setting that can change numerics, compared
+// with the baseline's (asked first, and kept): the five fixed questions and
+// the workload's first three requests.
+std::function<Result<std::optional<OutputComparison>>(const Measured&, Target&)> OutputCheck(const TuneArgs& a,
+                                                                                             const Workload& w) {
+  auto prompts = client::FixedQuestions();
+  for (auto& p : client::WorkloadPrompts(w, 3)) prompts.push_back(std::move(p));
+  auto baseline = std::make_shared<std::optional<std::vector<Answer>>>();
+  return [a, prompts, baseline](const Measured& m, Target& t) -> Result<std::optional<OutputComparison>> {
+    GOODPUT_ASSIGN_OR_RETURN(client::Endpoint e, client::ParseEndpoint(t.ServedUrl()));
+    e.api_key = a.sides.t.api_key;
+    client::AnswerOptions o;
+    o.endpoint = e;
+    o.model = a.sides.t.model.empty() ? "goodput-small" : a.sides.t.model;
+    o.chat = a.sides.t.chat;
+    o.timeout_s = a.sides.t.timeout;
+    o.insecure_tls = a.sides.t.insecure;
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<Answer> answers, client::CollectAnswers(o, prompts));
+    if (m.baseline) {
+      *baseline = std::move(answers);
+      return std::optional<OutputComparison>();
+    }
+    if (!*baseline) return Status::FailedPrecondition("the baseline's answers are missing");
+    return std::optional(CompareAnswers(**baseline, answers, a.thresholds));
+  };
+}
+
 Result<TuneSpec> Spec(const TuneArgs& a) {
   TuneSpec spec;
   GOODPUT_ASSIGN_OR_RETURN(spec.measurement, ToMeasurementSpec(a.m, kTuneLoads, /*search_capacity=*/true));
@@ -185,6 +220,7 @@ void Run(TuneArgs a) {
   Recording rec(a, spec->measurement.workload);
   if (Status st = rec.Open(); !st.ok()) fail(st);
   sides->progress = [](const std::string& line) { Progress("tune: " + line); };
+  if (sides->target && !a.no_compare_outputs) sides->check_outputs = OutputCheck(a, spec->measurement.workload);
   sides->on_point = [&rec](Side side, Fidelity f, const Setting& s, const PointResult& p,
                            const std::vector<MeasuredRun>& runs) { return rec.Point(side, f, s, p, runs); };
   auto result = Tune(*spec, *sides);

@@ -3,6 +3,8 @@
 #include <chrono>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
@@ -56,6 +58,50 @@ Result<std::string> HttpGet(const Endpoint& e, const std::string& path, double t
     return std::move(res.body());
   } catch (const std::exception& ex) {
     return Status::IoError(fmt::format("GET {}: {}", path, ex.what()));
+  }
+}
+
+namespace {
+
+namespace http = boost::beast::http;
+
+template <typename Stream>
+HttpAnswer Exchange(Stream& stream, const Endpoint& e, const std::string& path, const std::string& body) {
+  http::request<http::string_body> req{http::verb::post, path, 11};
+  req.set(http::field::host, e.host);
+  req.set(http::field::content_type, "application/json");
+  if (!e.api_key.empty()) req.set(http::field::authorization, "Bearer " + e.api_key);
+  req.body() = body;
+  req.prepare_payload();
+  http::write(stream, req);
+  boost::beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(64 << 20);  // an answer of a few hundred tokens with log-probabilities is far smaller
+  http::read(stream, buffer, parser);
+  return HttpAnswer{static_cast<int>(parser.get().result_int()), std::move(parser.get().body())};
+}
+
+}  // namespace
+
+Result<HttpAnswer> HttpPost(const Endpoint& e, const std::string& path, const std::string& body, double timeout_s,
+                            bool insecure) {
+  namespace net = boost::asio;
+  try {
+    net::io_context ioc;
+    boost::beast::tcp_stream tcp(ioc);
+    tcp.expires_after(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+    tcp.connect(net::ip::tcp::resolver(ioc).resolve(e.host, std::to_string(e.port)));
+    if (!e.tls) return Exchange(tcp, e, path, body);
+    net::ssl::context ctx(net::ssl::context::tls_client);
+    ctx.set_default_verify_paths();
+    ctx.set_verify_mode(insecure ? net::ssl::verify_none : net::ssl::verify_peer);
+    boost::beast::ssl_stream<boost::beast::tcp_stream&> tls(tcp, ctx);
+    SSL_set_tlsext_host_name(tls.native_handle(), e.host.c_str());
+    if (!insecure) tls.set_verify_callback(net::ssl::host_name_verification(e.host));
+    tls.handshake(net::ssl::stream_base::client);
+    return Exchange(tls, e, path, body);
+  } catch (const std::exception& ex) {
+    return Status::IoError(fmt::format("POST {}: {}", path, ex.what()));
   }
 }
 

@@ -28,4 +28,16 @@ Result<Endpoint> ParseEndpoint(const std::string& url);
 // status, an https endpoint (callers use this for side information only).
 Result<std::string> HttpGet(const Endpoint& e, const std::string& path, double timeout_s = 2);
 
+// An HTTP answer: its status and body.
+struct HttpAnswer {
+  int status = 0;
+  std::string body;
+};
+
+// POST `body` (JSON) to `path` on `e` (http or https; `insecure` accepts any
+// certificate) with its API key, within `timeout_s`: the answer whatever its
+// status. Errors: no answer (connect, TLS, timeout).
+Result<HttpAnswer> HttpPost(const Endpoint& e, const std::string& path, const std::string& body, double timeout_s,
+                            bool insecure = false);
+
 }  // namespace goodput::client

@@ -18,6 +18,7 @@ class HttpTarget final : public Target {
   Result<MeasuredRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
   // "http://127.0.0.1:8000/v1 (model m, completions with token-id prompts)".
   std::string Describe() const override;
+  std::string ServedUrl() const override { return options_.endpoint.Url(); }
 
  private:
   client::LoadOptions options_;

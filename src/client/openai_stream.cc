@@ -64,6 +64,15 @@ Result<StreamChunk> ParseStreamChunk(std::string_view data) {
   return c;
 }
 
+std::string ChatPromptText(const std::vector<int32_t>& prompt_ids) {
+  std::string text;
+  for (int32_t id : prompt_ids) {
+    text += ' ';
+    text += static_cast<char>('a' + id % 26);
+  }
+  return text;
+}
+
 std::string MakeRequestBody(const GenerationBody& b) {
   json::object o;
   o["model"] = b.model;
@@ -78,15 +87,8 @@ std::string MakeRequestBody(const GenerationBody& b) {
     o["min_tokens"] = b.max_tokens;
   }
   if (b.chat) {
-    // Chat takes text only: " a" words are one token in most BPE vocabularies
-    // (two in a byte tokenizer), so the prompt length is approximate; the
-    // server's usage gives the real one.
-    std::string text;
-    for (int32_t id : b.prompt_ids) {
-      text += ' ';
-      text += static_cast<char>('a' + id % 26);
-    }
-    o["messages"] = json::array{json::object{{"role", "user"}, {"content", text}}};
+    // The server's usage gives the prompt's real length.
+    o["messages"] = json::array{json::object{{"role", "user"}, {"content", ChatPromptText(b.prompt_ids)}}};
   } else {
     json::array ids;
     for (int32_t id : b.prompt_ids) ids.push_back(id);

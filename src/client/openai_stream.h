@@ -41,4 +41,8 @@ struct GenerationBody {
 };
 std::string MakeRequestBody(const GenerationBody& b);
 
+// Chat takes text only: a token-id prompt as " a" words, one token in most
+// BPE vocabularies (two in a byte tokenizer), so its length is approximate.
+std::string ChatPromptText(const std::vector<int32_t>& prompt_ids);
+
 }  // namespace goodput::client

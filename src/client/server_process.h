@@ -25,6 +25,7 @@ class EmbeddedTarget final : public Target {
   std::string Describe() const override;
   // The server's "GPU KV cache size" and "Maximum concurrency" lines.
   std::string KvCapacityLines() const override;
+  std::string ServedUrl() const override { return http_.ServedUrl(); }
 
  private:
   EmbeddedTarget(int pid, std::string log_path, std::string startup_log, std::string describe,
@@ -45,6 +46,7 @@ class LaunchedTarget final : public Target {
   ~LaunchedTarget() override;
   Result<MeasuredRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
   std::string Describe() const override;
+  std::string ServedUrl() const override { return http_.ServedUrl(); }
 
  private:
   LaunchedTarget(int pid, std::string command, std::string log_path, client::LoadOptions options);

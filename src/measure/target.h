@@ -30,6 +30,9 @@ class Target {
   // Device memory the engine leaves unallocated (a safety margin), when the
   // target knows it (the simulator, from its plan); empty otherwise.
   virtual std::optional<int64_t> MemoryHeadroomBytes() const { return std::nullopt; }
+  // The OpenAI-compatible API the target measures ("http://HOST:PORT/v1"),
+  // for requests beside the load (comparing answers); "" for the simulator.
+  virtual std::string ServedUrl() const { return ""; }
 };
 
 }  // namespace goodput

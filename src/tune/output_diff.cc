@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <boost/json.hpp>
 #include <fmt/format.h>
 
 namespace goodput {
+namespace json = boost::json;
 namespace {
 
 AnswerDiff Diff(const Answer* a, const Answer* b, double& delta_sum, int64_t& delta_count) {
@@ -62,6 +64,19 @@ std::string OutputComparison::Summary() const {
   if (mean_abs_logprob_delta) s += fmt::format(", mean |d log p| {:.3f}", *mean_abs_logprob_delta);
   else s += ", no log-probabilities";
   return s + (differ ? ": outputs differ" : ": outputs agree");
+}
+
+json::value OutputComparisonToJson(const OutputComparison& c) {
+  json::array answers;
+  for (const AnswerDiff& d : c.answers) {
+    answers.push_back(json::object{
+        {"prompt", d.prompt_label}, {"tokens", d.tokens}, {"agreeing", d.agreeing},
+        {"first_divergence", d.first_divergence ? json::value(*d.first_divergence) : nullptr},
+        {"mean_abs_logprob_delta", d.mean_abs_logprob_delta ? json::value(*d.mean_abs_logprob_delta) : nullptr}});
+  }
+  return json::object{{"prompts", c.prompts}, {"identical", c.identical}, {"token_agreement", c.token_agreement},
+                      {"mean_abs_logprob_delta", c.mean_abs_logprob_delta ? json::value(*c.mean_abs_logprob_delta) : nullptr},
+                      {"differ", c.differ}, {"answers", answers}};
 }
 
 }  // namespace goodput

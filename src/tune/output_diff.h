@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/json/value.hpp>
+
 namespace goodput {
 
 // One answer: its tokens (as the server names them: token ids or token
@@ -51,5 +53,10 @@ struct OutputComparison {
 // possible: answers missing on one side count as wholly different.
 OutputComparison CompareAnswers(const std::vector<Answer>& baseline, const std::vector<Answer>& changed,
                                 const OutputThresholds& thresholds = {});
+
+// {"prompts", "identical", "token_agreement", "mean_abs_logprob_delta",
+// "differ", "answers": [{"prompt", "tokens", "agreeing", "first_divergence",
+// "mean_abs_logprob_delta"}]}
+boost::json::value OutputComparisonToJson(const OutputComparison& c);
 
 }  // namespace goodput

@@ -126,8 +126,11 @@ std::string LimitOf(const SettingResult& r) {
   if (p.rejected > 0) why.push_back(fmt::format("{:.0f} requests refused as too long", p.rejected));
   if (p.failed > 0) why.push_back(fmt::format("{:g} failed requests", p.failed));
   if (const ClassAttainment* c = Limiting(p)) {
-    why.push_back(c->slo_worst.empty() ? fmt::format("{} {}", c->class_name, VerdictName(c->verdict))
-                                       : fmt::format("{} {}", c->class_name, c->slo_worst));
+    std::string w = c->total > 0 ? fmt::format("{} {} at {:.1f}% of the {:g}% needed", c->class_name,
+                                               VerdictName(c->verdict), 100 * c->attainment, 100 * c->required)
+                                 : fmt::format("{} has no measured request", c->class_name);
+    if (!c->slo_worst.empty()) w += " (nearest target: " + c->slo_worst + ")";
+    why.push_back(w);
   }
   std::string out = "at " + p.label + Unit(p);
   for (size_t i = 0; i < why.size(); ++i) out += (i ? "; " : ": ") + why[i];

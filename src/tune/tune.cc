@@ -168,7 +168,11 @@ Result<Measured> Tuner::Confirm(const Setting& s, bool baseline, std::optional<s
   }
   std::unique_ptr<Target> t = std::move(*target);
   // Answers first, on the fresh engine: Measure releases the target at its end.
-  if (sides_.check_outputs && (baseline || ChangesNumerics(s))) {
+  // The baseline's are the reference, needed only when some flag of the space
+  // can change numerics.
+  bool numerics = false;
+  for (const Dimension& d : spec_.space.dimensions) numerics = numerics || ChangesNumerics(Setting{{{d.flag, ""}}});
+  if (sides_.check_outputs && (baseline ? numerics : ChangesNumerics(s))) {
     Progress(fmt::format("target: {}: {}", name, baseline ? "answers to compare with" : "comparing answers"));
     auto check = sides_.check_outputs(m, *t);
     if (check.ok()) m.outputs = *check;

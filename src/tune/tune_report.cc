@@ -151,19 +151,23 @@ std::string OutputsCell(const Measured& m) {
   return m.outputs_note.empty() ? (ChangesNumerics(m.setting) ? "not compared" : "same numerics") : m.outputs_note;
 }
 
-std::string TargetTable(const TuneResult& r) {
+std::string TargetTable(const TuneSpec& spec, const TuneResult& r) {
   if (!r.confirmed || r.measured.empty()) return "";
+  const FlagColumns cols(spec.space);
+  const auto name = [&](const Measured& m) {
+    return m.baseline ? fmt::format("{:<{}}", "baseline (as configured)", cols.Width()) : cols.Row(m.setting);
+  };
   std::string s = fmt::format("\nMeasured on the target: {}\n", r.measured.front().result.target);
-  s += fmt::format("  {:<56}{:>11}{:>10}{:>17}  {:<40}  {}\n", "setting", "predicted", "measured",
+  s += fmt::format("  {}{:>11}{:>10}{:>17}  {:<40}  {}\n", cols.Header(), "predicted", "measured",
                    "goodput sim/meas", "attainment at capacity", "outputs");
   for (const Measured& m : r.measured) {
     const Evaluation* p = m.predicted ? &r.search.evaluations[*m.predicted]
                           : m.baseline && r.baseline_simulated ? &*r.baseline_simulated : nullptr;
     if (!m.failed.empty()) {
-      s += fmt::format("  {:<56}did not start: {}\n", Name(m.setting, m.baseline), m.failed);
+      s += fmt::format("  {}did not start: {}\n", name(m), m.failed);
       continue;
     }
-    s += fmt::format("  {:<56}{:>11}{:>10}{:>17}  {:<40}  {}\n", Name(m.setting, m.baseline),
+    s += fmt::format("  {}{:>11}{:>10}{:>17}  {:<40}  {}\n", name(m),
                      p ? Cap(p->score, p->result) : "-", Cap(m.score, m.result),
                      fmt::format("{:.2f} / {:.2f}", p ? p->score.goodput : NAN, m.score.goodput), AttainmentAt(m.result),
                      OutputsCell(m));
@@ -177,10 +181,24 @@ std::string TargetTable(const TuneResult& r) {
   return s;
 }
 
-std::string FlagsBlock(const Setting& s) {
+// The flags of `s` whose values differ from `defaults` (all, when none is known).
+Setting Changes(const Setting& s, const Setting& defaults) {
+  Setting out;
+  for (const Setting::Flag& f : s.flags) {
+    if (ChangedFlags(Setting{{f}}, defaults) > 0) out.flags.push_back(f);
+  }
+  return out;
+}
+
+std::string FlagsBlock(const TuneSpec& spec, const Setting& s) {
   if (s.empty()) return "  keep the engine's settings as they are\n";
   const VllmFlags v = ToVllm(s);
   std::string out = fmt::format("  engine flags: {}\n", fmt::join(s.Args(), " "));
+  const Setting changes = Changes(s, spec.defaults);
+  if (changes.flags.size() < s.flags.size()) {
+    out += changes.empty() ? "  (every one is the engine's own value)\n"
+                           : fmt::format("  changed from the engine's own values: {}\n", fmt::join(changes.Args(), " "));
+  }
   if (!v.args.empty()) out += fmt::format("  vllm serve ... {}\n", fmt::join(v.args, " "));
   for (const std::string& n : v.notes) out += "  note: " + n + "\n";
   return out;
@@ -216,7 +234,7 @@ std::string Recommendation(const TuneSpec& spec, const TuneResult& r) {
   } else if (!measured && ChangesNumerics(*s)) {
     out += "  outputs: not compared (the simulator has no outputs; confirm on a real target)\n";
   }
-  out += FlagsBlock(*s);
+  out += FlagsBlock(spec, *s);
   if (r.best_but_outputs_differ) {
     const Measured& m = r.measured[*r.best_but_outputs_differ];
     out += fmt::format("  faster, but its outputs differ: {} (capacity {}): {}\n", m.setting.Label(),
@@ -245,25 +263,14 @@ json::value EvaluationJson(const Evaluation& e) {
   return o;
 }
 
-json::value OutputsJson(const OutputComparison& c) {
-  json::array answers;
-  for (const AnswerDiff& d : c.answers) {
-    answers.push_back(json::object{
-        {"prompt", d.prompt_label}, {"tokens", d.tokens}, {"agreeing", d.agreeing},
-        {"first_divergence", d.first_divergence ? json::value(*d.first_divergence) : nullptr},
-        {"mean_abs_logprob_delta", d.mean_abs_logprob_delta ? json::value(*d.mean_abs_logprob_delta) : nullptr}});
-  }
-  return json::object{{"prompts", c.prompts}, {"identical", c.identical}, {"token_agreement", c.token_agreement},
-                      {"mean_abs_logprob_delta", c.mean_abs_logprob_delta ? json::value(*c.mean_abs_logprob_delta) : nullptr},
-                      {"differ", c.differ}, {"answers", answers}};
-}
-
 json::value MeasuredJson(const TuneResult& r, const Measured& m) {
   json::object o{{"setting", m.setting.Label()}, {"baseline", m.baseline}};
   if (!m.failed.empty()) o["did_not_start"] = m.failed;
   else o["measured"] = ScoreJson(m.score, m.result);
-  if (m.predicted) o["simulated"] = ScoreJson(r.search.evaluations[*m.predicted].score, r.search.evaluations[*m.predicted].result);
-  if (m.outputs) o["outputs"] = OutputsJson(*m.outputs);
+  const Evaluation* p = m.predicted ? &r.search.evaluations[*m.predicted]
+                        : m.baseline && r.baseline_simulated ? &*r.baseline_simulated : nullptr;
+  if (p) o["simulated"] = ScoreJson(p->score, p->result);
+  if (m.outputs) o["outputs"] = OutputComparisonToJson(*m.outputs);
   if (!m.outputs_note.empty()) o["outputs_note"] = m.outputs_note;
   return o;
 }
@@ -275,6 +282,7 @@ json::value RecommendationJson(const TuneSpec& spec, const TuneResult& r) {
   json::object o{{"setting", s->Label()},
                  {"measured", r.confirmed},
                  {"engine_args", json::value_from(s->Args())},
+                 {"changed_args", json::value_from(Changes(*s, spec.defaults).Args())},
                  {"vllm_serve_args", json::value_from(v.args)},
                  {"vllm_notes", json::value_from(v.notes)},
                  {"reasons", json::value_from(Reasons(r.search, spec.space, *s))}};
@@ -285,7 +293,7 @@ json::value RecommendationJson(const TuneSpec& spec, const TuneResult& r) {
 }  // namespace
 
 std::string FormatTune(const TuneSpec& spec, const TuneResult& r) {
-  return Header(spec, r) + SimulatorRanking(spec, r) + TargetTable(r) + Recommendation(spec, r);
+  return Header(spec, r) + SimulatorRanking(spec, r) + TargetTable(spec, r) + Recommendation(spec, r);
 }
 
 json::value TuneToJson(const TuneSpec& spec, const TuneResult& r) {
