@@ -1,5 +1,6 @@
 #include "tune/reasons.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -73,7 +74,22 @@ const Evaluation* Best(const std::vector<Evaluation>& evaluations, const Setting
   return found;
 }
 
-std::string FlagReason(const SearchResult& search, const Evaluation& chosen, const std::string& flag) {
+// The other values of `d` nearest the chosen one first (a tie between two
+// values is then decided for the nearer).
+std::vector<std::string> ByDistance(const Dimension& d, const std::string& chosen) {
+  const auto at = std::find(d.values.begin(), d.values.end(), chosen) - d.values.begin();
+  std::vector<std::pair<std::ptrdiff_t, std::string>> order;
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.values.size()); ++i) {
+    if (i != at) order.emplace_back(std::abs(i - at), d.values[i]);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (auto& [distance, v] : order) out.push_back(std::move(v));
+  return out;
+}
+
+std::string FlagReason(const SearchResult& search, const Evaluation& chosen, const Dimension& d) {
+  const std::string& flag = d.flag;
   const std::string& value = *chosen.setting.Find(flag);
   std::map<std::string, const Evaluation*> others;  // by value
   for (const Evaluation& e : search.evaluations) {
@@ -83,7 +99,10 @@ std::string FlagReason(const SearchResult& search, const Evaluation& chosen, con
   if (others.empty()) return head + ": no other value was tried with the rest of this setting";
   const Evaluation* best = nullptr;
   std::string cannot;
-  for (const auto& [v, e] : others) {
+  for (const std::string& v : ByDistance(d, value)) {
+    auto it = others.find(v);
+    if (it == others.end()) continue;
+    const Evaluation* e = it->second;
     if (!e->runs()) {
       cannot += (cannot.empty() ? "" : ", ") + v;
       continue;
@@ -142,7 +161,7 @@ std::vector<std::string> Reasons(const SearchResult& search, const SearchSpace& 
   const Evaluation* own = Best(search.evaluations, chosen);
   if (!own || !own->runs()) return out;
   for (const Dimension& d : space.dimensions) {
-    if (chosen.Find(d.flag)) out.push_back(FlagReason(search, *own, d.flag));
+    if (chosen.Find(d.flag)) out.push_back(FlagReason(search, *own, d));
   }
   return out;
 }

@@ -10,17 +10,6 @@
 
 namespace goodput {
 
-bool ChangesNumerics(const Setting& s) {
-  static const char* const kNumerics[] = {"kv-cache-dtype", "weights", "quantization", "dtype",
-                                          "num-speculative-tokens", "speculative-config", "speculative-model"};
-  for (const Setting::Flag& f : s.flags) {
-    for (const char* name : kNumerics) {
-      if (f.name == name) return true;
-    }
-  }
-  return false;
-}
-
 namespace {
 
 bool SameValue(const std::string& a, const std::string& b) {
@@ -34,6 +23,16 @@ bool SameValue(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+bool ChangesNumerics(const Setting& s, const Setting& defaults) {
+  static const char* const kNumerics[] = {"kv-cache-dtype", "weights", "quantization", "dtype",
+                                          "num-speculative-tokens", "speculative-config", "speculative-model"};
+  for (const Setting::Flag& f : s.flags) {
+    const bool numerics = std::any_of(std::begin(kNumerics), std::end(kNumerics), [&](const char* n) { return f.name == n; });
+    if (numerics && ChangedFlags(Setting{{f}}, defaults) > 0) return true;
+  }
+  return false;
+}
 
 int ChangedFlags(const Setting& s, const Setting& defaults) {
   int n = 0;
@@ -172,7 +171,7 @@ Result<Measured> Tuner::Confirm(const Setting& s, bool baseline, std::optional<s
   // can change numerics.
   bool numerics = false;
   for (const Dimension& d : spec_.space.dimensions) numerics = numerics || ChangesNumerics(Setting{{{d.flag, ""}}});
-  if (sides_.check_outputs && (baseline ? numerics : ChangesNumerics(s))) {
+  if (sides_.check_outputs && (baseline ? numerics : ChangesNumerics(s, spec_.defaults))) {
     Progress(fmt::format("target: {}: {}", name, baseline ? "answers to compare with" : "comparing answers"));
     auto check = sides_.check_outputs(m, *t);
     if (check.ok()) m.outputs = *check;

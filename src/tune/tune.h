@@ -24,9 +24,10 @@
 
 namespace goodput {
 
-// Flags whose value can change what the model answers (KV cache and weight
-// formats, speculative decoding), not only how fast.
-bool ChangesNumerics(const Setting& s);
+// Whether `s` sets a flag that can change what the model answers (KV cache
+// and weight formats, speculative decoding), not only how fast, to another
+// value than `defaults` has (a flag `defaults` does not name counts).
+bool ChangesNumerics(const Setting& s, const Setting& defaults = {});
 
 // How many of `s`'s flags differ from `defaults` (a flag `defaults` does not
 // name counts as changed); numbers and sizes compare by value ("0.90" is

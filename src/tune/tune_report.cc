@@ -145,10 +145,11 @@ std::string SimulatorRanking(const TuneSpec& spec, const TuneResult& r) {
   return s;
 }
 
-std::string OutputsCell(const Measured& m) {
+std::string OutputsCell(const TuneSpec& spec, const Measured& m) {
   if (m.baseline) return m.outputs_note.empty() ? (m.outputs ? "" : "reference") : m.outputs_note;
   if (m.outputs) return m.outputs->differ ? "DIFFER" : "agree";
-  return m.outputs_note.empty() ? (ChangesNumerics(m.setting) ? "not compared" : "same numerics") : m.outputs_note;
+  return m.outputs_note.empty() ? (ChangesNumerics(m.setting, spec.defaults) ? "not compared" : "same numerics")
+                                : m.outputs_note;
 }
 
 std::string TargetTable(const TuneSpec& spec, const TuneResult& r) {
@@ -170,7 +171,7 @@ std::string TargetTable(const TuneSpec& spec, const TuneResult& r) {
     s += fmt::format("  {}{:>11}{:>10}{:>17}  {:<40}  {}\n", name(m),
                      p ? Cap(p->score, p->result) : "-", Cap(m.score, m.result),
                      fmt::format("{:.2f} / {:.2f}", p ? p->score.goodput : NAN, m.score.goodput), AttainmentAt(m.result),
-                     OutputsCell(m));
+                     OutputsCell(spec, m));
     if (m.outputs) s += "      outputs: " + m.outputs->Summary() + "\n";
   }
   if (!r.simulator_first_measured_best && !r.measured_ranked.empty() && !r.top.empty()) {
@@ -231,7 +232,7 @@ std::string Recommendation(const TuneSpec& spec, const TuneResult& r) {
   }
   if (measured && r.measured[*r.recommended].outputs) {
     out += "  outputs against the baseline: " + r.measured[*r.recommended].outputs->Summary() + "\n";
-  } else if (!measured && ChangesNumerics(*s)) {
+  } else if (!measured && ChangesNumerics(*s, spec.defaults)) {
     out += "  outputs: not compared (the simulator has no outputs; confirm on a real target)\n";
   }
   out += FlagsBlock(spec, *s);
