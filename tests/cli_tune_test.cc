@@ -154,11 +154,7 @@ TEST(CliTune, BadInputExitsNonZeroWithOneClearMessage) {
       {"compare-outputs --target sim:h100 --target sim:h100 --model llama-3.1-8b", "the simulator has no outputs"},
       {"compare-outputs --target embedded --target embedded --max-tokens 0", "--max-tokens must be"},
   };
-  for (const auto& [args, message] : cases) {
-    auto r = RunGoodput(args);
-    EXPECT_NE(r.exit_code, 0) << args;
-    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
-  }
+  testing::ExpectEachFails(cases);
 }
 
 }  // namespace

@@ -33,4 +33,12 @@ CommandResult RunGoodput(const std::string& args) {
   return r;
 }
 
+void ExpectEachFails(const std::vector<std::pair<std::string, std::string>>& cases, const std::string& prefix) {
+  for (const auto& [args, message] : cases) {
+    auto r = RunGoodput(prefix + args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
 }  // namespace goodput::testing

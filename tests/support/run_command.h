@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace goodput::testing {
 
@@ -14,5 +16,9 @@ struct CommandResult {
 
 // Runs `args` (already shell-quoted) after the goodput binary under test.
 CommandResult RunGoodput(const std::string& args);
+
+// Each command line (after `prefix`) exits non-zero with its message on
+// stderr (a gtest failure names the command otherwise).
+void ExpectEachFails(const std::vector<std::pair<std::string, std::string>>& cases, const std::string& prefix = "");
 
 }  // namespace goodput::testing
