@@ -333,6 +333,12 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"--concurrency 4 --rate 2", "not both"},
                       BadCase{"--scheduling-policy lifo", "unknown scheduling policy 'lifo'"},
                       BadCase{"--acceptance-rate 1.5", "--acceptance-rate"},
+                      BadCase{"--num-speculative-tokens 8 --draft-acceptance 0.3 --acceptance-rate 0.5",
+                              "give one of --acceptance-rate, --draft-acceptance"},
+                      BadCase{"--draft-acceptance 0.3", "needs --num-speculative-tokens"},
+                      BadCase{"--num-speculative-tokens 2 --mean-acceptance-length 3.4",
+                              "--mean-acceptance-length: 2.4 accepted drafts per step is outside 0..2"},
+                      BadCase{"--num-speculative-tokens 2 --draft-acceptance 1.2", "--draft-acceptance must be in [0, 1]"},
                       BadCase{"--repeat 0", "--repeat"},
                       BadCase{"--sweep max-num-seqs", "must look like FLAG=V1,V2"},
                       BadCase{"--gpu-memory-utilization 0.2", "No available memory"},
@@ -342,6 +348,26 @@ INSTANTIATE_TEST_SUITE_P(
       for (const char* c = info.param.args; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
       return name + "_" + std::to_string(info.index);
     });
+
+// The source document's drafter: 30% of the proposed drafts accepted and 3.4
+// tokens per step (eight drafts a step: 1 + 0.3 x 8). Given either figure in
+// vLLM's terms, the simulator runs that drafter and reports both back.
+TEST(CliSim, SpeculativeDecodingInVllmsTerms) {
+  const std::string base = "sim --model qwen3.5-27b --gpu b200 --weights int4 --workload " + kData +
+                           "/workloads/chat.yaml --requests 300 -c 32 --repeat 1 --num-speculative-tokens 8 --json ";
+  for (const std::string flag : {"--draft-acceptance 0.3", "--mean-acceptance-length 3.4"}) {
+    auto r = RunGoodput(base + flag);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto sd = Points(r.out).at(0).at("spec_decode");
+    EXPECT_NEAR(sd.at("acceptance").to_number<double>(), 0.30, 0.015) << flag;
+    EXPECT_NEAR(sd.at("mean_acceptance_length").to_number<double>(), 3.4, 0.12) << flag;
+  }
+  auto table = RunGoodput("sim --model qwen3.5-27b --gpu b200 --weights int4 --workload " + kData +
+                          "/workloads/chat.yaml --requests 300 -c 32 --repeat 1 --num-speculative-tokens 8 "
+                          "--draft-acceptance 0.3");
+  EXPECT_NE(table.out.find("speculative decoding, in vLLM's terms"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("acceptance 3"), std::string::npos) << table.out;
+}
 
 TEST(CliSim, BrokenWorkloadFilesNameFileAndLine) {
   const std::string bad_dist = WriteTempFile("bad_dist.yaml",

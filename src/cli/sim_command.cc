@@ -31,7 +31,7 @@ namespace {
 struct SimArgs {
   DeploymentArgs d;
   MeasurementArgs m;
-  double acceptance_rate = 0.7;
+  std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
   std::optional<double> frontend_latency;
   std::string calibration, gpu_bandwidth, gpu_flops, step_log;
@@ -55,7 +55,14 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   AddDeploymentFlags(c, a.d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
   a.m.repeat = 3;
   AddMeasurementFlags(c, a.m, kSimLoads);
-  c.add_option("--acceptance-rate", a.acceptance_rate, "Chance each draft is accepted")->capture_default_str();
+  c.add_option("--draft-acceptance", a.draft_acceptance,
+               "Speculative decoding: vLLM's draft acceptance rate, accepted / proposed drafts (e.g. 0.3)");
+  c.add_option("--mean-acceptance-length", a.mean_acceptance_length,
+               "Speculative decoding: vLLM's mean acceptance length, tokens per verifying step with the bonus token "
+               "(e.g. 3.4 at 8 drafts and 30% acceptance)");
+  c.add_option("--acceptance-rate", a.acceptance_rate,
+               "Speculative decoding: the chance each draft position is accepted, in turn until the first rejection "
+               "(default 0.7; --draft-acceptance and --mean-acceptance-length give vLLM's figures instead)");
   c.add_option("--compute-efficiency", a.compute_efficiency, "Override the GPU entry's matmul efficiency");
   c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
   c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds)");
@@ -144,14 +151,38 @@ Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
   return h;
 }
 
+// The per-position chance the simulator draws drafts with, from whichever of
+// the three acceptance flags is given (at most one).
+Result<double> PerPositionChance(const SimArgs& a) {
+  const int given = a.acceptance_rate.has_value() + a.draft_acceptance.has_value() + a.mean_acceptance_length.has_value();
+  if (given > 1) {
+    return Status::InvalidArgument("give one of --acceptance-rate, --draft-acceptance and --mean-acceptance-length");
+  }
+  const int k = a.d.engine.num_speculative_tokens;
+  if (a.draft_acceptance) {
+    if (!(*a.draft_acceptance >= 0 && *a.draft_acceptance <= 1)) {
+      return Status::InvalidArgument("--draft-acceptance must be in [0, 1]");
+    }
+  }
+  if (a.draft_acceptance || a.mean_acceptance_length) {
+    const double accepted = a.draft_acceptance ? *a.draft_acceptance * k : *a.mean_acceptance_length - 1;
+    auto p = PerPositionAcceptance(k, accepted);
+    if (!p.ok()) return p.status().WithContext(a.draft_acceptance ? "--draft-acceptance" : "--mean-acceptance-length");
+    return p;
+  }
+  const double rate = a.acceptance_rate.value_or(0.7);
+  if (!(rate >= 0 && rate <= 1)) return Status::InvalidArgument("--acceptance-rate must be in [0, 1]");
+  return rate;
+}
+
 // The simulation the flags describe and its hardware.
 Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
   GOODPUT_ASSIGN_OR_RETURN(SimHardware h, ResolveSimHardware(a));
-  if (!(a.acceptance_rate >= 0 && a.acceptance_rate <= 1)) return Status::InvalidArgument("--acceptance-rate must be in [0, 1]");
+  GOODPUT_ASSIGN_OR_RETURN(const double acceptance, PerPositionChance(a));
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, h.calibration ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
                                                           : SetupSimulation(model, h.plan, h.hw));
-  setup.options.acceptance_rate = a.acceptance_rate;
+  setup.options.acceptance_rate = acceptance;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
   if (!a.step_log.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(setup.options.step_observer, OpenStepLog(a.step_log));

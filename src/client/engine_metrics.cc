@@ -39,12 +39,32 @@ std::optional<double> PrometheusCounter(std::string_view page, std::string_view 
   return sum;
 }
 
-EngineMetrics ScrapeEngineMetrics(const Endpoint& e) {
+EngineMetrics ParseEngineMetrics(std::string_view page) {
   EngineMetrics m;
-  auto page = HttpGet(e, "/metrics");
-  if (!page.ok()) return m;
-  m.preemptions = PrometheusCounter(*page, "vllm:num_preemptions_total");
+  m.preemptions = PrometheusCounter(page, "vllm:num_preemptions_total");
+  m.spec_drafts = PrometheusCounter(page, "vllm:spec_decode_num_drafts_total");
+  m.spec_draft_tokens = PrometheusCounter(page, "vllm:spec_decode_num_draft_tokens_total");
+  m.spec_accepted_tokens = PrometheusCounter(page, "vllm:spec_decode_num_accepted_tokens_total");
   return m;
+}
+
+EngineMetrics ScrapeEngineMetrics(const Endpoint& e) {
+  auto page = HttpGet(e, "/metrics");
+  return page.ok() ? ParseEngineMetrics(*page) : EngineMetrics{};
+}
+
+EngineCounters CountersBetween(const EngineMetrics& before, const EngineMetrics& after) {
+  EngineCounters c;
+  if (before.preemptions && after.preemptions) c.preemptions = static_cast<int64_t>(*after.preemptions - *before.preemptions);
+  const auto delta = [](const std::optional<double>& b, const std::optional<double>& a) -> std::optional<double> {
+    if (!a || !b) return std::nullopt;
+    return *a - *b;
+  };
+  const auto drafts = delta(before.spec_drafts, after.spec_drafts);
+  const auto tokens = delta(before.spec_draft_tokens, after.spec_draft_tokens);
+  const auto accepted = delta(before.spec_accepted_tokens, after.spec_accepted_tokens);
+  if (drafts && tokens && accepted && *drafts > 0) c.spec_decode = SpecDecodeCounts{*drafts, *tokens, *accepted};
+  return c;
 }
 
 }  // namespace goodput::client

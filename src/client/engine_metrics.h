@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "client/endpoint.h"
+#include "measure/run.h"
 
 namespace goodput::client {
 
@@ -16,7 +17,17 @@ std::optional<double> PrometheusCounter(std::string_view page, std::string_view 
 
 struct EngineMetrics {
   std::optional<double> preemptions;  // vllm:num_preemptions_total
+  // vllm:spec_decode_num_drafts_total, _num_draft_tokens_total and
+  // _num_accepted_tokens_total, when the server decodes speculatively.
+  std::optional<double> spec_drafts, spec_draft_tokens, spec_accepted_tokens;
 };
+
+// What happened between two scrapes: preemptions, and the speculative
+// decoding counts when both scrapes have them and drafts were made.
+EngineCounters CountersBetween(const EngineMetrics& before, const EngineMetrics& after);
+
+// The counters of a Prometheus page; empty fields for names it lacks.
+EngineMetrics ParseEngineMetrics(std::string_view page);
 
 // The engine's counters now; empty fields when the server has no /metrics
 // (or not these names).

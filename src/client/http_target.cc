@@ -21,9 +21,7 @@ Result<MeasuredRun> HttpTarget::Run(const Workload& workload, const ArrivalSpec&
   GOODPUT_ASSIGN_OR_RETURN(std::vector<RequestRecord> records, client::RunLoad(o, workload, load, clock_));
   const client::EngineMetrics after = client::ScrapeEngineMetrics(o.endpoint);
   MeasuredRun run;
-  if (before.preemptions && after.preemptions) {
-    run.engine.preemptions = static_cast<int64_t>(*after.preemptions - *before.preemptions);
-  }
+  run.engine = client::CountersBetween(before, after);
   run.records = std::move(records);
   run.window = MeasurementWindow(workload, run.records);
   return run;

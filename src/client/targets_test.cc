@@ -16,6 +16,39 @@ Workload Small(int64_t requests, const std::string& slo = "") {
   return w;
 }
 
+// A server that decodes speculatively (vLLM's spec_decode counters on its
+// /metrics): each run's counts are the difference across it, and the point
+// reports vLLM's acceptance (0.3) and mean acceptance length (3.4); a server
+// without the counters reports none.
+TEST(HttpTarget, ReadsSpeculativeDecodingCountersFromMetrics) {
+  RealClock clock;
+  testing::FakeSseServer::Options so;
+  so.spec_decode_metrics = true;
+  auto server = std::move(testing::FakeSseServer::Start(so, clock).value());
+  client::LoadOptions o;
+  o.endpoint.port = server->port();
+  o.model = "ok";
+  HttpTarget target(o);
+  ArrivalSpec load;
+  load.concurrency = 2;
+  auto run = target.Run(Small(6), load, 1);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_TRUE(run->engine.spec_decode.has_value());
+  EXPECT_DOUBLE_EQ(run->engine.spec_decode->drafts, 60);  // 6 requests x 10 drafts
+  auto point = MeasurePoint(target, Small(6, "ttft p50 <= 2s"), load, Repetitions{2, 2});
+  ASSERT_TRUE(point.ok());
+  ASSERT_TRUE(point->spec_decode.has_value());
+  EXPECT_DOUBLE_EQ(point->spec_decode->drafts, 120);  // summed over both repetitions
+  EXPECT_DOUBLE_EQ(point->spec_decode->acceptance(), 0.3);
+  EXPECT_DOUBLE_EQ(point->spec_decode->mean_acceptance_length(), 3.4);
+  auto plain = std::move(testing::FakeSseServer::Start({}, clock).value());
+  o.endpoint.port = plain->port();
+  HttpTarget without(o);
+  auto none = without.Run(Small(4), load, 1);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->engine.spec_decode.has_value());
+}
+
 TEST(HttpTarget, MeasuresAFakeServerAndSummarisesHealth) {
   RealClock clock;
   auto server = std::move(testing::FakeSseServer::Start({0.02, 0.005}, clock).value());

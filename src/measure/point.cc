@@ -187,6 +187,12 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
     rej.push_back(static_cast<double>(run.engine.rejected));
     steps.push_back(static_cast<double>(run.engine.steps));
     AddLatencies(w, run, lat);
+    if (const auto& sd = run.engine.spec_decode) {
+      SpecDecodeCounts& sum = p.spec_decode ? *p.spec_decode : p.spec_decode.emplace();
+      sum.drafts += sd->drafts;
+      sum.draft_tokens += sd->draft_tokens;
+      sum.accepted_tokens += sd->accepted_tokens;
+    }
     const double secs = run.window.seconds();
     for (const ClassReport& c : rep.classes) {
       ClassTally& t = tallies[c.class_name];

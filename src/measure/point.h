@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,7 @@ struct PointResult {
   // (of every class when none has one).
   LatencyStats ttft, tpot, itl, e2e;
   double preemptions = 0;         // engine counters (preemptions: kNoValue where the target cannot see them)
+  std::optional<SpecDecodeCounts> spec_decode;  // summed over the repetitions that had drafts
   double rejected = 0;
   double steps = 0;
   std::vector<ClassAttainment> classes;

@@ -169,6 +169,13 @@ json::value PointToJson(const PointResult& p) {
   // Gamma arrivals are their shape as much as their rate (a constant profile
   // is shape 1000): without it a stored point reads back as Poisson.
   if (p.load.kind == ArrivalKind::kGamma) point["burstiness"] = p.load.burstiness;
+  if (const auto& sd = p.spec_decode) {
+    point["spec_decode"] = json::object{{"drafts", sd->drafts},
+                                        {"draft_tokens", sd->draft_tokens},
+                                        {"accepted_tokens", sd->accepted_tokens},
+                                        {"acceptance", sd->acceptance()},
+                                        {"mean_acceptance_length", sd->mean_acceptance_length()}};
+  }
   return point;
 }
 
@@ -224,6 +231,15 @@ Result<PointResult> PointFromJson(const std::string& text) {
       if (std::string e = ReadClass(c, a); !e.empty()) return Status::InvalidArgument("stored summary: " + e);
       p.classes.push_back(a);
     }
+  }
+  if (const json::object* sd = r.Object("spec_decode")) {
+    Reader s{*sd, ""};
+    SpecDecodeCounts c;
+    s.Number("drafts", c.drafts);
+    s.Number("draft_tokens", c.draft_tokens);
+    s.Number("accepted_tokens", c.accepted_tokens);
+    if (!s.error.empty()) return Status::InvalidArgument("stored summary: spec_decode: " + s.error);
+    p.spec_decode = c;
   }
   if (const json::array* notes = r.Array("request_notes")) {
     for (const json::value& n : *notes) {

@@ -80,6 +80,20 @@ std::string FormatLatencyTable(const std::vector<PointResult>& points) {
   return s;
 }
 
+std::string FormatSpecDecode(const std::vector<PointResult>& points) {
+  std::string s;
+  for (const PointResult& p : points) {
+    if (!p.spec_decode) continue;
+    if (s.empty()) {
+      s = "speculative decoding, in vLLM's terms (acceptance = accepted / proposed drafts; mean acceptance length = "
+          "tokens per verifying step)\n";
+    }
+    s += fmt::format("{:>12}  acceptance {:.1f}%, mean acceptance length {:.2f} ({:.0f} drafts)\n", p.label,
+                     100 * p.spec_decode->acceptance(), p.spec_decode->mean_acceptance_length(), p.spec_decode->drafts);
+  }
+  return s;
+}
+
 namespace {
 
 // Why the point after the capacity does not hold: its failing (else
@@ -176,7 +190,8 @@ std::string FormatResults(const std::vector<SettingResult>& results, const Workl
     for (const std::string& line : Split(r.kv_capacity, '\n')) {
       if (!line.empty()) s += "engine: " + line + "\n";
     }
-    s += "\n" + FormatPointTable(r.sweep.points) + "\n" + FormatLatencyTable(r.sweep.points) + "\n" +
+    s += "\n" + FormatPointTable(r.sweep.points) + "\n" + FormatLatencyTable(r.sweep.points) +
+         FormatSpecDecode(r.sweep.points) + "\n" +
          FormatCapacity(r.sweep.points, r.sweep.capacity, r.sweep.capped) + Advice(r, w);
     for (const auto& n : Diagnose(r.sweep.points, lag_threshold_s)) s += "note: " + n + "\n";
     s += "\n";

@@ -23,6 +23,10 @@ std::string FormatPointTable(const std::vector<PointResult>& points);
 // One row per load: TTFT, TPOT, ITL and E2E as p50 / p90 / p99 / mean (ms).
 std::string FormatLatencyTable(const std::vector<PointResult>& points);
 
+// Per load with drafts: vLLM's draft acceptance rate and mean acceptance
+// length (tokens per verifying step); "" when no load had drafts.
+std::string FormatSpecDecode(const std::vector<PointResult>& points);
+
 // The capacity line, then why the next load does not hold (the class that
 // fails or is undecided, with its attainment, interval and requests), and
 // the classes without an SLO (offline work) at capacity by their throughput.

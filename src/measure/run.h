@@ -15,10 +15,22 @@
 
 namespace goodput {
 
+// Speculative decoding as vLLM counts it (its spec_decode_* counters): each
+// request-step that verified drafts is one draft of `draft_tokens` tokens,
+// of which `accepted_tokens` were kept.
+struct SpecDecodeCounts {
+  double drafts = 0, draft_tokens = 0, accepted_tokens = 0;
+  // vLLM's "Draft acceptance rate": accepted / proposed.
+  double acceptance() const { return draft_tokens > 0 ? accepted_tokens / draft_tokens : 0; }
+  // vLLM's "Mean acceptance length": tokens per verifying step, the bonus token included.
+  double mean_acceptance_length() const { return drafts > 0 ? 1 + accepted_tokens / drafts : 0; }
+};
+
 struct EngineCounters {
   int64_t steps = 0;
   std::optional<int64_t> preemptions;  // empty: the target cannot see them
   int64_t rejected = 0;  // requests the engine refused (longer than the max model length or the KV pool)
+  std::optional<SpecDecodeCounts> spec_decode;  // empty: no drafts, or the target cannot see them
 };
 
 struct MeasuredRun {

@@ -33,6 +33,7 @@ StepResult CostModelRunner::Execute(const StepPlan& plan) {
     if (s.num_draft > 0) {
       ++draft_steps_;
       draft_step_tokens_ += tokens;
+      drafted_tokens_ += s.num_draft;
     }
   }
   result.modeled_seconds = model_->Seconds(step);

@@ -25,6 +25,7 @@ class CostModelRunner final : public ModelRunner, public StepTimePredictor {
 
   int64_t draft_steps() const { return draft_steps_; }
   int64_t draft_step_tokens() const { return draft_step_tokens_; }
+  int64_t drafted_tokens() const { return drafted_tokens_; }
 
  private:
   int32_t AcceptedDrafts(int32_t drafts);
@@ -35,6 +36,7 @@ class CostModelRunner final : public ModelRunner, public StepTimePredictor {
   CostModel::Step pending_;
   int64_t draft_steps_ = 0;
   int64_t draft_step_tokens_ = 0;
+  int64_t drafted_tokens_ = 0;
 };
 
 }  // namespace goodput

@@ -228,10 +228,27 @@ Status Run::Go(SimRun& out) {
   out.simulated_seconds = clock_.Now();
   out.draft_steps = runner_.draft_steps();
   out.draft_step_tokens = runner_.draft_step_tokens();
+  out.drafted_tokens = runner_.drafted_tokens();
   return Status::Ok();
 }
 
 }  // namespace
+
+Result<double> PerPositionAcceptance(int k, double accepted) {
+  if (k < 1) return Status::InvalidArgument("speculative acceptance needs --num-speculative-tokens of at least 1");
+  if (!(accepted >= 0 && accepted <= k)) {
+    return Status::InvalidArgument(fmt::format("{:g} accepted drafts per step is outside 0..{} (the drafts per step)",
+                                               accepted, k));
+  }
+  const auto expected = [k](double a) {
+    double sum = 0, term = 1;
+    for (int i = 0; i < k; ++i) sum += (term *= a);
+    return sum;
+  };
+  double lo = 0, hi = 1;  // expected() rises from 0 to k: bisection to double precision
+  for (int i = 0; i < 100; ++i) (expected((lo + hi) / 2) < accepted ? lo : hi) = (lo + hi) / 2;
+  return (lo + hi) / 2;
+}
 
 double SloStepTarget(const Workload& w, double headroom, int num_spec, double acceptance) {
   double tpot = std::numeric_limits<double>::infinity();

@@ -49,6 +49,7 @@ struct SimRun {
   int64_t peak_running = 0;          // most requests computed in one step
   int64_t draft_steps = 0;           // request-steps that verified drafts
   int64_t draft_step_tokens = 0;     // tokens those produced (accepted drafts + 1 each)
+  int64_t drafted_tokens = 0;        // drafts proposed in those steps
 };
 
 // Runs `workload` at `load` (closed-loop concurrency or an arrival rate) to
@@ -56,6 +57,14 @@ struct SimRun {
 // request can ever be scheduled).
 Result<SimRun> Simulate(const Workload& workload, const ArrivalSpec& load, const SimOptions& options,
                         const CostModel& cost);
+
+// The per-position chance of accepting a draft (each of a step's `k`
+// drafts in turn, until the first rejection, as the simulator draws them)
+// that accepts `accepted` of them on average: a + a^2 + ... + a^k =
+// accepted. vLLM reports acceptance as accepted / proposed (accepted =
+// rate x k) and its mean acceptance length as 1 + accepted. Errors:
+// k < 1, accepted outside [0, k].
+Result<double> PerPositionAcceptance(int k, double accepted);
 
 // The longest step the slo policy allows: the tightest interactive TPOT
 // target x headroom x tokens per step (speculative decoding yields more than

@@ -180,6 +180,23 @@ TEST(Simulator, FrontEndLatencyDelaysEveryFirstTokenAlike) {
   EXPECT_NEAR(slowed.simulated_seconds - closed.simulated_seconds, 20 * 0.05, 1e-3);
 }
 
+// a + a^2 + ... + a^k = accepted, solved for a: one draft a step accepts
+// `accepted` itself; eight drafts at 2.4 accepted (vLLM's 30%) need a
+// per-position chance near 0.72 (0.72 (1 - 0.72^8) / 0.28 = 2.385).
+TEST(PerPositionAcceptance, SolvesTheGeometricSum) {
+  EXPECT_NEAR(*PerPositionAcceptance(1, 0.4), 0.4, 1e-9);
+  const double a = *PerPositionAcceptance(8, 2.4);
+  double sum = 0, term = 1;
+  for (int i = 0; i < 8; ++i) sum += (term *= a);
+  EXPECT_NEAR(sum, 2.4, 1e-9);
+  EXPECT_NEAR(a, 0.7215, 0.001);
+  EXPECT_NEAR(*PerPositionAcceptance(4, 4), 1, 1e-9);
+  EXPECT_NEAR(*PerPositionAcceptance(4, 0), 0, 1e-9);
+  EXPECT_FALSE(PerPositionAcceptance(0, 0.5).ok());
+  EXPECT_FALSE(PerPositionAcceptance(4, 4.5).ok());
+  EXPECT_FALSE(PerPositionAcceptance(4, -0.1).ok());
+}
+
 TEST(JoinChance, FallsPerDoublingAndRankWithinZeroAndOne) {
   const JoinChance c{0.8, -0.1, -0.2};
   EXPECT_DOUBLE_EQ(c.At(1), 0.8);

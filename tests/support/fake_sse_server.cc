@@ -31,6 +31,7 @@ struct FakeSseServer::Impl {
   std::map<int64_t, std::vector<TokenWrite>> writes;
   std::map<int64_t, Seen> seen;
   int64_t connections = 0, idle_closes = 0;
+  int64_t answered = 0;  // requests streamed to their end (the /metrics counters)
 
   awaitable<void> Accept() {
     while (true) {
@@ -105,8 +106,26 @@ struct FakeSseServer::Impl {
     return Chunk("x", std::nullopt);
   }
 
+  // GET /metrics: vLLM's counters (one labelled series each), or a 404.
+  bool Metrics(beast::tcp_stream& s) {
+    std::string page;
+    if (options.spec_decode_metrics) {
+      std::lock_guard<std::mutex> lock(mu);
+      page = fmt::format(
+          "vllm:spec_decode_num_drafts_total{{engine=\"0\"}} {}\nvllm:spec_decode_num_draft_tokens_total{{engine=\"0\"}} "
+          "{}\nvllm:spec_decode_num_accepted_tokens_total{{engine=\"0\"}} {}\n",
+          10 * answered, 80 * answered, 24 * answered);
+    }
+    const std::string status = options.spec_decode_metrics ? "200 OK" : "404 Not Found";
+    Write(s, fmt::format("HTTP/1.1 {}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+                         status, page.size(), page),
+          false);
+    return false;  // Connection: close
+  }
+
   // Streams the answer; false when the connection is finished.
   awaitable<bool> Answer(beast::tcp_stream& s, const http::request<http::string_body>& req) {
+    if (req.method() == http::verb::get && req.target() == "/metrics") co_return Metrics(s);
     boost::system::error_code ec;
     const json::value body = json::parse(req.body(), ec);
     const json::object* o = !ec && body.is_object() ? &body.as_object() : nullptr;
@@ -162,6 +181,10 @@ struct FakeSseServer::Impl {
     }
     if (mode != "no-done") tail += "data: [DONE]\n\n";
     Write(s, tail, chunked);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++answered;
+    }
     if (!chunked) co_return false;  // Connection: close ends the body
     co_return Write(s, "0\r\n\r\n", false);
   }

@@ -11,7 +11,8 @@
 // continuous usage, as vLLM's continuous_usage_stats), "usage-on-last" (the
 // last token chunk carries the total usage, nothing before), "no-text" (every
 // token chunk's text is empty, its continuous usage counts it), "no-text-at-
-// all" (empty texts, usage only at the end). It runs on its own
+// all" (empty texts, usage only at the end). GET /metrics is a 404 unless
+// Options::spec_decode_metrics. It runs on its own
 // thread and records, per request (by the client's x-goodput-request header),
 // when it wrote each token and what the request said about its class.
 #pragma once
@@ -39,6 +40,10 @@ class FakeSseServer {
     // timeouts do. Without keep-alive every response ends by closing.
     bool keep_alive = false;
     double idle_close_s = 0;
+    // Serve GET /metrics with vLLM's speculative decoding counters, each
+    // answered request adding 10 drafts of 8 tokens with 24 accepted (vLLM's
+    // acceptance 0.3, mean acceptance length 3.4).
+    bool spec_decode_metrics = false;
   };
   // Listens on 127.0.0.1 (a free port) and starts its thread.
   static Result<std::unique_ptr<FakeSseServer>> Start(Options options, const Clock& clock);
