@@ -43,6 +43,21 @@ bool Queueing(const PointResult& lo, const PointResult& hi) {
   return std::isfinite(lo.ttft.p50) && std::isfinite(hi.ttft.p50) && hi.ttft.p50 >= 2 * std::max(lo.ttft.p50, 1e-3);
 }
 
+// The source document's configuration cause: more clients, yet per-token
+// time and throughput stay where they were while the first token waits
+// longer and longer: the engine runs no more requests at once than before.
+std::string SeatCap(const std::vector<PointResult>& points) {
+  if (points.size() < 2) return "";
+  const PointResult &lo = points.front(), &hi = points.back();
+  if (hi.load.kind != ArrivalKind::kClosedLoop || hi.load.concurrency < 4 * lo.load.concurrency) return "";
+  const bool tpot_flat = lo.tpot.p50 > 0 && hi.tpot.p50 < 1.1 * lo.tpot.p50 && hi.tpot.p50 > 0.9 * lo.tpot.p50;
+  const bool throughput_flat = lo.throughput > 0 && hi.throughput < 1.2 * lo.throughput;
+  if (!tpot_flat || !throughput_flat || !Queueing(lo, hi)) return "";
+  return fmt::format("concurrency {} -> {}: per-token time and throughput stay flat while TTFT grows {} -> {}: the "
+                     "engine runs no more requests at once; a concurrency cap (max_num_seqs?) is queueing requests",
+                     lo.label, hi.label, FormatDuration(lo.ttft.p50), FormatDuration(hi.ttft.p50));
+}
+
 }  // namespace
 
 std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double lag_threshold_s) {
@@ -77,6 +92,7 @@ std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double
     notes.AddGeneral("per-token time stays flat while concurrency rises 8x or more: the engine is not the bottleneck "
                      "(you may be measuring client or network overhead)");
   }
+  if (const std::string cap = SeatCap(points); !cap.empty()) notes.AddGeneral(cap);
   return notes.Lines();
 }
 

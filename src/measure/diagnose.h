@@ -19,7 +19,8 @@ namespace goodput {
 // trustworthy), usage disagreeing with counted chunks, throughput rising
 // while goodput falls (past the knee), per-token time and TTFT both flat
 // while closed-loop concurrency rises 8x or more (measuring overhead, not the
-// engine; a flat TPOT with TTFT rising is a sequence cap queueing requests).
+// engine); per-token time and throughput both flat while concurrency rises 4x
+// or more and TTFT at least doubles (a concurrency cap queueing requests).
 std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double lag_threshold_s);
 
 // N from a server's "GPU KV cache size: N tokens" start-up line.

@@ -42,7 +42,27 @@ TEST(Diagnose, FlatTpotWithQueueingIsNotOverhead) {
   ladder[0].ttft.p50 = 0.02;
   ladder[1].ttft.p50 = 1.6;
   ladder[2].ttft.p50 = 24;
-  for (const auto& n : Diagnose(ladder, 0.01)) EXPECT_EQ(n.find("per-token time stays flat"), std::string::npos) << n;
+  for (const auto& n : Diagnose(ladder, 0.01)) {
+    EXPECT_EQ(n.find("per-token time stays flat"), std::string::npos) << n;
+    EXPECT_EQ(n.find("max_num_seqs"), std::string::npos) << n;  // throughput rose 4x: more ran at once
+  }
+}
+
+// The source document's configuration cause (--max-num-seqs 1, clients 1 to
+// 8): TPOT and throughput flat while TTFT grows from 25 ms to 4.66 s.
+TEST(Diagnose, FlatTpotAndThroughputWithQueueingIsASequenceCap) {
+  std::vector<PointResult> ladder = {Point(1, 153, 0.6, 0.0064), Point(2, 153, 0.2, 0.0064), Point(4, 152, 0, 0.0064),
+                                     Point(8, 154, 0, 0.0065)};
+  ladder[0].ttft.p50 = 0.025;
+  ladder[1].ttft.p50 = 1.2;
+  ladder[2].ttft.p50 = 3.1;
+  ladder[3].ttft.p50 = 4.66;
+  const auto notes = Diagnose(ladder, 0.01);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "concurrency 1 -> 8: per-token time and throughput stay flat while TTFT grows 25.0 ms -> 4.66 s: "
+                      "the engine runs no more requests at once; a concurrency cap (max_num_seqs?) is queueing requests");
+  ladder.resize(2);  // clients only doubled: too little to tell
+  EXPECT_TRUE(Diagnose(ladder, 0.01).empty());
 }
 
 // What the client noticed about single requests reaches the reader once per note.
