@@ -112,6 +112,36 @@ TEST(CliTune, ConfirmsOnGoodputServeAndGuardsTheOutputs) {
   EXPECT_EQ(s.at("runs").at(1).at("role").as_string(), "simulator");
 }
 
+// A URL target whose server tune starts per setting (--launch with {flags};
+// goodput serve standing in for vLLM), searched on a simulator given as a
+// calibration file (here the fit an embedded tune wrote), then refitted to
+// every load the target measured (--recalibrate) and the search's best
+// re-ranked.
+TEST(CliTune, AUrlTargetLaunchedPerSettingAndRecalibrated) {
+  const std::string dir = testing::TempPath("tune_url");
+  const std::string base = "--model goodput-tiny --workload " + kData + "/workloads/chat-cpu.yaml --requests 24 "
+                           "--space 'max-num-seqs=1|4' --no-ledger --json ";
+  auto fit = RunGoodput("tune --target embedded --engine-args '--kv-cache-memory 64MiB' --top 1 --work-dir " + dir +
+                        "/first " + base);
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  const std::string launch = std::string(GOODPUT_BINARY) + " serve --model goodput-tiny --kv-cache-memory 64MiB --port " +
+                             std::to_string(port) + " {flags}";
+  auto r = RunGoodput("tune --target http://127.0.0.1:" + std::to_string(port) + " --launch '" + launch + "' --sim sim:" +
+                      dir + "/first/fit-1.json --sim-args '--kv-cache-memory 64MiB' --top 2 --recalibrate --work-dir " +
+                      dir + "/url " + base);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::value doc = json::parse(r.out);
+  const auto& measured = doc.at("measured").as_array();
+  ASSERT_EQ(measured.size(), 3u);  // the baseline and both settings: the refit's first was measured already
+  for (const auto& m : measured) EXPECT_TRUE(m.at("measured").is_object()) << json::serialize(m);
+  EXPECT_NE(measured[1].at("measured").at("target").as_string().find("--max-num-seqs"), std::string::npos);
+  ASSERT_TRUE(doc.at("refit").is_object());
+  EXPECT_EQ(doc.at("refit").at("ranking").as_array().size(), 2u);
+  EXPECT_NE(doc.at("refit").at("ranking").at(0).at("simulated").at("target").as_string().find(dir + "/url/fit-1.json"),
+            std::string::npos);
+}
+
 // The source's check after switching the KV cache format: the same questions
 // to goodput-small with an fp32 and an int8 KV cache differ; twice the same
 // setting agrees token for token (exit 0 and 1, as diff).

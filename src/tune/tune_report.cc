@@ -1,5 +1,6 @@
 #include "tune/tune_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -145,8 +146,11 @@ std::string SimulatorRanking(const TuneSpec& spec, const TuneResult& r) {
   return s;
 }
 
-std::string OutputsCell(const TuneSpec& spec, const Measured& m) {
-  if (m.baseline) return m.outputs_note.empty() ? (m.outputs ? "" : "reference") : m.outputs_note;
+std::string OutputsCell(const TuneSpec& spec, const TuneResult& r, const Measured& m) {
+  if (m.baseline) {
+    const bool compared = std::any_of(r.measured.begin(), r.measured.end(), [](const Measured& x) { return x.outputs; });
+    return !m.outputs_note.empty() ? m.outputs_note : compared ? "reference" : "-";
+  }
   if (m.outputs) return m.outputs->differ ? "DIFFER" : "agree";
   return m.outputs_note.empty() ? (ChangesNumerics(m.setting, spec.defaults) ? "not compared" : "same numerics")
                                 : m.outputs_note;
@@ -171,7 +175,7 @@ std::string TargetTable(const TuneSpec& spec, const TuneResult& r) {
     s += fmt::format("  {}{:>11}{:>10}{:>17}  {:<40}  {}\n", name(m),
                      p ? Cap(p->score, p->result) : "-", Cap(m.score, m.result),
                      fmt::format("{:.2f} / {:.2f}", p ? p->score.goodput : NAN, m.score.goodput), AttainmentAt(m.result),
-                     OutputsCell(spec, m));
+                     OutputsCell(spec, r, m));
     if (m.outputs) s += "      outputs: " + m.outputs->Summary() + "\n";
   }
   if (!r.simulator_first_measured_best && !r.measured_ranked.empty() && !r.top.empty()) {
@@ -189,6 +193,19 @@ Setting Changes(const Setting& s, const Setting& defaults) {
     if (ChangedFlags(Setting{{f}}, defaults) > 0) out.flags.push_back(f);
   }
   return out;
+}
+
+// The search's best re-ranked by the simulator refitted to the target's runs.
+std::string RefitTable(const TuneSpec& spec, const TuneResult& r) {
+  if (!r.refit) return "";
+  const FlagColumns cols(spec.space);
+  std::string s = fmt::format("\nAfter --recalibrate, {}:\n  {:>3}  {}{:>10}{:>15}\n", r.refit->method, "#", cols.Header(), "capacity",
+                              "goodput req/s");
+  for (size_t k = 0; k < r.refit->ranked.size(); ++k) {
+    const Evaluation& e = r.refit->evaluations[r.refit->ranked[k]];
+    s += fmt::format("  {:>3}  {}{:>10}{:>15.2f}\n", k + 1, cols.Row(e.setting), Cap(e.score, e.result), e.score.goodput);
+  }
+  return s;
 }
 
 std::string FlagsBlock(const TuneSpec& spec, const Setting& s) {
@@ -294,7 +311,8 @@ json::value RecommendationJson(const TuneSpec& spec, const TuneResult& r) {
 }  // namespace
 
 std::string FormatTune(const TuneSpec& spec, const TuneResult& r) {
-  return Header(spec, r) + SimulatorRanking(spec, r) + TargetTable(spec, r) + Recommendation(spec, r);
+  return Header(spec, r) + SimulatorRanking(spec, r) + TargetTable(spec, r) + RefitTable(spec, r) +
+         Recommendation(spec, r);
 }
 
 json::value TuneToJson(const TuneSpec& spec, const TuneResult& r) {
