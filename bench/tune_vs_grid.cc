@@ -143,8 +143,9 @@ int main(int argc, char** argv) {
   std::printf("tune recommends: %s\n", json::serialize(t.at("recommendation").at("setting")).c_str());
   std::printf("the grid's measured best (or a setting tied with it) in the simulator's top 3: %s (target: yes)\n",
               best_in_top ? "yes" : "NO");
-  std::printf("capacity searches on goodput serve: tune %zu (the baseline and the top 3), the grid %zu (target: tune "
-              "<= 5)\n",
-              real, grid.size());
+  std::printf(
+      "capacity searches on goodput serve: tune %zu (the baseline and the top 3), the grid %zu (target: tune "
+      "<= 5)\n",
+      real, grid.size());
   return best_in_top && real <= 5 ? 0 : 2;
 }

@@ -61,8 +61,10 @@ TEST(CliTune, OnTheSimulatorTheSettingThatHoldsMostLoadIsRecommended) {
 // traffic few (more long requests at once stall each other's decodes), and
 // each recommendation says why.
 TEST(CliTune, ChatAndLongContextOnTheSameCardWantOppositeSettings) {
-  const std::string base = "tune --target sim:b200 --model qwen3.5-27b --engine-args '--weights int4 --max-model-len 1M' "
-                           "--space 'max-num-seqs=2..512' --no-ledger --json --workload " + kData + "/workloads/";
+  const std::string base =
+      "tune --target sim:b200 --model qwen3.5-27b --engine-args '--weights int4 --max-model-len 1M' "
+      "--space 'max-num-seqs=2..512' --no-ledger --json --workload " +
+      kData + "/workloads/";
   auto chat = RunGoodput(base + "chat.yaml --requests 600");
   auto longer = RunGoodput(base + "long-context.yaml");
   ASSERT_EQ(chat.exit_code, 0) << chat.err;
@@ -82,9 +84,11 @@ TEST(CliTune, ChatAndLongContextOnTheSameCardWantOppositeSettings) {
 // and differ, so no int8 setting is recommended; the study is in the ledger.
 TEST(CliTune, ConfirmsOnGoodputServeAndGuardsTheOutputs) {
   const std::string ledger = testing::TempPath("tune.db");
-  auto r = RunGoodput("tune --target embedded --model goodput-tiny --engine-args '--kv-cache-memory 64MiB' --workload " +
-                      kData + "/workloads/chat-cpu.yaml --requests 24 --space 'max-num-seqs=1|4, kv-cache-dtype=auto|int8' "
-                      "--top 2 --json --ledger " + ledger);
+  auto r = RunGoodput(
+      "tune --target embedded --model goodput-tiny --engine-args '--kv-cache-memory 64MiB' --workload " + kData +
+      "/workloads/chat-cpu.yaml --requests 24 --space 'max-num-seqs=1|4, kv-cache-dtype=auto|int8' "
+      "--top 2 --json --ledger " +
+      ledger);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json::value doc = json::parse(r.out);
   EXPECT_TRUE(doc.at("confirmed").as_bool());
@@ -119,17 +123,20 @@ TEST(CliTune, ConfirmsOnGoodputServeAndGuardsTheOutputs) {
 // re-ranked.
 TEST(CliTune, AUrlTargetLaunchedPerSettingAndRecalibrated) {
   const std::string dir = testing::TempPath("tune_url");
-  const std::string base = "--model goodput-tiny --workload " + kData + "/workloads/chat-cpu.yaml --requests 24 "
+  const std::string base = "--model goodput-tiny --workload " + kData +
+                           "/workloads/chat-cpu.yaml --requests 24 "
                            "--space 'max-num-seqs=1|4' --no-ledger --json ";
   auto fit = RunGoodput("tune --target embedded --engine-args '--kv-cache-memory 64MiB' --top 1 --work-dir " + dir +
                         "/first " + base);
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   const int port = 20000 + static_cast<int>(getpid() % 20000);
-  const std::string launch = std::string(GOODPUT_BINARY) + " serve --model goodput-tiny --kv-cache-memory 64MiB --port " +
-                             std::to_string(port) + " {flags}";
-  auto r = RunGoodput("tune --target http://127.0.0.1:" + std::to_string(port) + " --launch '" + launch + "' --sim sim:" +
-                      dir + "/first/fit-1.json --sim-args '--kv-cache-memory 64MiB' --top 2 --recalibrate --work-dir " +
-                      dir + "/url " + base);
+  const std::string launch = std::string(GOODPUT_BINARY) +
+                             " serve --model goodput-tiny --kv-cache-memory 64MiB --port " + std::to_string(port) +
+                             " {flags}";
+  auto r = RunGoodput("tune --target http://127.0.0.1:" + std::to_string(port) + " --launch '" + launch +
+                      "' --sim sim:" + dir +
+                      "/first/fit-1.json --sim-args '--kv-cache-memory 64MiB' --top 2 --recalibrate --work-dir " + dir +
+                      "/url " + base);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json::value doc = json::parse(r.out);
   const auto& measured = doc.at("measured").as_array();
@@ -146,10 +153,11 @@ TEST(CliTune, AUrlTargetLaunchedPerSettingAndRecalibrated) {
 // to goodput-small with an fp32 and an int8 KV cache differ; twice the same
 // setting agrees token for token (exit 0 and 1, as diff).
 TEST(CliCompareOutputs, CatchesADifferentKvFormatAndPassesTheSame) {
-  const std::string base = "compare-outputs --target embedded --model goodput-small --max-tokens 24 --workload " + kData +
-                           "/workloads/chat-cpu.yaml --json ";
-  auto differ = RunGoodput(base + "--engine-args '--kv-cache-memory 128MiB --kv-cache-dtype fp32' "
-                                  "--engine-args '--kv-cache-memory 128MiB --kv-cache-dtype int8'");
+  const std::string base = "compare-outputs --target embedded --model goodput-small --max-tokens 24 --workload " +
+                           kData + "/workloads/chat-cpu.yaml --json ";
+  auto differ = RunGoodput(base +
+                           "--engine-args '--kv-cache-memory 128MiB --kv-cache-dtype fp32' "
+                           "--engine-args '--kv-cache-memory 128MiB --kv-cache-dtype int8'");
   EXPECT_EQ(differ.exit_code, 1) << differ.err;
   const json::value d = json::parse(differ.out).at("comparison");
   EXPECT_TRUE(d.at("differ").as_bool());

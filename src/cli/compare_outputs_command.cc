@@ -48,15 +48,19 @@ void AddFlags(CLI::App& c, CompareArgs& a) {
   c.add_flag("--chat", a.common.chat, "Ask through /chat/completions instead of /completions");
   c.add_flag("--insecure", a.common.insecure, "https: accept any server certificate");
   c.add_option("--timeout", a.common.timeout, "Seconds an answer may take")->capture_default_str();
-  c.add_option("--launch-timeout", a.common.launch_timeout, "Seconds to wait for a launched server")->capture_default_str();
-  c.add_option("--workload,-w", a.workload, "Also ask the workload's first requests (default: the five fixed questions only)");
+  c.add_option("--launch-timeout", a.common.launch_timeout, "Seconds to wait for a launched server")
+      ->capture_default_str();
+  c.add_option("--workload,-w", a.workload,
+               "Also ask the workload's first requests (default: the five fixed questions only)");
   c.add_option("--workload-prompts", a.workload_prompts, "How many of the workload's requests")->capture_default_str();
   c.add_option("--max-tokens", a.max_tokens, "Tokens per answer")->capture_default_str();
   c.add_option("--seed", a.seed, "The requests' seed")->capture_default_str();
   c.add_option("--min-token-agreement", a.thresholds.min_token_agreement,
-               "Outputs differ below this share of agreeing tokens")->capture_default_str();
+               "Outputs differ below this share of agreeing tokens")
+      ->capture_default_str();
   c.add_option("--max-logprob-delta", a.thresholds.max_mean_abs_logprob_delta,
-               "Outputs differ above this mean |d log p| (nats) over the agreeing tokens")->capture_default_str();
+               "Outputs differ above this mean |d log p| (nats) over the agreeing tokens")
+      ->capture_default_str();
   c.add_flag("--json", a.json, "Print JSON instead of a table");
   c.footer(kFooter);
 }
@@ -69,11 +73,13 @@ std::string Side(const std::vector<std::string>& list, size_t i) {
 
 Result<std::array<TargetArgs, 2>> Sides(const CompareArgs& a) {
   for (const auto* list : {&a.targets, &a.models, &a.engine_args, &a.launches}) {
-    if (list->size() > 2) return Status::InvalidArgument("compare-outputs compares two engines: each flag at most twice");
+    if (list->size() > 2)
+      return Status::InvalidArgument("compare-outputs compares two engines: each flag at most twice");
   }
   if (a.targets.size() < 2 && a.engine_args.size() < 2 && a.launches.size() < 2) {
-    return Status::InvalidArgument("compare-outputs compares two engines: give --target twice, or --engine-args twice "
-                                   "for one kind of target");
+    return Status::InvalidArgument(
+        "compare-outputs compares two engines: give --target twice, or --engine-args twice "
+        "for one kind of target");
   }
   std::array<TargetArgs, 2> sides;
   for (size_t i = 0; i < 2; ++i) {
@@ -95,8 +101,8 @@ Result<std::array<TargetArgs, 2>> Sides(const CompareArgs& a) {
 }
 
 // One side's answers: its server started (or reached), asked, stopped.
-Result<std::vector<Answer>> Ask(const TargetArgs& side, const CompareArgs& a, const std::vector<client::AnswerPrompt>& p,
-                                std::string& describe) {
+Result<std::vector<Answer>> Ask(const TargetArgs& side, const CompareArgs& a,
+                                const std::vector<client::AnswerPrompt>& p, std::string& describe) {
   GOODPUT_ASSIGN_OR_RETURN(std::unique_ptr<Target> t, MakeTarget(side, Setting{}));
   describe = t->Describe();
   GOODPUT_ASSIGN_OR_RETURN(client::Endpoint e, client::ParseEndpoint(t->ServedUrl()));
@@ -149,8 +155,9 @@ void Run(const CompareArgs& a) {
                      {"comparison", OutputComparisonToJson(c)}})
               << "\n";
   } else {
-    std::cout << fmt::format("target 1: {}\ntarget 2: {}\n{} prompts, greedy (temperature 0, seed {}), {} tokens each\n",
-                             names[0], names[1], prompts.size(), a.seed, a.max_tokens)
+    std::cout << fmt::format(
+                     "target 1: {}\ntarget 2: {}\n{} prompts, greedy (temperature 0, seed {}), {} tokens each\n",
+                     names[0], names[1], prompts.size(), a.seed, a.max_tokens)
               << Table(c)
               << fmt::format("verdict: {} (thresholds: token agreement >= {:.0f}%, mean |d log p| <= {:g})\n",
                              c.Summary(), 100 * a.thresholds.min_token_agreement,
@@ -163,8 +170,8 @@ void Run(const CompareArgs& a) {
 
 void AddCompareOutputsCommand(CLI::App& app) {
   auto args = std::make_shared<CompareArgs>();
-  CLI::App* c = app.add_subcommand("compare-outputs",
-                                   "Ask two engines the same prompts greedily and compare their answers token by token");
+  CLI::App* c = app.add_subcommand(
+      "compare-outputs", "Ask two engines the same prompts greedily and compare their answers token by token");
   AddFlags(*c, *args);
   c->callback([args]() { Run(*args); });
 }

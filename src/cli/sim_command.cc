@@ -154,7 +154,8 @@ Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
 // The per-position chance the simulator draws drafts with, from whichever of
 // the three acceptance flags is given (at most one).
 Result<double> PerPositionChance(const SimArgs& a) {
-  const int given = a.acceptance_rate.has_value() + a.draft_acceptance.has_value() + a.mean_acceptance_length.has_value();
+  const int given =
+      a.acceptance_rate.has_value() + a.draft_acceptance.has_value() + a.mean_acceptance_length.has_value();
   if (given > 1) {
     return Status::InvalidArgument("give one of --acceptance-rate, --draft-acceptance and --mean-acceptance-length");
   }

@@ -51,8 +51,9 @@ Status CheckTargetFlags(const TargetArgs& a, bool changes_settings) {
   const bool takes_setting =
       a.launch.find("{value}") != std::string::npos || a.launch.find("{flags}") != std::string::npos;
   if (changes_settings && !takes_setting) {
-    return Status::InvalidArgument("the engine is restarted per setting: use --target embedded or sim:GPU, or a URL "
-                                   "with --launch 'COMMAND ... {flags}' (or {value} for one varied flag)");
+    return Status::InvalidArgument(
+        "the engine is restarted per setting: use --target embedded or sim:GPU, or a URL "
+        "with --launch 'COMMAND ... {flags}' (or {value} for one varied flag)");
   }
   return Status::Ok();
 }
@@ -83,9 +84,9 @@ Result<std::string> LaunchCommand(const std::string& tmpl, const Setting& settin
   if (out.find("{value}") != std::string::npos) {
     if (setting.empty()) return Status::InvalidArgument("--launch has {value}, but no engine flag is varied");
     if (setting.flags.size() != 1) {
-      return Status::InvalidArgument(fmt::format(
-          "--launch: {{value}} stands for one varied flag's value, and setting '{}' has {}; use {{flags}}",
-          setting.Label(), setting.flags.size()));
+      return Status::InvalidArgument(
+          fmt::format("--launch: {{value}} stands for one varied flag's value, and setting '{}' has {}; use {{flags}}",
+                      setting.Label(), setting.flags.size()));
     }
     ReplaceAll(out, "{value}", setting.flags[0].value);
   }
@@ -114,8 +115,10 @@ Result<std::unique_ptr<Target>> MakeTarget(const TargetArgs& a, const Setting& s
           auto t, EmbeddedTarget::Start(self, a.model.empty() ? "goodput-small" : a.model, engine_args, o));
       return std::unique_ptr<Target>(std::move(t));
     }
-    case TargetKind::kSim: return MakeSimTarget(a.model, a.target.substr(4), engine_args);
-    case TargetKind::kUrl: break;
+    case TargetKind::kSim:
+      return MakeSimTarget(a.model, a.target.substr(4), engine_args);
+    case TargetKind::kUrl:
+      break;
   }
   GOODPUT_ASSIGN_OR_RETURN(o.endpoint, client::ParseEndpoint(a.target));
   o.endpoint.api_key = a.api_key;

@@ -29,7 +29,7 @@ struct TargetArgs {
   double timeout = 600;         // seconds a request may take
   double launch_timeout = 600;  // seconds a launched server may take to answer
   bool chat = false, no_fixed_length = false, insecure = false;
-  std::function<bool()> stop;   // when set and true, requests in flight are abandoned
+  std::function<bool()> stop;  // when set and true, requests in flight are abandoned
 };
 
 // Registers --target (required when `required`), --model, --engine-args,

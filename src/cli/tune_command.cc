@@ -72,16 +72,20 @@ void AddFlags(CLI::App& c, TuneArgs& a) {
   c.add_flag("--recalibrate", a.sides.recalibrate,
              "Fit the simulator to the target's runs and re-rank the search's best once (its new first is measured "
              "too when it was not)");
-  c.add_option("--work-dir", a.sides.work_dir, "Where step logs and fitted calibrations go (default: a new temporary "
-                                               "directory)");
+  c.add_option("--work-dir", a.sides.work_dir,
+               "Where step logs and fitted calibrations go (default: a new temporary "
+               "directory)");
   c.add_flag("--no-compare-outputs", a.no_compare_outputs,
              "Do not compare the answers of settings that change numerics with the baseline's");
   c.add_option("--min-token-agreement", a.thresholds.min_token_agreement,
-               "Outputs differ below this share of agreeing tokens (goodput compare-outputs)")->capture_default_str();
+               "Outputs differ below this share of agreeing tokens (goodput compare-outputs)")
+      ->capture_default_str();
   c.add_option("--max-logprob-delta", a.thresholds.max_mean_abs_logprob_delta,
-               "Outputs differ above this mean |d log p| over the agreeing tokens")->capture_default_str();
+               "Outputs differ above this mean |d log p| over the agreeing tokens")
+      ->capture_default_str();
   c.add_option("--write-config", a.write_config, "Write the recommendation as a vllm serve --config YAML file");
-  c.add_option("--ledger", a.ledger, "SQLite ledger that keeps the study (goodput ledger studies)")->capture_default_str();
+  c.add_option("--ledger", a.ledger, "SQLite ledger that keeps the study (goodput ledger studies)")
+      ->capture_default_str();
   c.add_flag("--no-ledger", a.no_ledger, "Do not record this study");
   c.footer(std::string(kFooter) + kMetricDefinitions);
 }
@@ -170,10 +174,9 @@ std::function<Result<std::optional<OutputComparison>>(const Measured&, Target&)>
 Result<TuneSpec> Spec(const TuneArgs& a) {
   TuneSpec spec;
   GOODPUT_ASSIGN_OR_RETURN(spec.measurement, ToMeasurementSpec(a.m, kTuneLoads, /*search_capacity=*/true));
-  GOODPUT_RETURN_IF_ERROR(CheckTargetFlags(a.sides.t, /*changes_settings=*/KindOf(a.sides.t) == TargetKind::kUrl &&
-                                                          !a.no_confirm));
-  GOODPUT_ASSIGN_OR_RETURN(spec.space,
-                           ParseSearchSpace(a.space.empty() ? DefaultSpace(KindOf(a.sides.t)) : a.space));
+  GOODPUT_RETURN_IF_ERROR(
+      CheckTargetFlags(a.sides.t, /*changes_settings=*/KindOf(a.sides.t) == TargetKind::kUrl && !a.no_confirm));
+  GOODPUT_ASSIGN_OR_RETURN(spec.space, ParseSearchSpace(a.space.empty() ? DefaultSpace(KindOf(a.sides.t)) : a.space));
   spec.search.budget = a.budget;
   if (a.budget < 1) return Status::InvalidArgument("--budget must be at least 1");
   spec.top_k = a.top;

@@ -84,21 +84,21 @@ Result<TargetFactory> FitToMeasurements(const TuneSideArgs& a, const std::string
   std::vector<MeasuredLoad> loads;
   for (const Measured& m : measured) {
     if (!m.failed.empty()) continue;
-    GOODPUT_ASSIGN_OR_RETURN(SimDeployment d, MakeSimDeployment(ModelOf(a), where,
-                                                                Concat(SplitArgs(SimArgsOf(a)), m.setting.Args())));
+    GOODPUT_ASSIGN_OR_RETURN(SimDeployment d,
+                             MakeSimDeployment(ModelOf(a), where, Concat(SplitArgs(SimArgsOf(a)), m.setting.Args())));
     deployments.push_back(std::make_unique<SimDeployment>(std::move(d)));
     for (const PointResult& p : m.result.sweep.points) {
       if (!(p.ttft.p50 > 0) || !(p.tpot.p50 > 0) || !(p.throughput > 0)) continue;
       Workload ran = workload;
       ran.requests = std::min<int64_t>(ran.requests, 400);
-      loads.push_back(MeasuredLoad{std::move(ran), p.load, m.setting.Label() + " at " + p.label, p.ttft.p50,
-                                   p.tpot.p50, p.throughput, std::max(1, p.repeats), &deployments.back()->setup});
+      loads.push_back(MeasuredLoad{std::move(ran), p.load, m.setting.Label() + " at " + p.label, p.ttft.p50, p.tpot.p50,
+                                   p.throughput, std::max(1, p.repeats), &deployments.back()->setup});
     }
   }
   if (loads.empty()) return Status::FailedPrecondition("the target measured no load with TTFT, TPOT and throughput");
-  GOODPUT_ASSIGN_OR_RETURN(Calibration c, FitMeasuredLoads(loads, deployments.front()->setup,
-                                                           deployments.front()->hardware,
-                                                           "goodput tune: the target's capacity searches"));
+  GOODPUT_ASSIGN_OR_RETURN(Calibration c,
+                           FitMeasuredLoads(loads, deployments.front()->setup, deployments.front()->hardware,
+                                            "goodput tune: the target's capacity searches"));
   const std::string path = NextFitPath(a, shared);
   GOODPUT_RETURN_IF_ERROR(SaveCalibration(c, path));
   return SimFactory(ModelOf(a), path, SimArgsOf(a));
@@ -128,7 +128,8 @@ Result<Setting> EngineDefaults(const TuneSideArgs& a) {
     GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngineSettings(config));
     return DefaultsOf(engine.config);
   }
-  const std::string where = kind == TargetKind::kSim ? a.t.target.substr(4) : a.sim.substr(a.sim.rfind("sim:", 0) == 0 ? 4 : 0);
+  const std::string where =
+      kind == TargetKind::kSim ? a.t.target.substr(4) : a.sim.substr(a.sim.rfind("sim:", 0) == 0 ? 4 : 0);
   GOODPUT_ASSIGN_OR_RETURN(SimDeployment d, MakeSimDeployment(ModelOf(a), where, SplitArgs(SimArgsOf(a))));
   Setting s = DefaultsOf(d.setup.plan.options.engine);
   s.flags.push_back({"gpu-memory-utilization", fmt::format("{:g}", d.setup.plan.options.gpu_memory_utilization)});
@@ -149,16 +150,19 @@ Result<TuneSides> MakeTuneSides(const TuneSideArgs& a, const Workload& workload)
     return Status::InvalidArgument("--sim: the target is the simulator already");
   }
   if (kind == TargetKind::kUrl && a.sim.empty()) {
-    return Status::InvalidArgument("--target URL needs --sim sim:GPU or sim:FILE (a calibration): the simulator the "
-                                   "settings are searched on");
+    return Status::InvalidArgument(
+        "--target URL needs --sim sim:GPU or sim:FILE (a calibration): the simulator the "
+        "settings are searched on");
   }
   if (!a.sim.empty() && a.sim.rfind("sim:", 0) != 0) {
     return Status::InvalidArgument("--sim must be sim:GPU or sim:FILE, e.g. sim:h100");
   }
   if (kind == TargetKind::kSim && a.recalibrate) {
-    return Status::InvalidArgument("--recalibrate fits the simulator to a real target's runs; the target is the simulator");
+    return Status::InvalidArgument(
+        "--recalibrate fits the simulator to a real target's runs; the target is the simulator");
   }
-  if (!a.confirm && a.recalibrate) return Status::InvalidArgument("--recalibrate needs the confirmation runs (no --no-confirm)");
+  if (!a.confirm && a.recalibrate)
+    return Status::InvalidArgument("--recalibrate needs the confirmation runs (no --no-confirm)");
   auto shared = std::make_shared<Shared>();
   TuneSides sides;
   const std::string where = kind == TargetKind::kSim ? a.t.target.substr(4) : a.sim.empty() ? "" : a.sim.substr(4);
@@ -168,7 +172,8 @@ Result<TuneSides> MakeTuneSides(const TuneSideArgs& a, const Workload& workload)
   sides.target = [a, shared, logs](const Setting& s) -> Result<std::unique_ptr<Target>> {
     TargetArgs t = a.t;
     if (logs) {
-      const std::string log = (std::filesystem::path(a.work_dir) / fmt::format("steps-{}.log", shared->step_logs.size() + 1)).string();
+      const std::string log =
+          (std::filesystem::path(a.work_dir) / fmt::format("steps-{}.log", shared->step_logs.size() + 1)).string();
       t.engine_args += " --step-log " + log;
       shared->step_logs[s.Label()] = log;
     }

@@ -80,10 +80,10 @@ Result<Answer> ParseAnswer(const std::string& body, bool chat, bool logprobs, co
   const json::object& c = choices->as_array()[0].as_object();
   Answer a;
   a.prompt_label = label;
-  const json::value* text = chat ? (c.contains("message") && c.at("message").is_object()
-                                        ? c.at("message").as_object().if_contains("content")
-                                        : nullptr)
-                                 : c.if_contains("text");
+  const json::value* text =
+      chat ? (c.contains("message") && c.at("message").is_object() ? c.at("message").as_object().if_contains("content")
+                                                                   : nullptr)
+           : c.if_contains("text");
   if (text && text->is_string()) a.text = std::string(text->as_string());
   const json::value* lp = c.if_contains("logprobs");
   if (logprobs && lp && !lp->is_null()) {
@@ -125,7 +125,8 @@ Result<std::vector<Answer>> CollectAnswers(const AnswerOptions& o, const std::ve
   bool logprobs = true;
   std::vector<Answer> out;
   for (const AnswerPrompt& p : prompts) {
-    GOODPUT_ASSIGN_OR_RETURN(HttpAnswer r, HttpPost(o.endpoint, path, Body(o, p, logprobs), o.timeout_s, o.insecure_tls));
+    GOODPUT_ASSIGN_OR_RETURN(HttpAnswer r,
+                             HttpPost(o.endpoint, path, Body(o, p, logprobs), o.timeout_s, o.insecure_tls));
     if (logprobs && RefusesLogprobs(r)) {
       logprobs = false;  // compared by character from here on
       GOODPUT_ASSIGN_OR_RETURN(r, HttpPost(o.endpoint, path, Body(o, p, false), o.timeout_s, o.insecure_tls));

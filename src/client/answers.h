@@ -31,10 +31,10 @@ std::vector<AnswerPrompt> WorkloadPrompts(const Workload& w, int n);
 struct AnswerOptions {
   Endpoint endpoint;
   std::string model;
-  bool chat = false;         // /chat/completions (token-id prompts as text) instead of /completions
-  int max_tokens = 32;       // per answer
+  bool chat = false;    // /chat/completions (token-id prompts as text) instead of /completions
+  int max_tokens = 32;  // per answer
   uint64_t seed = 1234;
-  double timeout_s = 120;    // per request
+  double timeout_s = 120;  // per request
   bool insecure_tls = false;
 };
 

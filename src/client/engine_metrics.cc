@@ -55,7 +55,9 @@ EngineMetrics ScrapeEngineMetrics(const Endpoint& e) {
 
 EngineCounters CountersBetween(const EngineMetrics& before, const EngineMetrics& after) {
   EngineCounters c;
-  if (before.preemptions && after.preemptions) c.preemptions = static_cast<int64_t>(*after.preemptions - *before.preemptions);
+  if (before.preemptions && after.preemptions) {
+    c.preemptions = static_cast<int64_t>(*after.preemptions - *before.preemptions);
+  }
   const auto delta = [](const std::optional<double>& b, const std::optional<double>& a) -> std::optional<double> {
     if (!a || !b) return std::nullopt;
     return *a - *b;

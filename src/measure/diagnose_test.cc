@@ -60,7 +60,8 @@ TEST(Diagnose, FlatTpotAndThroughputWithQueueingIsASequenceCap) {
   const auto notes = Diagnose(ladder, 0.01);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0], "concurrency 1 -> 8: per-token time and throughput stay flat while TTFT grows 25.0 ms -> 4.66 s: "
-                      "the engine runs no more requests at once; a concurrency cap (max_num_seqs?) is queueing requests");
+                      "the engine runs no more requests at once; a concurrency cap (max_num_seqs?) is queueing "
+                      "requests");
   ladder.resize(2);  // clients only doubled: too little to tell
   EXPECT_TRUE(Diagnose(ladder, 0.01).empty());
 }

@@ -192,7 +192,8 @@ TEST(Measure, VaryBuildsOneTargetPerValueAndHooksSeeEveryPoint) {
   EXPECT_EQ((*r)[0].setting, "max-num-seqs=4");
   EXPECT_EQ(recorded, (std::vector<std::string>{"max-num-seqs=4@1x1", "max-num-seqs=4@8x1", "max-num-seqs=16@1x1",
                                                  "max-num-seqs=16@8x1"}));
-  EXPECT_NE(FormatResults(*r, spec.workload, 1, 1, 0.01).find("Settings ranked by capacity, then goodput"), std::string::npos);
+  EXPECT_NE(FormatResults(*r, spec.workload, 1, 1, 0.01).find("Settings ranked by capacity, then goodput"),
+            std::string::npos);
 }
 
 TEST(Measure, ErrorsEndTheMeasurement) {

@@ -74,7 +74,8 @@ std::pair<double, std::string> SloMargin(const std::string& name, const ClassSlo
     std::vector<double> values;
     for (const MeasuredRun& run : runs) {
       for (const RequestRecord& r : run.records) {
-        if (!r.ok || r.request_class != name || r.t_arrival < run.window.start || r.t_arrival >= run.window.end) continue;
+        const bool judged = r.t_arrival >= run.window.start && r.t_arrival < run.window.end;
+        if (!r.ok || r.request_class != name || !judged) continue;
         if (auto v = SloMetricValue(r, t.metric)) values.push_back(*v);
       }
     }
@@ -95,7 +96,8 @@ void AddSloMargins(const Workload& w, const std::vector<MeasuredRun>& runs, Poin
     const ClassSlo* s = c.has_slo ? slo.For(c.class_name) : nullptr;
     if (!s) continue;
     std::tie(c.slo_margin, c.slo_worst) = SloMargin(c.class_name, *s, runs);
-    if (!std::isnan(c.slo_margin)) p.slo_margin = std::isnan(p.slo_margin) ? c.slo_margin : std::min(p.slo_margin, c.slo_margin);
+    if (std::isnan(c.slo_margin)) continue;
+    p.slo_margin = std::isnan(p.slo_margin) ? c.slo_margin : std::min(p.slo_margin, c.slo_margin);
   }
 }
 

@@ -104,8 +104,10 @@ TEST(PointJson, TheSloMarginIsTheWorstTargetsDistanceAndRoundTrips) {
     EXPECT_NEAR(p.classes[0].slo_margin, margin, 1e-9) << slo;
     EXPECT_NEAR(p.slo_margin, margin, 1e-9) << slo;
     const bool p50 = std::string(slo).find("p50") != std::string::npos;
-    EXPECT_EQ(p.classes[0].slo_worst, p50 ? "ttft p50 24.5 ms (target 20.0 ms)" : margin > 0 ? "ttft p90 36.1 ms (target 50.0 ms)"
-                                                                                 : "ttft p90 36.1 ms (target 20.0 ms)");
+    const char* worst = p50          ? "ttft p50 24.5 ms (target 20.0 ms)"
+                        : margin > 0 ? "ttft p90 36.1 ms (target 50.0 ms)"
+                                     : "ttft p90 36.1 ms (target 20.0 ms)";
+    EXPECT_EQ(p.classes[0].slo_worst, worst);
     auto back = PointFromJson(boost::json::serialize(PointToJson(p)));
     ASSERT_TRUE(back.ok()) << back.status().message();
     EXPECT_NEAR(back->slo_margin, margin, 1e-9);

@@ -33,13 +33,20 @@ SettingScore ScoreSweep(const SweepResult& sweep, std::optional<int64_t> memory_
 
 const char* RankCriterionName(RankCriterion c) {
   switch (c) {
-    case RankCriterion::kCapacity: return "capacity";
-    case RankCriterion::kGoodput: return "goodput";
-    case RankCriterion::kThroughput: return "throughput";
-    case RankCriterion::kSloMargin: return "SLO margin";
-    case RankCriterion::kMemoryHeadroom: return "memory headroom";
-    case RankCriterion::kChangedFlags: return "fewer changed flags";
-    case RankCriterion::kTie: return "tie (given order)";
+    case RankCriterion::kCapacity:
+      return "capacity";
+    case RankCriterion::kGoodput:
+      return "goodput";
+    case RankCriterion::kThroughput:
+      return "throughput";
+    case RankCriterion::kSloMargin:
+      return "SLO margin";
+    case RankCriterion::kMemoryHeadroom:
+      return "memory headroom";
+    case RankCriterion::kChangedFlags:
+      return "fewer changed flags";
+    case RankCriterion::kTie:
+      return "tie (given order)";
   }
   return "?";
 }
@@ -79,7 +86,9 @@ ScoreOrder CompareScores(const SettingScore& a, const SettingScore& b, const Ran
        judged ? Relative(a.goodput, b.goodput, t.goodput) : Relative(a.throughput, b.throughput, t.goodput)},
       {RankCriterion::kSloMargin, judged ? Absolute(a.slo_margin, b.slo_margin, t.slo_margin) : 0},
       {RankCriterion::kMemoryHeadroom, Headroom(a, b, t.memory_headroom)},
-      {RankCriterion::kChangedFlags, b.changed_flags > a.changed_flags ? 1 : b.changed_flags < a.changed_flags ? -1 : 0},
+      {RankCriterion::kChangedFlags, b.changed_flags > a.changed_flags   ? 1
+                                     : b.changed_flags < a.changed_flags ? -1
+                                                                         : 0},
   };
   for (const auto& [criterion, sign] : criteria) {
     if (sign != 0) return ScoreOrder{sign, criterion};

@@ -19,14 +19,14 @@
 namespace goodput {
 
 struct SettingScore {
-  bool judged = false;              // some class has an SLO
-  std::optional<double> capacity;   // the capacity's load (clients or requests/s); empty: none held
-  double capacity_resolution = 0;   // relative: capacities closer than this tie (a rate search's 5%)
-  double goodput = 0;               // requests/s at capacity
-  double throughput = 0;            // output tokens/s: at capacity, or (no SLO) the most any load served
-  double slo_margin = kNoValue;     // at capacity (PointResult::slo_margin); none held: at the lowest load
+  bool judged = false;                     // some class has an SLO
+  std::optional<double> capacity;          // the capacity's load (clients or requests/s); empty: none held
+  double capacity_resolution = 0;          // relative: capacities closer than this tie (a rate search's 5%)
+  double goodput = 0;                      // requests/s at capacity
+  double throughput = 0;                   // output tokens/s: at capacity, or (no SLO) the most any load served
+  double slo_margin = kNoValue;            // at capacity (PointResult::slo_margin); none held: at the lowest load
   std::optional<int64_t> memory_headroom;  // bytes the engine leaves unallocated
-  int changed_flags = 0;            // flags that differ from the baseline's values
+  int changed_flags = 0;                   // flags that differ from the baseline's values
 };
 
 // The score of a ladder or capacity search, with the target's memory

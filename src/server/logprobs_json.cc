@@ -40,11 +40,12 @@ json::value CompletionLogprobs(const Tokenizer& t, const std::vector<int32_t>& i
     offsets.push_back(text_offset);
     text_offset += static_cast<int64_t>(text.size());
   }
-  return json::object{{"tokens", tokens}, {"token_logprobs", token_logprobs}, {"top_logprobs", top_logprobs},
-                      {"text_offset", offsets}};
+  return json::object{
+      {"tokens", tokens}, {"token_logprobs", token_logprobs}, {"top_logprobs", top_logprobs}, {"text_offset", offsets}};
 }
 
-json::value ChatLogprobs(const Tokenizer& t, const std::vector<int32_t>& ids, const std::vector<TokenLogprob>& logprobs) {
+json::value ChatLogprobs(const Tokenizer& t, const std::vector<int32_t>& ids,
+                         const std::vector<TokenLogprob>& logprobs) {
   json::array content;
   for (size_t i = 0; i < ids.size() && i < logprobs.size(); ++i) {
     json::object entry = ChatEntry(t, ids[i], logprobs[i].logprob);

@@ -55,7 +55,8 @@ std::vector<json::value> Events(const std::string& sse) {
 RequestOutput WithLogprobs(const std::string& text, double t, size_t first, bool finished = false) {
   RequestOutput o = Output(text, t, finished, finished ? FinishReason::kLength : FinishReason::kNone);
   for (size_t i = 0; i < o.new_token_ids.size(); ++i) {
-    o.new_logprobs.push_back(TokenLogprob{-0.1f * static_cast<float>(first + i + 1), {{ByteTokenizer().Encode("z")[0], -5.0f}}});
+    const int32_t z = ByteTokenizer().Encode("z")[0];
+    o.new_logprobs.push_back(TokenLogprob{-0.1f * static_cast<float>(first + i + 1), {{z, -5.0f}}});
   }
   return o;
 }

@@ -16,8 +16,9 @@ Result<MeasuredRun> SimulateMeasuredRun(const Workload& workload, const ArrivalS
   run.engine.preemptions = sim.preemptions;
   run.engine.rejected = sim.rejected;
   if (sim.draft_steps > 0) {
-    run.engine.spec_decode = SpecDecodeCounts{static_cast<double>(sim.draft_steps), static_cast<double>(sim.drafted_tokens),
-                                              static_cast<double>(sim.draft_step_tokens - sim.draft_steps)};
+    run.engine.spec_decode =
+        SpecDecodeCounts{static_cast<double>(sim.draft_steps), static_cast<double>(sim.drafted_tokens),
+                         static_cast<double>(sim.draft_step_tokens - sim.draft_steps)};
   }
   return run;
 }

@@ -60,7 +60,8 @@ std::string OutputComparison::Summary() const {
   for (const AnswerDiff& d : answers) {
     if (d.first_divergence && (!earliest || *d.first_divergence < *earliest->first_divergence)) earliest = &d;
   }
-  if (earliest) s += fmt::format(", first divergence at token {} ({})", *earliest->first_divergence, earliest->prompt_label);
+  if (earliest)
+    s += fmt::format(", first divergence at token {} ({})", *earliest->first_divergence, earliest->prompt_label);
   if (mean_abs_logprob_delta) s += fmt::format(", mean |d log p| {:.3f}", *mean_abs_logprob_delta);
   else s += ", no log-probabilities";
   return s + (differ ? ": outputs differ" : ": outputs agree");
@@ -70,13 +71,19 @@ json::value OutputComparisonToJson(const OutputComparison& c) {
   json::array answers;
   for (const AnswerDiff& d : c.answers) {
     answers.push_back(json::object{
-        {"prompt", d.prompt_label}, {"tokens", d.tokens}, {"agreeing", d.agreeing},
+        {"prompt", d.prompt_label},
+        {"tokens", d.tokens},
+        {"agreeing", d.agreeing},
         {"first_divergence", d.first_divergence ? json::value(*d.first_divergence) : nullptr},
         {"mean_abs_logprob_delta", d.mean_abs_logprob_delta ? json::value(*d.mean_abs_logprob_delta) : nullptr}});
   }
-  return json::object{{"prompts", c.prompts}, {"identical", c.identical}, {"token_agreement", c.token_agreement},
-                      {"mean_abs_logprob_delta", c.mean_abs_logprob_delta ? json::value(*c.mean_abs_logprob_delta) : nullptr},
-                      {"differ", c.differ}, {"answers", answers}};
+  return json::object{
+      {"prompts", c.prompts},
+      {"identical", c.identical},
+      {"token_agreement", c.token_agreement},
+      {"mean_abs_logprob_delta", c.mean_abs_logprob_delta ? json::value(*c.mean_abs_logprob_delta) : nullptr},
+      {"differ", c.differ},
+      {"answers", answers}};
 }
 
 }  // namespace goodput

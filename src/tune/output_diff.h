@@ -18,32 +18,32 @@ namespace goodput {
 // One answer: its tokens (as the server names them: token ids or token
 // strings) and, when returned, each token's log-probability.
 struct Answer {
-  std::string prompt_label;          // "question 1", "workload request 3"
+  std::string prompt_label;  // "question 1", "workload request 3"
   std::vector<std::string> tokens;
-  std::vector<double> logprobs;      // empty when the server returned none
+  std::vector<double> logprobs;  // empty when the server returned none
   std::string text;
 };
 
 struct AnswerDiff {
   std::string prompt_label;
-  int64_t tokens = 0;                  // the longer answer's length
-  int64_t agreeing = 0;                // tokens before the first that differs
-  std::optional<int64_t> first_divergence;  // position of the first differing token; none: identical
+  int64_t tokens = 0;                            // the longer answer's length
+  int64_t agreeing = 0;                          // tokens before the first that differs
+  std::optional<int64_t> first_divergence;       // position of the first differing token; none: identical
   std::optional<double> mean_abs_logprob_delta;  // over the agreeing tokens, when both have log-probabilities
 };
 
 // When two engines' answers count as different.
 struct OutputThresholds {
-  double min_token_agreement = 0.9;    // agreeing tokens / tokens, over every prompt
+  double min_token_agreement = 0.9;         // agreeing tokens / tokens, over every prompt
   double max_mean_abs_logprob_delta = 0.1;  // nats, over every agreeing token
 };
 
 struct OutputComparison {
   std::vector<AnswerDiff> answers;
-  int64_t prompts = 0, identical = 0;  // prompts answered token for token the same
-  double token_agreement = 1;          // agreeing tokens / tokens, over every prompt
+  int64_t prompts = 0, identical = 0;            // prompts answered token for token the same
+  double token_agreement = 1;                    // agreeing tokens / tokens, over every prompt
   std::optional<double> mean_abs_logprob_delta;  // over every agreeing token with log-probabilities
-  bool differ = false;                 // over a threshold
+  bool differ = false;                           // over a threshold
   // "5 prompts: 1 identical, token agreement 62%, first divergence at token
   // 3 (question 2), mean |d log p| 0.021: outputs differ".
   std::string Summary() const;

@@ -27,7 +27,8 @@ TEST(CompareAnswers, IdenticalAnswersAgree) {
 TEST(CompareAnswers, AgreementCountsTheTokensBeforeTheFirstDivergence) {
   const std::vector<Answer> base = {A("q1", {"a", "b", "c", "d"}, {-0.5, -0.5, -1, -1}),
                                     A("q2", {"x", "y", "z"}, {-1, -1, -1}), A("q3", {"m", "n"})};
-  const std::vector<Answer> changed = {A("q1", {"a", "b", "e"}, {-0.4, -0.8, -2}), A("q2", {"x", "y", "z"}, {-1, -1, -1})};
+  const std::vector<Answer> changed = {A("q1", {"a", "b", "e"}, {-0.4, -0.8, -2}),
+                                       A("q2", {"x", "y", "z"}, {-1, -1, -1})};
   const OutputComparison c = CompareAnswers(base, changed);
   EXPECT_EQ(c.prompts, 3);
   EXPECT_EQ(c.identical, 1);

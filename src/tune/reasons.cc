@@ -37,15 +37,18 @@ std::string Versus(const Evaluation& chosen, const Evaluation& other, RankCriter
     case RankCriterion::kGoodput:
       return fmt::format("capacity {} either way; goodput {:.2f} vs {:.2f} req/s", CapacityWords(a, chosen.result),
                          a.goodput, b.goodput);
-    case RankCriterion::kThroughput: return fmt::format("throughput {:.0f} vs {:.0f} tok/s", a.throughput, b.throughput);
+    case RankCriterion::kThroughput:
+      return fmt::format("throughput {:.0f} vs {:.0f} tok/s", a.throughput, b.throughput);
     case RankCriterion::kSloMargin:
-      return fmt::format("capacity {} and goodput alike; SLO margin {:+.0f}% vs {:+.0f}%", CapacityWords(a, chosen.result),
-                         100 * a.slo_margin, 100 * b.slo_margin);
+      return fmt::format("capacity {} and goodput alike; SLO margin {:+.0f}% vs {:+.0f}%",
+                         CapacityWords(a, chosen.result), 100 * a.slo_margin, 100 * b.slo_margin);
     case RankCriterion::kMemoryHeadroom:
       return fmt::format("the same load; {} left unallocated vs {}", FormatGiB(a.memory_headroom.value_or(0)),
                          FormatGiB(b.memory_headroom.value_or(0)));
-    case RankCriterion::kChangedFlags: return "the same figures; nearer the engine's own settings";
-    case RankCriterion::kTie: return "";
+    case RankCriterion::kChangedFlags:
+      return "the same figures; nearer the engine's own settings";
+    case RankCriterion::kTie:
+      return "";
   }
   return "";
 }
@@ -93,7 +96,8 @@ std::string FlagReason(const SearchResult& search, const Evaluation& chosen, con
   const std::string& value = *chosen.setting.Find(flag);
   std::map<std::string, const Evaluation*> others;  // by value
   for (const Evaluation& e : search.evaluations) {
-    if (OnlyDiffersIn(e.setting, chosen.setting, flag)) others[*e.setting.Find(flag)] = Best(search.evaluations, e.setting);
+    if (OnlyDiffersIn(e.setting, chosen.setting, flag))
+      others[*e.setting.Find(flag)] = Best(search.evaluations, e.setting);
   }
   const std::string head = flag + "=" + value;
   if (others.empty()) return head + ": no other value was tried with the rest of this setting";
@@ -141,7 +145,8 @@ std::string LimitOf(const SettingResult& r) {
   }
   const PointResult& p = points[at];
   std::vector<std::string> why;
-  if (std::isfinite(p.preemptions) && p.preemptions > 0) why.push_back(fmt::format("{:.0f} preemptions (the KV pool filled)", p.preemptions));
+  if (std::isfinite(p.preemptions) && p.preemptions > 0)
+    why.push_back(fmt::format("{:.0f} preemptions (the KV pool filled)", p.preemptions));
   if (p.rejected > 0) why.push_back(fmt::format("{:.0f} requests refused as too long", p.rejected));
   if (p.failed > 0) why.push_back(fmt::format("{:g} failed requests", p.failed));
   if (const ClassAttainment* c = Limiting(p)) {

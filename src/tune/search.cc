@@ -149,9 +149,10 @@ SearchResult Searcher::Finish() {
   }
   RankEvaluations(out_.evaluations, full, options_.tolerance, out_.ranked, out_.above_next);
   if (!start_label_.empty()) {
-    out_.method = fmt::format("coordinate descent with successive halving from {}: {} evaluations of the grid's {} "
-                              "settings (budget {})",
-                              start_label_, out_.evaluations.size(), space_.GridSize(), options_.budget);
+    out_.method = fmt::format(
+        "coordinate descent with successive halving from {}: {} evaluations of the grid's {} "
+        "settings (budget {})",
+        start_label_, out_.evaluations.size(), space_.GridSize(), options_.budget);
   }
   return std::move(out_);
 }

@@ -56,11 +56,11 @@ struct SearchOptions {
 };
 
 struct SearchResult {
-  std::string method;                 // how the space was searched, for people
-  std::vector<Evaluation> evaluations;  // every one, in the order run
-  std::vector<size_t> ranked;         // the full evaluations that ran, best first (indices into evaluations)
+  std::string method;                     // how the space was searched, for people
+  std::vector<Evaluation> evaluations;    // every one, in the order run
+  std::vector<size_t> ranked;             // the full evaluations that ran, best first (indices into evaluations)
   std::vector<RankCriterion> above_next;  // per ranked setting: what put it above the next
-  bool budget_spent = false;          // the search stopped at its budget before converging
+  bool budget_spent = false;              // the search stopped at its budget before converging
 };
 
 // The middle value of each range and the first of each list (a list's first

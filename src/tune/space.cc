@@ -91,7 +91,8 @@ Result<Dimension> ParseDimension(std::string_view text) {
   d.flag = std::string(Trim(item.substr(0, eq)));
   while (d.flag.rfind('-', 0) == 0) d.flag.erase(0, 1);
   const std::string body(Trim(item.substr(eq + 1)));
-  if (d.flag.empty() || body.empty()) return Status::InvalidArgument(fmt::format("--space: '{}' has an empty flag or value", item));
+  if (d.flag.empty() || body.empty())
+    return Status::InvalidArgument(fmt::format("--space: '{}' has an empty flag or value", item));
   if (const size_t dots = body.find(".."); dots != std::string::npos && body.find('|') == std::string::npos) {
     GOODPUT_ASSIGN_OR_RETURN(d.values, ExpandRange(d.flag, Trim(body.substr(0, dots)), Trim(body.substr(dots + 2))));
     d.ordered = true;
@@ -102,8 +103,8 @@ Result<Dimension> ParseDimension(std::string_view text) {
     }
   }
   if (d.values.size() > kMaxValuesPerDimension) {
-    return Status::InvalidArgument(fmt::format("--space: {} has {} values; at most {}", d.flag, d.values.size(),
-                                               kMaxValuesPerDimension));
+    return Status::InvalidArgument(
+        fmt::format("--space: {} has {} values; at most {}", d.flag, d.values.size(), kMaxValuesPerDimension));
   }
   return d;
 }
@@ -120,7 +121,8 @@ int64_t SearchSpace::GridSize() const {
 
 Setting SearchSpace::At(const std::vector<size_t>& indices) const {
   Setting s;
-  for (size_t i = 0; i < dimensions.size(); ++i) s.flags.push_back({dimensions[i].flag, dimensions[i].values[indices[i]]});
+  for (size_t i = 0; i < dimensions.size(); ++i)
+    s.flags.push_back({dimensions[i].flag, dimensions[i].values[indices[i]]});
   return s;
 }
 
@@ -128,9 +130,9 @@ std::string SearchSpace::Describe() const {
   std::string out;
   for (const Dimension& d : dimensions) {
     if (!out.empty()) out += ", ";
-    const std::string values = d.ordered && d.values.size() > 2
-                                   ? fmt::format("{} values: {}..{}", d.values.size(), d.values.front(), d.values.back())
-                                   : fmt::format("{}", fmt::join(d.values, "|"));
+    const std::string values = d.ordered && d.values.size() > 2 ? fmt::format("{} values: {}..{}", d.values.size(),
+                                                                              d.values.front(), d.values.back())
+                                                                : fmt::format("{}", fmt::join(d.values, "|"));
     out += fmt::format("{} ({})", d.flag, values);
   }
   return out;

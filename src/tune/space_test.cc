@@ -54,11 +54,13 @@ TEST(SearchSpace, BrokenSpacesAreErrorsThatSayWhat) {
       {"kv-cache-dtype=auto||fp8", "empty value"},
       {"max-num-seqs=8..16, max-num-seqs=4|8", "given twice"},
       {"a=1|2,b=1|2,c=1|2,d=1|2,e=1|2,f=1|2,g=1|2,h=1|2,i=1|2,j=1|2,k=1|2,l=1|2,m=1|2", "more than 12"},
-      {"max-num-seqs=" + [] {
-         std::string v = "0";
-         for (int i = 1; i <= 64; ++i) v += "|" + std::to_string(i);
-         return v;
-       }(), "65 values; at most 64"},
+      {"max-num-seqs=" +
+           [] {
+             std::string v = "0";
+             for (int i = 1; i <= 64; ++i) v += "|" + std::to_string(i);
+             return v;
+           }(),
+       "65 values; at most 64"},
       {std::string(5000, 'x'), "at most 4096"},
   };
   for (const auto& [text, says] : cases) {

@@ -25,10 +25,12 @@ bool SameValue(const std::string& a, const std::string& b) {
 }  // namespace
 
 bool ChangesNumerics(const Setting& s, const Setting& defaults) {
-  static const char* const kNumerics[] = {"kv-cache-dtype", "weights", "quantization", "dtype",
-                                          "num-speculative-tokens", "speculative-config", "speculative-model"};
+  static const char* const kNumerics[] = {
+      "kv-cache-dtype",     "weights",          "quantization", "dtype", "num-speculative-tokens",
+      "speculative-config", "speculative-model"};
   for (const Setting::Flag& f : s.flags) {
-    const bool numerics = std::any_of(std::begin(kNumerics), std::end(kNumerics), [&](const char* n) { return f.name == n; });
+    const bool numerics =
+        std::any_of(std::begin(kNumerics), std::end(kNumerics), [&](const char* n) { return f.name == n; });
     if (numerics && ChangedFlags(Setting{{f}}, defaults) > 0) return true;
   }
   return false;
@@ -154,7 +156,7 @@ Result<Measured> Tuner::Confirm(const Setting& s, bool baseline, std::optional<s
   m.baseline = baseline;
   m.predicted = predicted;
   const std::string name = baseline ? std::string("the baseline (the engine as configured)") : s.Label();
-  const Evaluation* prediction = predicted ? &out_.search.evaluations[*predicted]
+  const Evaluation* prediction = predicted                             ? &out_.search.evaluations[*predicted]
                                  : baseline && out_.baseline_simulated ? &*out_.baseline_simulated
                                                                        : nullptr;
   const double start = prediction && prediction->score.capacity ? *prediction->score.capacity : 0;
@@ -298,8 +300,9 @@ Result<TuneResult> Tuner::Run() {
     Progress(fmt::format("simulator: [{}/{}] {} ({}): {}", done, budget, e.setting.Label(), FidelityName(e.fidelity),
                          e.runs() ? CapacityText(e.result) : "cannot run: " + e.pruned));
   };
-  GOODPUT_ASSIGN_OR_RETURN(out_.search, SearchSettings(
-                                            spec_.space, [this](const Setting& s, Fidelity f) { return Simulate(s, f); }, o));
+  GOODPUT_ASSIGN_OR_RETURN(out_.search,
+                           SearchSettings(
+                               spec_.space, [this](const Setting& s, Fidelity f) { return Simulate(s, f); }, o));
   for (size_t k = 0; k < out_.search.ranked.size() && static_cast<int>(k) < spec_.top_k; ++k) {
     out_.top.push_back(out_.search.ranked[k]);
   }

@@ -37,10 +37,10 @@ int ChangedFlags(const Setting& s, const Setting& defaults);
 struct TuneSpec {
   MeasurementSpec measurement;  // the workload, the one load capacity searches start from, repetitions
   SearchSpace space;
-  Setting defaults;             // the engine's own values of the space's flags, where known (ranking's last criterion)
-  SearchOptions search;         // the simulator's budget and the ranking's tolerances
-  int top_k = 3;                // settings measured on the target
-  bool recalibrate = false;     // fit the simulator to the target's runs and re-rank once
+  Setting defaults;          // the engine's own values of the space's flags, where known (ranking's last criterion)
+  SearchOptions search;      // the simulator's budget and the ranking's tolerances
+  int top_k = 3;             // settings measured on the target
+  bool recalibrate = false;  // fit the simulator to the target's runs and re-rank once
   double screen_resolution = 0.25;  // a screening capacity search's bisection (share)
   double full_resolution = 0.05;    // the simulator's full capacity search's
   double target_resolution = 0.1;   // the target's
@@ -49,13 +49,13 @@ struct TuneSpec {
 // A setting as the target measured it.
 struct Measured {
   Setting setting;
-  bool baseline = false;         // the engine as configured, without the space's flags
-  std::string failed;            // non-empty: the target could not run it (did not start), and why
-  SettingResult result;          // its capacity search
+  bool baseline = false;  // the engine as configured, without the space's flags
+  std::string failed;     // non-empty: the target could not run it (did not start), and why
+  SettingResult result;   // its capacity search
   SettingScore score;
-  std::optional<size_t> predicted;  // the simulator's full evaluation of it (index into search.evaluations)
+  std::optional<size_t> predicted;          // the simulator's full evaluation of it (index into search.evaluations)
   std::optional<OutputComparison> outputs;  // against the baseline's answers
-  std::string outputs_note;      // why outputs were not compared, when they were not
+  std::string outputs_note;                 // why outputs were not compared, when they were not
 };
 
 enum class Side { kSimulator, kTarget };
@@ -76,14 +76,14 @@ struct TuneSides {
 };
 
 struct TuneResult {
-  std::string space;                   // SearchSpace::Describe()
+  std::string space;  // SearchSpace::Describe()
   SearchResult search;
   std::optional<Evaluation> baseline_simulated;  // the engine as configured, on the simulator
-  std::vector<size_t> top;             // the simulator's top k (indices into search.evaluations)
-  std::vector<Measured> measured;      // the baseline first, then each setting confirmed
-  std::vector<size_t> measured_ranked;  // indices into measured, best first (those that ran)
+  std::vector<size_t> top;                       // the simulator's top k (indices into search.evaluations)
+  std::vector<Measured> measured;                // the baseline first, then each setting confirmed
+  std::vector<size_t> measured_ranked;           // indices into measured, best first (those that ran)
   std::vector<RankCriterion> measured_above_next;
-  std::optional<SearchResult> refit;   // the search's best re-ranked by the refitted simulator
+  std::optional<SearchResult> refit;  // the search's best re-ranked by the refitted simulator
   // The answer: an index into measured (when confirmed) or into
   // search.evaluations (simulator only); the best whose outputs do not differ.
   std::optional<size_t> recommended;

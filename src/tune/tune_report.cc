@@ -16,9 +16,9 @@ namespace goodput {
 namespace json = boost::json;
 
 VllmFlags ToVllm(const Setting& s) {
-  static const std::set<std::string> kGoodputOnly = {"max-offline-seqs", "slo-tpot", "slo-headroom", "acceptance-rate",
-                                                     "draft-acceptance", "mean-acceptance-length", "routing-imbalance",
-                                                     "num-draft-layers", "safety-buffer"};
+  static const std::set<std::string> kGoodputOnly = {"max-offline-seqs",  "slo-tpot",         "slo-headroom",
+                                                     "acceptance-rate",   "draft-acceptance", "mean-acceptance-length",
+                                                     "routing-imbalance", "num-draft-layers", "safety-buffer"};
   VllmFlags out;
   const auto add = [&](const std::string& flag, const std::string& value) {
     out.args.insert(out.args.end(), {"--" + flag, value});
@@ -38,7 +38,9 @@ VllmFlags ToVllm(const Setting& s) {
       out.notes.push_back("speculative-config also names your drafter (its method and model)");
     } else if (f.name == "weights") {
       if (f.value == "fp8") add("quantization", "fp8");
-      else out.notes.push_back(fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value));
+      else
+        out.notes.push_back(
+            fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value));
     } else if (f.name == "scheduling-policy" && f.value == "slo") {
       out.notes.push_back("scheduling-policy=slo is goodput serve's own (vLLM has fcfs and priority)");
     } else {
@@ -148,7 +150,8 @@ std::string SimulatorRanking(const TuneSpec& spec, const TuneResult& r) {
 
 std::string OutputsCell(const TuneSpec& spec, const TuneResult& r, const Measured& m) {
   if (m.baseline) {
-    const bool compared = std::any_of(r.measured.begin(), r.measured.end(), [](const Measured& x) { return x.outputs; });
+    const bool compared =
+        std::any_of(r.measured.begin(), r.measured.end(), [](const Measured& x) { return x.outputs; });
     return !m.outputs_note.empty() ? m.outputs_note : compared ? "reference" : "-";
   }
   if (m.outputs) return m.outputs->differ ? "DIFFER" : "agree";
@@ -163,25 +166,27 @@ std::string TargetTable(const TuneSpec& spec, const TuneResult& r) {
     return m.baseline ? fmt::format("{:<{}}", "baseline (as configured)", cols.Width()) : cols.Row(m.setting);
   };
   std::string s = fmt::format("\nMeasured on the target: {}\n", r.measured.front().result.target);
-  s += fmt::format("  {}{:>11}{:>10}{:>17}  {:<40}  {}\n", cols.Header(), "predicted", "measured",
-                   "goodput sim/meas", "attainment at capacity", "outputs");
+  s += fmt::format("  {}{:>11}{:>10}{:>17}  {:<40}  {}\n", cols.Header(), "predicted", "measured", "goodput sim/meas",
+                   "attainment at capacity", "outputs");
   for (const Measured& m : r.measured) {
-    const Evaluation* p = m.predicted ? &r.search.evaluations[*m.predicted]
-                          : m.baseline && r.baseline_simulated ? &*r.baseline_simulated : nullptr;
+    const Evaluation* p = m.predicted                          ? &r.search.evaluations[*m.predicted]
+                          : m.baseline && r.baseline_simulated ? &*r.baseline_simulated
+                                                               : nullptr;
     if (!m.failed.empty()) {
       s += fmt::format("  {}did not start: {}\n", name(m), m.failed);
       continue;
     }
-    s += fmt::format("  {}{:>11}{:>10}{:>17}  {:<40}  {}\n", name(m),
-                     p ? Cap(p->score, p->result) : "-", Cap(m.score, m.result),
-                     fmt::format("{:.2f} / {:.2f}", p ? p->score.goodput : NAN, m.score.goodput), AttainmentAt(m.result),
-                     OutputsCell(spec, r, m));
+    s +=
+        fmt::format("  {}{:>11}{:>10}{:>17}  {:<40}  {}\n", name(m), p ? Cap(p->score, p->result) : "-",
+                    Cap(m.score, m.result), fmt::format("{:.2f} / {:.2f}", p ? p->score.goodput : NAN, m.score.goodput),
+                    AttainmentAt(m.result), OutputsCell(spec, r, m));
     if (m.outputs) s += "      outputs: " + m.outputs->Summary() + "\n";
   }
   if (!r.simulator_first_measured_best && !r.measured_ranked.empty() && !r.top.empty()) {
-    s += fmt::format("note: the simulator's first ({}) is not the measured best ({}): the target's measurements decide\n",
-                     r.search.evaluations[r.top.front()].setting.Label(),
-                     Name(r.measured[r.measured_ranked.front()].setting, r.measured[r.measured_ranked.front()].baseline));
+    s += fmt::format(
+        "note: the simulator's first ({}) is not the measured best ({}): the target's measurements decide\n",
+        r.search.evaluations[r.top.front()].setting.Label(),
+        Name(r.measured[r.measured_ranked.front()].setting, r.measured[r.measured_ranked.front()].baseline));
   }
   return s;
 }
@@ -199,11 +204,12 @@ Setting Changes(const Setting& s, const Setting& defaults) {
 std::string RefitTable(const TuneSpec& spec, const TuneResult& r) {
   if (!r.refit) return "";
   const FlagColumns cols(spec.space);
-  std::string s = fmt::format("\nAfter --recalibrate, {}:\n  {:>3}  {}{:>10}{:>15}\n", r.refit->method, "#", cols.Header(), "capacity",
-                              "goodput req/s");
+  std::string s = fmt::format("\nAfter --recalibrate, {}:\n  {:>3}  {}{:>10}{:>15}\n", r.refit->method, "#",
+                              cols.Header(), "capacity", "goodput req/s");
   for (size_t k = 0; k < r.refit->ranked.size(); ++k) {
     const Evaluation& e = r.refit->evaluations[r.refit->ranked[k]];
-    s += fmt::format("  {:>3}  {}{:>10}{:>15.2f}\n", k + 1, cols.Row(e.setting), Cap(e.score, e.result), e.score.goodput);
+    s += fmt::format("  {:>3}  {}{:>10}{:>15.2f}\n", k + 1, cols.Row(e.setting), Cap(e.score, e.result),
+                     e.score.goodput);
   }
   return s;
 }
@@ -214,8 +220,9 @@ std::string FlagsBlock(const TuneSpec& spec, const Setting& s) {
   std::string out = fmt::format("  engine flags: {}\n", fmt::join(s.Args(), " "));
   const Setting changes = Changes(s, spec.defaults);
   if (changes.flags.size() < s.flags.size()) {
-    out += changes.empty() ? "  (every one is the engine's own value)\n"
-                           : fmt::format("  changed from the engine's own values: {}\n", fmt::join(changes.Args(), " "));
+    out += changes.empty()
+               ? "  (every one is the engine's own value)\n"
+               : fmt::format("  changed from the engine's own values: {}\n", fmt::join(changes.Args(), " "));
   }
   if (!v.args.empty()) out += fmt::format("  vllm serve ... {}\n", fmt::join(v.args, " "));
   for (const std::string& n : v.notes) out += "  note: " + n + "\n";
@@ -231,9 +238,11 @@ std::string Recommendation(const TuneSpec& spec, const TuneResult& r) {
   const bool baseline = measured && r.measured[*r.recommended].baseline;
   std::string out = fmt::format("\nRecommendation: {}\n", baseline ? "the engine as configured" : s->Label());
   const SettingResult* base = measured && !r.measured.empty() ? &r.measured.front().result
-                              : r.baseline_simulated ? &r.baseline_simulated->result : nullptr;
+                              : r.baseline_simulated          ? &r.baseline_simulated->result
+                                                              : nullptr;
   const SettingScore* base_score = measured && !r.measured.empty() ? &r.measured.front().score
-                                   : r.baseline_simulated ? &r.baseline_simulated->score : nullptr;
+                                   : r.baseline_simulated          ? &r.baseline_simulated->score
+                                                                   : nullptr;
   std::string versus;
   if (base && base_score && base_score->capacity && sc.capacity && !baseline) {
     versus = fmt::format("; the baseline's {} ({:+.0f}%)", Cap(*base_score, *base),
@@ -285,8 +294,9 @@ json::value MeasuredJson(const TuneResult& r, const Measured& m) {
   json::object o{{"setting", m.setting.Label()}, {"baseline", m.baseline}};
   if (!m.failed.empty()) o["did_not_start"] = m.failed;
   else o["measured"] = ScoreJson(m.score, m.result);
-  const Evaluation* p = m.predicted ? &r.search.evaluations[*m.predicted]
-                        : m.baseline && r.baseline_simulated ? &*r.baseline_simulated : nullptr;
+  const Evaluation* p = m.predicted                          ? &r.search.evaluations[*m.predicted]
+                        : m.baseline && r.baseline_simulated ? &*r.baseline_simulated
+                                                             : nullptr;
   if (p) o["simulated"] = ScoreJson(p->score, p->result);
   if (m.outputs) o["outputs"] = OutputComparisonToJson(*m.outputs);
   if (!m.outputs_note.empty()) o["outputs_note"] = m.outputs_note;
@@ -304,7 +314,8 @@ json::value RecommendationJson(const TuneSpec& spec, const TuneResult& r) {
                  {"vllm_serve_args", json::value_from(v.args)},
                  {"vllm_notes", json::value_from(v.notes)},
                  {"reasons", json::value_from(Reasons(r.search, spec.space, *s))}};
-  if (r.best_but_outputs_differ) o["faster_but_outputs_differ"] = r.measured[*r.best_but_outputs_differ].setting.Label();
+  if (r.best_but_outputs_differ)
+    o["faster_but_outputs_differ"] = r.measured[*r.best_but_outputs_differ].setting.Label();
   return o;
 }
 

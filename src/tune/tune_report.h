@@ -19,8 +19,8 @@ namespace goodput {
 // flags vLLM spells otherwise or does not have (goodput's slo policy, a
 // weights format that is a checkpoint rather than a flag).
 struct VllmFlags {
-  std::vector<std::string> args;   // {"--max-num-seqs", "16", ...}
-  std::vector<std::string> yaml;   // {"max-num-seqs: 16", ...}
+  std::vector<std::string> args;  // {"--max-num-seqs", "16", ...}
+  std::vector<std::string> yaml;  // {"max-num-seqs: 16", ...}
   std::vector<std::string> notes;
 };
 VllmFlags ToVllm(const Setting& s);

@@ -131,8 +131,9 @@ TEST(Tune, ASettingWhoseOutputsDifferIsNotRecommended) {
   EXPECT_EQ(Label(*r, *r->recommended), "max-num-seqs=16, kv-cache-dtype=auto");
   ASSERT_TRUE(r->best_but_outputs_differ.has_value());
   EXPECT_EQ(Label(*r, *r->best_but_outputs_differ), "max-num-seqs=16, kv-cache-dtype=fp8");
-  EXPECT_EQ(asked, (std::vector<std::string>{"baseline", "max-num-seqs=16, kv-cache-dtype=fp8",
-                                             "max-num-seqs=16, kv-cache-dtype=auto", "max-num-seqs=8, kv-cache-dtype=fp8"}));
+  EXPECT_EQ(asked,
+            (std::vector<std::string>{"baseline", "max-num-seqs=16, kv-cache-dtype=fp8",
+                                      "max-num-seqs=16, kv-cache-dtype=auto", "max-num-seqs=8, kv-cache-dtype=fp8"}));
 }
 
 // Without a simulator of its own (goodput serve on this machine), the
@@ -155,7 +156,7 @@ TEST(Tune, TheSimulatorCanBeFittedToTheBaselineAndRefittedOnce) {
   EXPECT_EQ(fits, (std::vector<size_t>{1, 4}));  // the baseline; the baseline and the top 3
   ASSERT_TRUE(r->refit.has_value());
   EXPECT_EQ(r->refit->evaluations.size(), 6u);  // the search's best 2k
-  EXPECT_EQ(r->measured.size(), 4u);             // the refit's first was measured already
+  EXPECT_EQ(r->measured.size(), 4u);            // the refit's first was measured already
 }
 
 TEST(Tune, ValuesTheSimulatorRefusesEndTheTuningAndSettingsThatDoNotStartArePruned) {

@@ -112,8 +112,9 @@ struct FakeSseServer::Impl {
     if (options.spec_decode_metrics) {
       std::lock_guard<std::mutex> lock(mu);
       page = fmt::format(
-          "vllm:spec_decode_num_drafts_total{{engine=\"0\"}} {}\nvllm:spec_decode_num_draft_tokens_total{{engine=\"0\"}} "
-          "{}\nvllm:spec_decode_num_accepted_tokens_total{{engine=\"0\"}} {}\n",
+          "vllm:spec_decode_num_drafts_total{{engine=\"0\"}} {}\n"
+          "vllm:spec_decode_num_draft_tokens_total{{engine=\"0\"}} {}\n"
+          "vllm:spec_decode_num_accepted_tokens_total{{engine=\"0\"}} {}\n",
           10 * answered, 80 * answered, 24 * answered);
     }
     const std::string status = options.spec_decode_metrics ? "200 OK" : "404 Not Found";
