@@ -2,6 +2,8 @@
 // runs them: on the simulator, on goodput serve started for the run, and
 // with broken input.
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -49,11 +51,31 @@ TEST(CliTune, OnTheSimulatorTheSettingThatHoldsMostLoadIsRecommended) {
   const std::string reason(doc.at("recommendation").at("reasons").at(0).as_string());
   EXPECT_NE(reason.find("max-num-seqs=64 over 32"), std::string::npos) << reason;
   EXPECT_NE(reason.find("capacity"), std::string::npos) << reason;
+  const std::string config = testing::TempPath("tuned.yaml");
   auto table = RunGoodput("tune --target sim:h100 --model llama-3.1-8b --workload " + kData +
-                          "/workloads/chat.yaml --requests 300 --space 'max-num-seqs=4..64' --no-ledger");
+                          "/workloads/chat.yaml --requests 300 --space 'max-num-seqs=4..64' --no-ledger --write-config " +
+                          config);
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("Recommendation: max-num-seqs=64"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("vllm serve ... --max-num-seqs 64"), std::string::npos) << table.out;
+  std::ifstream yaml(config);
+  const std::string text((std::istreambuf_iterator<char>(yaml)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\nmax-num-seqs: 64\n"), std::string::npos) << text;  // vllm serve --config's keys
+  EXPECT_EQ(text.rfind("# goodput tune's recommendation for workload chat", 0), 0u) << text;
+}
+
+// An offline endpoint (no class has an SLO) is tuned for served throughput.
+TEST(CliTune, AnEndpointWithoutAnSloIsTunedForThroughput) {
+  const std::string offline = testing::WriteTempFile(
+      "offline.yaml",
+      "name: offline-only\nrequests: 200\narrival: {type: closed, concurrency: 8}\nclasses:\n  - name: batch\n"
+      "    offline: true\n    prompt: lognormal:1k,0.5\n    output: fixed:200\n");
+  auto r = RunGoodput("tune --target sim:h100 --model llama-3.1-8b --workload " + offline +
+                      " --space 'max-num-seqs=4..64' --no-ledger");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Recommendation: max-num-seqs=64"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no class has an SLO, so settings are ranked by it"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over 32 (the best other value): throughput"), std::string::npos) << r.out;
 }
 
 // The source document's two endpoints on one card and model (Qwen3.5-27B,

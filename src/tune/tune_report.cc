@@ -248,9 +248,15 @@ std::string Recommendation(const TuneSpec& spec, const TuneResult& r) {
     versus = fmt::format("; the baseline's {} ({:+.0f}%)", Cap(*base_score, *base),
                          100 * (*sc.capacity / *base_score->capacity - 1));
   }
-  out += fmt::format("  capacity {} ({}{}), goodput {:.2f} req/s, {:.0f} tok/s\n", Cap(sc, res),
-                     measured ? "measured" : "simulated", versus, sc.goodput, sc.throughput);
-  out += fmt::format("  at capacity: {}; SLO margin {}\n", AttainmentAt(res), Margin(sc.slo_margin));
+  if (!sc.judged) {
+    out += fmt::format("  served throughput {:.0f} tok/s at the most load tried ({}; no class has an SLO, so settings "
+                       "are ranked by it)\n",
+                       sc.throughput, measured ? "measured" : "simulated");
+  } else {
+    out += fmt::format("  capacity {} ({}{}), goodput {:.2f} req/s, {:.0f} tok/s\n", Cap(sc, res),
+                       measured ? "measured" : "simulated", versus, sc.goodput, sc.throughput);
+    out += fmt::format("  at capacity: {}; SLO margin {}\n", AttainmentAt(res), Margin(sc.slo_margin));
+  }
   if (!baseline) {
     const std::vector<std::string> why = Reasons(r.search, spec.space, *s);
     if (!why.empty()) out += "  why (from the simulator's search):\n";
