@@ -2,9 +2,7 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cctype>
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -38,20 +36,6 @@ struct BenchArgs {
 };
 
 LoadUse LoadsOf(Mode mode) { return LoadUse{mode == Mode::kSweep, mode == Mode::kCapacity}; }
-
-// Set by SIGINT: requests in flight are abandoned, the current point is dropped, the
-// points already measured stay in the ledger and the run is marked interrupted.
-// SIGTERM and SIGHUP are handled the same way; a second signal ends the
-// process at once (the embedded server follows: it has a death signal).
-std::atomic<int> g_signal{0};
-bool Interrupted() { return g_signal.load() != 0; }
-
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
-void OnStopSignal(int sig) {
-  g_signal.store(sig);
-  for (int s : kStopSignals) std::signal(s, SIG_DFL);  // the next one is not caught
-}
 
 constexpr const char* kFooter = R"(Targets:
   http(s)://HOST:PORT[/v1]  any OpenAI-compatible server (--model: the served model name)
@@ -169,16 +153,16 @@ void Run(const BenchArgs& a, Mode mode, const char* name) {
       return RecordPoint(*rec->ledger, rec->run, setting.Label(), spec->workload, point, runs, a.save_requests);
     };
   }
-  for (int s : kStopSignals) std::signal(s, OnStopSignal);
+  CatchStopSignals();
   auto results = Measure(*spec, [&](const Setting& s) { return MakeTarget(a.t, s); }, hooks);
-  for (int s : kStopSignals) std::signal(s, SIG_DFL);
+  ReleaseStopSignals();
   Progress("");
   if (!results.ok()) {
     if (rec->ledger) (void)rec->ledger->FinishRun(rec->run, Interrupted() ? "interrupted" : "failed");
     if (Interrupted()) {
       std::cerr << fmt::format("goodput {}: interrupted; the points measured so far are kept as run {} in {}\n", name,
                                rec->run, a.ledger);
-      throw CLI::RuntimeError("", 128 + g_signal.load());  // 130 for SIGINT, as a shell reports it
+      throw CLI::RuntimeError("", 128 + StopSignal());  // 130 for SIGINT, as a shell reports it
     }
     fail(results.status());
   }

@@ -166,10 +166,10 @@ void Studies(const LedgerArgs& a) {
     std::cout << boost::json::serialize(out) << "\n";
     return;
   }
-  std::cout << fmt::format("{:>5}  {:<19}  {:<11}{:<6}{:>5}  {}\n", "study", "started (UTC)", "status", "kind", "runs",
+  std::cout << fmt::format("{:>5}  {:<19}  {:<11}  {:<6}{:>5}  {}\n", "study", "started (UTC)", "status", "kind", "runs",
                            "command");
   for (const auto& s : studies) {
-    std::cout << fmt::format("{:>5}  {:<19}  {:<11}{:<6}{:>5}  {}\n", s.id, s.started_at, s.status, s.kind,
+    std::cout << fmt::format("{:>5}  {:<19}  {:<11}  {:<6}{:>5}  {}\n", s.id, s.started_at, s.status, s.kind,
                              s.runs.size(), Cut(s.command, 90));
   }
 }

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -67,6 +69,30 @@ Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use,
   GOODPUT_RETURN_IF_ERROR(SettingGrid(spec.vary).status());
   return spec;
 }
+
+namespace {
+
+std::atomic<int> g_signal{0};
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void OnStopSignal(int sig) {
+  g_signal.store(sig);
+  for (int s : kStopSignals) std::signal(s, SIG_DFL);  // the next one is not caught
+}
+
+}  // namespace
+
+void CatchStopSignals() {
+  for (int s : kStopSignals) std::signal(s, OnStopSignal);
+}
+
+void ReleaseStopSignals() {
+  for (int s : kStopSignals) std::signal(s, SIG_DFL);
+}
+
+bool Interrupted() { return g_signal.load() != 0; }
+
+int StopSignal() { return g_signal.load(); }
 
 void Progress(const std::string& what) {
   static const bool tty = isatty(STDERR_FILENO);

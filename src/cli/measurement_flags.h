@@ -41,6 +41,15 @@ void AddMeasurementFlags(CLI::App& app, MeasurementArgs& a, LoadUse use);
 // several loads is an error.
 Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use, bool search_capacity);
 
+// SIGINT, SIGTERM and SIGHUP while a measurement runs: the first is noted
+// (Interrupted() turns true: requests in flight are abandoned and the
+// command ends what it measured as interrupted); a second ends the process
+// at once (servers it started follow: they have a death signal).
+void CatchStopSignals();
+void ReleaseStopSignals();
+bool Interrupted();
+int StopSignal();  // the signal that interrupted, 0 when none
+
 // A progress line on stderr when it is a terminal (pipes and logs stay
 // clean); "" clears it.
 void Progress(const std::string& what);

@@ -161,6 +161,7 @@ std::function<Result<std::optional<OutputComparison>>(const Measured&, Target&)>
     o.chat = a.sides.t.chat;
     o.timeout_s = a.sides.t.timeout;
     o.insecure_tls = a.sides.t.insecure;
+    o.stop = Interrupted;
     GOODPUT_ASSIGN_OR_RETURN(std::vector<Answer> answers, client::CollectAnswers(o, prompts));
     if (m.baseline) {
       *baseline = std::move(answers);
@@ -223,13 +224,20 @@ void Run(TuneArgs a) {
   Recording rec(a, spec->measurement.workload);
   if (Status st = rec.Open(); !st.ok()) fail(st);
   sides->progress = [](const std::string& line) { Progress("tune: " + line); };
+  sides->stop = Interrupted;
   if (sides->target && !a.no_compare_outputs) sides->check_outputs = OutputCheck(a, spec->measurement.workload);
   sides->on_point = [&rec](Side side, Fidelity f, const Setting& s, const PointResult& p,
                            const std::vector<MeasuredRun>& runs) { return rec.Point(side, f, s, p, runs); };
+  CatchStopSignals();
   auto result = Tune(*spec, *sides);
+  ReleaseStopSignals();
   Progress("");
   if (!result.ok()) {
-    (void)rec.Finish("failed", "");
+    (void)rec.Finish(Interrupted() ? "interrupted" : "failed", "");
+    if (Interrupted()) {
+      std::cerr << "goodput tune: interrupted; the points measured so far are kept in the ledger\n";
+      throw CLI::RuntimeError("", 128 + StopSignal());
+    }
     fail(result.status());
   }
   if (Status st = rec.Finish("complete", boost::json::serialize(TuneToJson(*spec, *result))); !st.ok()) fail(st);
@@ -246,6 +254,7 @@ void Run(TuneArgs a) {
 
 void AddTuneCommand(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
+  args->sides.t.stop = Interrupted;
   CLI::App* c = app.add_subcommand(
       "tune", "Search engine settings on the simulator, confirm the best on the target: the settings to paste");
   AddFlags(*c, *args);

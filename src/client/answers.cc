@@ -125,6 +125,7 @@ Result<std::vector<Answer>> CollectAnswers(const AnswerOptions& o, const std::ve
   bool logprobs = true;
   std::vector<Answer> out;
   for (const AnswerPrompt& p : prompts) {
+    if (o.stop && o.stop()) return Status::FailedPrecondition("interrupted");
     GOODPUT_ASSIGN_OR_RETURN(HttpAnswer r,
                              HttpPost(o.endpoint, path, Body(o, p, logprobs), o.timeout_s, o.insecure_tls));
     if (logprobs && RefusesLogprobs(r)) {

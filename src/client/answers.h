@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,12 @@ struct AnswerOptions {
   uint64_t seed = 1234;
   double timeout_s = 120;  // per request
   bool insecure_tls = false;
+  std::function<bool()> stop;  // checked before each prompt: true ends with "interrupted"; may be empty
 };
 
 // Each prompt's answer, in order. A server that refuses log-probabilities is
 // asked again without them, and its answers are then compared by character
-// (Answer::logprobs empty). Errors: no answer, a status other than 200 (the
+// (Answer::logprobs empty). Errors: stop, no answer, a status other than 200 (the
 // server's message), or a body that is not an OpenAI completion.
 Result<std::vector<Answer>> CollectAnswers(const AnswerOptions& options, const std::vector<AnswerPrompt>& prompts);
 

@@ -3,7 +3,8 @@
 # and SIGHUP each abandon the requests in flight at once (a request here takes
 # far longer than the time allowed), mark the ledger run interrupted, exit
 # 128 + the signal and stop the server; SIGKILL leaves no server behind either
-# (the server has a death signal).
+# (the server has a death signal). goodput tune ends the same way, its study
+# marked interrupted.
 # Usage: signals_e2e.sh GOODPUT_BINARY
 set -u
 bin="$1"
@@ -57,6 +58,24 @@ for sig in INT TERM HUP; do
   check "SIG$sig: run marked interrupted" "$(sqlite3 "$db" "SELECT status FROM runs WHERE id = $run")" interrupted
   check "SIG$sig: server stopped" "$(gone_within "$serve" 5)" yes
 done
+
+# tune: the same on its baseline's measurement; the study is marked interrupted.
+"$bin" tune --target embedded --model goodput-small --workload "$work/long.yaml" --ledger "$db" \
+  > "$work/out.tune" 2> "$work/err.tune" &
+pid=$!
+serve=$(serve_of "$pid")
+check "tune: the server started" "$([ -n "$serve" ] && echo yes)" yes
+sleep 1
+start=$(date +%s.%N)
+kill -INT "$pid"
+wait "$pid"
+code=$?
+elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+check "tune: exit code" "$code" 130
+check "tune: in-flight request abandoned at once" "$(echo "$elapsed < 3" | bc)" 1
+check "tune: study marked interrupted" "$(sqlite3 "$db" "SELECT status FROM studies ORDER BY id DESC LIMIT 1")" interrupted
+check "tune: says what it kept" "$(grep -c 'interrupted; the points measured so far are kept' "$work/err.tune")" 1
+check "tune: server stopped" "$(gone_within "$serve" 5)" yes
 
 # SIGKILL: nothing runs after it, yet the server goes.
 "$bin" bench --target embedded --model goodput-small --workload "$work/long.yaml" --no-ledger > /dev/null 2>&1 &
