@@ -278,6 +278,7 @@ class Run {
     SseParser sse_parser;
     std::vector<SseEvent> events;
     bool done = false;
+    bool finished = false;  // a choice's finish_reason arrived
     bool saw_usage = false;
     bool usage_per_chunk = true;  // every token chunk so far carried usage (continuous_usage_stats)
     int64_t counted = 0;    // tokens in the chunks so far
@@ -303,6 +304,7 @@ class Run {
       auto c = ParseStreamChunk(e.data);
       if (!c.ok()) return c.status().message();
       r.done = c->done;
+      r.finished = r.finished || c->finish_reason.has_value();
       int32_t tokens = c->tokens;
       if (tokens > 0 && !c->completion_tokens) r.usage_per_chunk = false;
       if (c->completion_tokens) {
@@ -400,9 +402,15 @@ class Run {
     reusable = parser.get().keep_alive();
     if (r.status != 200) return fmt::format("HTTP {}: {}", r.status, r.text);
     if (!r.sse) return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
-    if (!r.done && !r.saw_usage) return CutMessage(r) + " (no [DONE])";
+    // A fixed-length answer that ended cleanly with its finish reason (or all
+    // its tokens) is whole, even without usage and [DONE].
+    const bool whole = r.expected.fixed_length && (r.finished || r.counted >= r.expected.output_tokens);
+    if (!r.done && !r.saw_usage && !whole) return CutMessage(r) + " (no [DONE])";
     std::vector<std::string> notes;
-    if (!r.done) notes.push_back("the stream ended cleanly after its usage chunk but without [DONE]");
+    if (!r.done) {
+      notes.push_back(r.saw_usage ? "the stream ended cleanly after its usage chunk but without [DONE]"
+                                  : "the stream ended cleanly after its last token but without usage or [DONE]");
+    }
     if (!r.saw_usage && r.expected.fixed_length) {
       r.rec.n_out = r.expected.output_tokens;
       notes.push_back("no usage chunk: output length from the fixed length asked");
@@ -410,6 +418,12 @@ class Run {
       r.rec.n_out = r.counted;
       notes.push_back("WARNING: no usage chunk: output tokens counted from chunks (a chunk may carry several "
                       "tokens, so TPOT may be wrong)");
+    }
+    if (r.rec.n_out > r.counted && !r.rec.chunks.empty()) {
+      // No running count told what each chunk carried: ITL per token is the
+      // chunk gap over its share, and throughput counts every token.
+      SpreadTokensOverChunks(r.rec.chunks, r.rec.n_out);
+      notes.push_back("fewer chunks than tokens and no running usage: the tokens spread evenly over the chunks");
     }
     for (const std::string& n : notes) r.rec.note += (r.rec.note.empty() ? "" : "; ") + n;
     return "";

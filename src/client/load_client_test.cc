@@ -81,13 +81,17 @@ TEST(LoadClient, UnreachableServerIsARecordedFailure) {
   }
 }
 
+// The usage's count is the answer's length, its tokens spread over the chunks
+// that came (one carries two), so throughput and ITL count them all.
 TEST(LoadClient, UsageCountWins) {
   RealClock clock;
   auto server = std::move(FakeSseServer::Start({0.001, 0.001}, clock).value());
   auto lies = RunLoad(OptionsFor(*server, "usage-lies"), FixedLengthWorkload(1, 8, 4), ArrivalSpec{}, clock);
   EXPECT_EQ((*lies)[0].n_out, 5);
-  EXPECT_EQ((*lies)[0].chunks.size(), 4u);
-  EXPECT_TRUE((*lies)[0].note.empty()) << (*lies)[0].note;
+  ASSERT_EQ((*lies)[0].chunks.size(), 4u);
+  EXPECT_EQ((*lies)[0].chunks.back().tokens, 2);
+  EXPECT_EQ(Itls((*lies)[0]).size(), 4u);
+  EXPECT_NE((*lies)[0].note.find("the tokens spread evenly over the chunks"), std::string::npos) << (*lies)[0].note;
 }
 
 // Without a usage chunk, a fixed-length request's output is the length it

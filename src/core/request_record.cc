@@ -32,6 +32,13 @@ std::vector<double> Itls(const RequestRecord& r) {
   return out;
 }
 
+void SpreadTokensOverChunks(std::vector<TokenChunk>& chunks, int64_t n_out) {
+  const auto k = static_cast<int64_t>(chunks.size());
+  for (int64_t i = 0; i < k; ++i) {
+    chunks[i].tokens = static_cast<int32_t>((i + 1) * n_out / k - i * n_out / k);
+  }
+}
+
 double TokensServedIn(const RequestRecord& r, double start, double end) {
   const auto inside = [&](double t) { return t >= start && t < end; };
   if (!r.chunks.empty()) {

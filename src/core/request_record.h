@@ -50,6 +50,11 @@ double SendLag(const RequestRecord& r);
 // chunk with k tokens contributes gap / k, k times. Empty without chunks.
 std::vector<double> Itls(const RequestRecord& r);
 
+// Spreads `n_out` tokens evenly over `chunks` in order (chunk i gets
+// floor((i+1)n/k) - floor(in/k)), for a stream whose chunks carried several
+// tokens each and whose count came only at its end. No-op without chunks.
+void SpreadTokensOverChunks(std::vector<TokenChunk>& chunks, int64_t n_out);
+
 // Output tokens `r` delivered in [start, end): its chunks' tokens by their
 // times; without chunks, n_out tokens spread evenly from t_first to t_last.
 double TokensServedIn(const RequestRecord& r, double start, double end);

@@ -90,20 +90,25 @@ struct FakeSseServer::Impl {
     seen[index] = s;
   }
 
-  // A token chunk with `text`, and continuous usage when `completion_tokens` is given.
-  static std::string Chunk(const char* text, std::optional<int64_t> completion_tokens) {
+  // A token chunk with `text`, continuous usage when `completion_tokens` is
+  // given, and finish_reason "length" when `last`.
+  static std::string Chunk(const std::string& text, std::optional<int64_t> completion_tokens, bool last = false) {
     const std::string usage =
         completion_tokens ? fmt::format(",\"usage\":{{\"prompt_tokens\":1,\"completion_tokens\":{}}}", *completion_tokens)
                           : std::string();
-    return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"{}\"}}]{}}}\n\n", text, usage);
+    return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"{}\"{}}}]{}}}\n\n", text,
+                       last ? ",\"finish_reason\":\"length\"" : "", usage);
   }
 
-  std::string TokenChunk(const std::string& mode, int64_t sent, int64_t tokens) const {
+  // The chunk that brings the answer's tokens up to `sent` of `tokens`, `k` of them new.
+  std::string TokenChunk(const std::string& mode, int64_t sent, int64_t tokens, int64_t k) const {
     if (mode == "usage-on-last" && sent == tokens) return Chunk("x", tokens);
     if (mode == "no-text") return Chunk("", sent);
     if (mode == "no-text-at-all") return Chunk("", std::nullopt);
     if (mode == "two-per-chunk") return Chunk("xy", sent);
-    return Chunk("x", std::nullopt);
+    const bool every = options.usage == Options::Usage::kEveryChunk;
+    const bool last = options.finish_reason && sent == tokens;
+    return Chunk(std::string(k, 'x'), every ? std::optional(sent) : std::nullopt, last);
   }
 
   // GET /metrics: vLLM's counters (one labelled series each), or a 404.
@@ -163,25 +168,26 @@ struct FakeSseServer::Impl {
     if (!Write(s, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n", chunked)) {
       co_return false;
     }
-    const int64_t per_chunk = mode == "two-per-chunk" ? 2 : 1;
+    const int64_t per_chunk = mode == "two-per-chunk" ? 2 : std::max(1, options.tokens_per_chunk);
     for (int64_t sent = 0; sent < tokens;) {
       if (sent > 0) co_await Pause(options.itl_s);
       if (mode == "cut" && sent == 2) co_return false;
-      sent = std::min(tokens, sent + per_chunk);
+      const int64_t k = std::min(tokens - sent, per_chunk);
+      sent += k;
       const double before = clock.Now();
-      const bool ok = Write(s, TokenChunk(mode, sent, tokens), chunked);
+      const bool ok = Write(s, TokenChunk(mode, sent, tokens, k), chunked);
       const double after = clock.Now();
       if (!ok) co_return false;
       std::lock_guard<std::mutex> lock(mu);
       writes[index].push_back({before, after});
     }
     std::string tail;
-    if (mode != "no-usage") {
+    if (mode != "no-usage" && options.usage != Options::Usage::kNone) {
       tail += fmt::format("data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":1,\"completion_tokens\":{}}}}}\n\n",
                           tokens + (mode == "usage-lies" ? 1 : 0));
     }
-    if (mode != "no-done") tail += "data: [DONE]\n\n";
-    Write(s, tail, chunked);
+    if (mode != "no-done" && options.send_done) tail += "data: [DONE]\n\n";
+    if (!tail.empty()) Write(s, tail, chunked);  // an empty chunk would end a chunked body
     {
       std::lock_guard<std::mutex> lock(mu);
       ++answered;

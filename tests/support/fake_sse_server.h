@@ -44,6 +44,15 @@ class FakeSseServer {
     // answered request adding 10 drafts of 8 tokens with 24 accepted (vLLM's
     // acceptance 0.3, mean acceptance length 3.4).
     bool spec_decode_metrics = false;
+    // The stream's shape (the "ok" model; the faults keep theirs): tokens
+    // per chunk (the last may carry fewer), where usage comes, whether
+    // [DONE] ends the stream and whether the last token chunk carries
+    // finish_reason "length" (as the OpenAI API's and vLLM's do).
+    enum class Usage { kAtEnd, kEveryChunk, kNone };
+    int tokens_per_chunk = 1;
+    Usage usage = Usage::kAtEnd;
+    bool send_done = true;
+    bool finish_reason = true;
   };
   // Listens on 127.0.0.1 (a free port) and starts its thread.
   static Result<std::unique_ptr<FakeSseServer>> Start(Options options, const Clock& clock);
