@@ -56,8 +56,8 @@ double LoadOf(const PointResult& p) {
 std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder) {
   std::optional<size_t> best;
   for (size_t i = 0; i < ladder.size(); ++i) {
-    if (!ladder[i].holds()) break;
-    best = i;
+    if (ladder[i].verdict == Verdict::kFails) break;
+    if (ladder[i].holds()) best = i;
   }
   return best;
 }
@@ -119,9 +119,9 @@ Result<SweepResult> RunLadder(const PointRunner& run, const std::vector<ArrivalS
   SweepResult out;
   for (const auto& load : ladder) {
     GOODPUT_ASSIGN_OR_RETURN(PointResult r, run(load));
-    const bool holds = r.holds();
+    const bool fails = r.verdict == Verdict::kFails;
     out.points.push_back(std::move(r));
-    if (stop_at_first_miss && !holds) break;
+    if (stop_at_first_miss && fails) break;
   }
   out.capacity = LadderCapacity(out.points);
   out.capped = out.capacity && *out.capacity + 1 == out.points.size();

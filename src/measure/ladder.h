@@ -36,7 +36,9 @@ using PointRunner = std::function<Result<PointResult>(const ArrivalSpec&)>;
 // A point's load as a number: its clients (closed loop) or its rate.
 double LoadOf(const PointResult& p);
 
-// The capacity of a ladder: the last load before the first that fails.
+// The capacity of a ladder: the last load that holds before the first that
+// fails. An undecided load (too few measured requests, not a failure) is
+// passed over: loads above it may still hold.
 std::optional<size_t> LadderCapacity(const std::vector<PointResult>& ladder);
 
 // Runs the loads of `ladder` in order; the capacity is the last load before

@@ -15,10 +15,10 @@ Result<PointResult> MeasurePoint(Target& target, const Workload& workload, const
   PointResult point;
   for (int i = 1; i <= reps.max; ++i) {
     if (stop && stop()) return Status::FailedPrecondition("interrupted");
-    if (progress) progress(i, i <= reps.min ? reps.min : reps.max);
+    if (progress) progress(i, i <= reps.min ? reps.min : reps.max);  // sequential: at most that many
     GOODPUT_ASSIGN_OR_RETURN(MeasuredRun run, target.Run(workload, load, i));
     runs.push_back(std::move(run));
-    if (i < reps.min) continue;
+    if (i < reps.min && !reps.sequential) continue;
     if (stop && stop()) return Status::FailedPrecondition("interrupted");  // the last run was cut short
     point = Summarise(workload, load, runs);
     if (point.verdict != Verdict::kUndecided) break;
@@ -104,7 +104,7 @@ Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting&
       }
     };
     std::vector<MeasuredRun> runs;
-    const Repetitions reps{spec.repeat, std::max(spec.repeat, spec.max_repeat)};
+    const Repetitions reps{spec.repeat, std::max(spec.repeat, spec.max_repeat), spec.search_capacity};
     GOODPUT_ASSIGN_OR_RETURN(PointResult point, MeasurePoint(*target, w, load, reps, progress, &runs, hooks.stop));
     if (hooks.on_point) GOODPUT_RETURN_IF_ERROR(hooks.on_point(setting, point, runs));
     return point;

@@ -99,6 +99,22 @@ TEST(Measure, LadderCapacityIsTheLastLoadBeforeTheFirstFailure) {
   EXPECT_EQ((*r)[0].target, "scripted");
 }
 
+// mixed.yaml's sweep said "capacity: none" although loads 8, 32 and 128
+// held: load 1 was undecided (too few requests there), not a failure.
+TEST(Measure, AnUndecidedLoadIsPassedOverAFailingOneEndsTheLadder) {
+  const auto ladder = [](std::vector<Verdict> verdicts) {
+    std::vector<PointResult> points(verdicts.size());
+    for (size_t i = 0; i < verdicts.size(); ++i) points[i].verdict = verdicts[i];
+    return LadderCapacity(points);
+  };
+  using V = Verdict;
+  EXPECT_EQ(ladder({V::kUndecided, V::kHolds, V::kHolds, V::kHolds}), 3u);
+  EXPECT_EQ(ladder({V::kHolds, V::kUndecided, V::kHolds, V::kFails, V::kHolds}), 2u);
+  EXPECT_EQ(ladder({V::kHolds, V::kHolds, V::kUndecided}), 1u);
+  EXPECT_EQ(ladder({V::kFails, V::kHolds}), std::nullopt);
+  EXPECT_EQ(ladder({V::kUndecided, V::kUndecided}), std::nullopt);
+}
+
 TEST(Measure, CapacitySearchBisectsToAdjacentLoads) {
   MeasurementSpec spec = Spec({1});
   spec.search_capacity = true;

@@ -52,6 +52,11 @@ std::string FormatPointTable(const std::vector<PointResult>& points) {
     head += fmt::format("  {:<28}", c.class_name + " attainment");
     units += fmt::format("  {:<28}", "(95% interval, requests)");
   }
+  for (const auto& c : points[0].classes) {  // offline work and classes without an SLO: what they got
+    if (c.has_slo) continue;
+    head += fmt::format("  {:<20}", c.class_name + (c.offline ? " (offline)" : " (no SLO)"));
+    units += fmt::format("  {:<20}", "tok/s, requests");
+  }
   head += fmt::format("{:>10}{:>8}{:>8}{:>6}  {}", "goodput", "spread", "preempt", "runs", "verdict");
   units += fmt::format("{:>10}", "req/s");
   std::string s = head + "\n" + units + "\n";
@@ -61,6 +66,9 @@ std::string FormatPointTable(const std::vector<PointResult>& points) {
                      FormatDuration(p.tpot.p50), FormatDuration(p.tpot.p99));
     for (const auto& c : p.classes) {
       if (c.has_slo) s += fmt::format("  {:<28}", AttainmentCell(c));
+    }
+    for (const auto& c : p.classes) {
+      if (!c.has_slo) s += fmt::format("  {:<20}", fmt::format("{:.0f} n={}", c.throughput, c.total));
     }
     s += fmt::format("{:>10.2f}{:>7.1f}%{:>8}{:>6}  {}\n", p.goodput, 100 * p.throughput_spread, Number(p.preemptions, 0),
                      p.repeats, VerdictName(p.verdict));
@@ -120,7 +128,7 @@ std::string WhyNot(const PointResult& p, const std::string& unit) {
 std::string OfflineLine(const PointResult& p, const std::string& unit) {
   std::string classes;
   for (const auto& c : p.classes) {
-    if (c.offline || !c.has_slo) classes += fmt::format("{}{} {:.0f} tok/s", classes.empty() ? "" : ", ", c.class_name,
+    if (!c.has_slo) classes += fmt::format("{}{} {:.0f} tok/s", classes.empty() ? "" : ", ", c.class_name,
                                                         c.throughput);
   }
   bool any_slo = false;
