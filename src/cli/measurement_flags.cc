@@ -22,7 +22,11 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
   c.add_option("--burstiness", a.burstiness,
                "With --rate: gamma shape (1 = Poisson, < 1 burstier; default: the workload's arrival shape, "
                "Poisson when it has none)");
-  c.add_option("--repeat", a.repeat, "Runs per load (different seeds); figures are medians")->capture_default_str();
+  c.add_option("--repeat", a.repeat,
+               use.capacity ? "Runs per load (different seeds); figures are medians. A capacity search judges "
+                              "each run as it ends and moves on once the load's verdict is decided"
+                            : "Runs per load (different seeds); figures are medians")
+      ->capture_default_str();
   c.add_option("--max-repeat", a.max_repeat,
                "While a class's verdict is undecided (its 95% interval straddles the SLO's percentile), run the load "
                "again, up to this many runs (default: 3 x --repeat)");
@@ -43,7 +47,7 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
 Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use, bool search_capacity) {
   if (a.workload.empty()) return Status::InvalidArgument("--workload is required (see data/workloads/)");
   if (a.repeat < 1) return Status::InvalidArgument("--repeat must be at least 1");
-  if (a.requests < 0) return Status::InvalidArgument("--requests must be positive");
+  if (a.requests < 0 || a.requests > 1'000'000) return Status::InvalidArgument("--requests must be 1 to 1000000");
   MeasurementSpec spec;
   GOODPUT_ASSIGN_OR_RETURN(spec.workload, LoadWorkload(a.workload));
   if (!a.slo.empty()) {

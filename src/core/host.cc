@@ -28,6 +28,16 @@ int64_t HostMemoryBytes() {
   return pages > 0 && size > 0 ? static_cast<int64_t>(pages) * size : 0;
 }
 
+int64_t HostMemoryAvailableBytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key, unit;
+  int64_t kib = 0;
+  while (f >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
 std::string HostName() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);

@@ -12,6 +12,10 @@ std::string HostCpuName();
 // Physical memory in bytes (0 when unknown).
 int64_t HostMemoryBytes();
 
+// Memory available to a new allocation without swapping (/proc/meminfo's
+// MemAvailable) in bytes; 0 when unknown.
+int64_t HostMemoryAvailableBytes();
+
 // This host's name.
 std::string HostName();
 

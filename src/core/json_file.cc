@@ -3,19 +3,25 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
 namespace goodput {
 
-Result<std::string> ReadTextFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(fmt::format("cannot read {} '{}'", what, path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  std::string text;
+  char block[1 << 16];
+  while (in.read(block, sizeof block) || in.gcount() > 0) {
+    text.append(block, static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes) {
+      return Status::InvalidArgument(fmt::format("{} '{}' is larger than {} MiB", what, path, max_bytes >> 20));
+    }
+  }
+  if (in.bad()) return Status::IoError(fmt::format("cannot read {} '{}'", what, path));
+  return text;
 }
 
 Result<boost::json::value> ReadJsonFile(const std::string& path, const std::string& what) {

@@ -10,9 +10,15 @@
 
 namespace goodput {
 
-// The whole of `path`. `what` names the file's role in errors, e.g.
-// "workload" -> "cannot read workload '/x/w.yaml'".
-Result<std::string> ReadTextFile(const std::string& path, const std::string& what);
+// Input files are bounded: a file larger than this (or a device that never
+// ends, such as /dev/zero) is refused rather than read into memory.
+constexpr size_t kMaxInputFileBytes = 64u << 20;
+
+// The whole of `path`, at most `max_bytes`. `what` names the file's role in
+// errors, e.g. "workload" -> "cannot read workload '/x/w.yaml'"; a longer
+// file -> "workload '/x/w.yaml' is larger than 64 MiB".
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what,
+                                 size_t max_bytes = kMaxInputFileBytes);
 
 // Reads and parses `path`. `what` names the file's role in errors, e.g.
 // "model config" -> "cannot read model config '/x/config.json'".

@@ -191,6 +191,19 @@ TEST(CpuRunner, RejectsModelsItCannotRun) {
   auto m = LoadModel("qwen3-next-80b-a3b");
   ASSERT_TRUE(m.ok());
   EXPECT_FALSE(CheckCpuSupported(*m).ok());
+  // Llama-shaped layers with Gemma 2's activation or its four norms would run
+  // as Llama's and answer garbage.
+  auto tiny = LoadModel("goodput-tiny");
+  ASSERT_TRUE(tiny.ok());
+  EXPECT_TRUE(CheckCpuSupported(*tiny).ok());
+  ModelSpec gelu = *tiny;
+  gelu.hidden_act = "gelu_pytorch_tanh";
+  const Status st = CheckCpuSupported(gelu);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("SiLU activation only, not 'gelu_pytorch_tanh'"), std::string::npos) << st.message();
+  ModelSpec sandwich = *tiny;
+  sandwich.norms_per_layer = 4;
+  EXPECT_FALSE(CheckCpuSupported(sandwich).ok());
 }
 
 }  // namespace

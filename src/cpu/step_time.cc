@@ -1,6 +1,7 @@
 #include "cpu/step_time.h"
 
 #include <algorithm>
+#include <cmath>
 
 
 namespace goodput::cpu {
@@ -130,10 +131,30 @@ void CpuStepTimePredictor::Add(int64_t num_computed, int64_t num_new, bool /*sam
   attended_ += static_cast<double>(num_new) * (static_cast<double>(num_computed) + num_new / 2.0);
 }
 
+double CpuStepTimePredictor::Line(double tokens, double attended) const {
+  return c_.fixed_s + c_.per_token_s * tokens + c_.per_attended_s * attended;
+}
+
 double CpuStepTimePredictor::SecondsWith(int64_t num_computed, int64_t num_new, bool /*samples*/) const {
   const double tokens = tokens_ + static_cast<double>(num_new);
   const double attended = attended_ + static_cast<double>(num_new) * (static_cast<double>(num_computed) + num_new / 2.0);
-  return c_.fixed_s + c_.per_token_s * tokens + c_.per_attended_s * attended;
+  return scale_ * Line(tokens, attended);
+}
+
+void CpuStepTimePredictor::Observe(const StepPlan& plan, double seconds) {
+  constexpr double kWeight = 0.1;             // of the newest step: about ten steps remembered
+  constexpr double kMaxLogRatio = 2.0794415;  // log(8)
+  double tokens = 0, attended = 0;
+  for (const ScheduledRequest& r : plan.requests) {
+    tokens += r.num_new;
+    attended += r.num_new * (static_cast<double>(r.num_computed) + r.num_new / 2.0);
+  }
+  const double predicted = Line(tokens, attended);
+  if (tokens == 0 || !(seconds > 0) || !(predicted > 0)) return;
+  const double x = std::clamp(std::log(seconds / predicted), -kMaxLogRatio, kMaxLogRatio);
+  log_deviation_ += kWeight * (std::abs(x - log_ratio_) - log_deviation_);
+  log_ratio_ += kWeight * (x - log_ratio_);
+  scale_ = std::exp(log_ratio_ + log_deviation_);
 }
 
 }  // namespace goodput::cpu

@@ -58,6 +58,13 @@ CpuStepCoefficients FitCpuStepCoefficients(const StepSample& decode1, const Step
 Result<CpuStepCalibration> CalibrateCpuSteps(ModelRunner& runner, const std::vector<KvGroupSpec>& groups,
                                              int64_t num_blocks, int64_t block_size, const Clock& clock);
 
+// The start-up line is only the prior: every step that ran is compared with
+// it, and predictions are scaled by what the steps actually take here and now
+// (a neighbour taking a core doubles them; the line, fitted once, would not
+// know). The scale follows the log of actual / predicted, averaged over about
+// the last ten steps, plus its mean deviation: a step is predicted near the
+// upper side of what recent steps took, not their middle. One stalled step
+// moves it little (each ratio is clipped to 1/8 .. 8).
 class CpuStepTimePredictor final : public StepTimePredictor {
  public:
   explicit CpuStepTimePredictor(CpuStepCoefficients c) : c_(c) {}
@@ -65,9 +72,17 @@ class CpuStepTimePredictor final : public StepTimePredictor {
   void Add(int64_t num_computed, int64_t num_new, bool samples) override;
   double SecondsWith(int64_t num_computed, int64_t num_new, bool samples) const override;
 
+  // A step of `plan` took `seconds` (on the engine thread, between steps).
+  void Observe(const StepPlan& plan, double seconds);
+  // What predictions are multiplied by now (1 before any step was observed).
+  double scale() const { return scale_; }
+
  private:
+  double Line(double tokens, double attended) const;
+
   CpuStepCoefficients c_;
   double tokens_ = 0, attended_ = 0;
+  double log_ratio_ = 0, log_deviation_ = 0, scale_ = 1;
 };
 
 }  // namespace goodput::cpu

@@ -39,6 +39,34 @@ TEST(CpuStepTime, PredictorSumsTheStepsWork) {
   EXPECT_NEAR(p.SecondsWith(0, 0, false), 0.009, 1e-12);
 }
 
+// The slo policy's predictor learns the step time it gets: steps that take
+// twice the start-up line (a neighbour took a core) double its predictions
+// within a few dozen steps; one stalled step moves them little; when the
+// machine is free again they come back.
+TEST(CpuStepTime, PredictorLearnsTheStepTimeItGets) {
+  CpuStepTimePredictor p({0.010, 0.001, 0});
+  StepPlan decode;
+  decode.requests.resize(4);
+  for (auto& r : decode.requests) r.num_new = 1;
+  const double line = 0.014;  // 10 ms + 4 tokens x 1 ms
+  EXPECT_DOUBLE_EQ(p.scale(), 1);
+  for (int i = 0; i < 60; ++i) p.Observe(decode, 2 * line);
+  EXPECT_NEAR(p.scale(), 2, 0.05);
+  p.Begin();
+  EXPECT_NEAR(p.SecondsWith(0, 1, true), 2 * (0.010 + 0.001), 0.001);
+  p.Observe(decode, 100 * line);  // one step the OS stalled: clipped at 8x
+  EXPECT_LT(p.scale(), 3.5);
+  for (int i = 0; i < 60; ++i) p.Observe(decode, line);
+  EXPECT_NEAR(p.scale(), 1, 0.05);
+  // Noisy steps (alternately 0.8x and 1.25x the line) are predicted near their upper side.
+  for (int i = 0; i < 200; ++i) p.Observe(decode, (i % 2 ? 1.25 : 0.8) * line);
+  EXPECT_GT(p.scale(), 1.15);
+  EXPECT_LT(p.scale(), 1.4);
+  StepPlan empty;
+  p.Observe(empty, 1.0);  // an empty step says nothing about the line
+  EXPECT_GT(p.scale(), 1.15);
+}
+
 // A runner whose steps take a known line of time on a virtual clock: the
 // calibration must recover that line from its own measurements.
 class LinearTimeRunner final : public ModelRunner {

@@ -59,6 +59,15 @@ Status CheckCpuSupported(const ModelSpec& m) {
   }
   if (m.attn.num_heads % m.attn.num_kv_heads != 0) return Status::InvalidArgument(m.name + ": heads must be a multiple of KV heads");
   if (m.intermediate_size <= 0) return Status::InvalidArgument(m.name + ": intermediate_size is missing");
+  // The runner is Llama's: a SiLU-gated MLP, two RMS norms per layer, embeddings unscaled.
+  if (m.hidden_act != "silu" && m.hidden_act != "swish") {
+    return Status::InvalidArgument(
+        fmt::format("{}: the CPU runner implements the SiLU activation only, not '{}'", m.name, m.hidden_act));
+  }
+  if (m.norms_per_layer != 2 || m.model_type.rfind("gemma", 0) == 0) {
+    return Status::InvalidArgument(fmt::format("{}: the CPU runner implements Llama-style layers, not {} ({})", m.name,
+                                               m.model_type, m.architecture));
+  }
   return Status::Ok();
 }
 

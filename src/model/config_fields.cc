@@ -33,12 +33,13 @@ Result<int64_t> ConfigFields::Int(const char* key, std::optional<int64_t> fallba
     out = v.as_int64();
   } else if (v.is_uint64()) {
     out = static_cast<int64_t>(v.as_uint64());
-  } else if (v.is_double() && std::floor(v.as_double()) == v.as_double()) {
+  } else if (v.is_double() && std::floor(v.as_double()) == v.as_double() && std::fabs(v.as_double()) < 0x1p62) {
     out = static_cast<int64_t>(v.as_double());
   } else {
     return Malformed(key, "a whole number");
   }
   if (out < 0) return Malformed(key, "a non-negative number");
+  if (out > (int64_t{1} << 40)) return Malformed(key, "below 2^40");  // products of such fields would overflow
   return out;
 }
 

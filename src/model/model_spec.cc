@@ -410,6 +410,14 @@ Status ParseScalars(const ConfigFields& top, const ConfigFields& f, ModelSpec& m
     return Status::InvalidArgument(f.where() + ": hidden_size, num_hidden_layers, vocab_size and "
                                                "max_position_embeddings must be positive");
   }
+  // Far beyond any published model, and small enough that parameter counts
+  // cannot overflow: a typo (vocab_size 1e12) is refused, not allocated.
+  if (m.hidden_size > (1 << 20) || m.intermediate_size > (1 << 22) || m.num_layers > 4096 ||
+      m.vocab_size > (1 << 24) || m.max_position_embeddings > (int64_t{1} << 32)) {
+    return Status::InvalidArgument(f.where() + ": a size beyond any model's (limits: hidden_size 1048576, "
+                                               "intermediate_size 4194304, num_hidden_layers 4096, vocab_size "
+                                               "16777216, max_position_embeddings 2^32)");
+  }
   // The tie flag lives at the top of multimodal configs; transformers defaults it to true.
   const bool tie_default = m.model_type == "gemma3_text" || m.model_type == "gemma2";
   GOODPUT_ASSIGN_OR_RETURN(bool top_tie, top.Bool("tie_word_embeddings", tie_default));
@@ -423,6 +431,8 @@ Status ParseScalars(const ConfigFields& top, const ConfigFields& f, ModelSpec& m
   GOODPUT_ASSIGN_OR_RETURN(m.rms_norm_eps, f.Number("rms_norm_eps", 1e-6));
   GOODPUT_ASSIGN_OR_RETURN(m.initializer_range, f.Number("initializer_range", 0.02));
   m.eos_token_ids = EosTokens(top, f);
+  GOODPUT_ASSIGN_OR_RETURN(m.hidden_act, f.String(f.HasValue("hidden_activation") ? "hidden_activation" : "hidden_act",
+                                                  m.model_type.rfind("gemma", 0) == 0 ? "gelu_pytorch_tanh" : "silu"));
   m.norms_per_layer = m.model_type == "gemma3_text" || m.model_type == "gemma2" ? 4 : 2;
   if (m.model_type == "nemotron_h") m.norms_per_layer = 1;
   GOODPUT_ASSIGN_OR_RETURN(int64_t nextn, f.Int("num_nextn_predict_layers", 0));

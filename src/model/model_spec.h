@@ -126,6 +126,7 @@ struct ModelSpec {
   int64_t intermediate_size = 0;
   int64_t max_position_embeddings = 0;
   int64_t norms_per_layer = 2;
+  std::string hidden_act = "silu";  // the MLP's activation (hidden_act, or Gemma's hidden_activation)
   int64_t mtp_layers = 0;    // multi-token-prediction layers (not loaded without a draft)
   bool tie_word_embeddings = false;
   DType dtype = DType::kBFloat16;

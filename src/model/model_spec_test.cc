@@ -164,6 +164,15 @@ TEST(ModelSpec, BrokenConfigsNameTheField) {
   ExpectError(R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"vocab_size":10,
       "num_attention_heads":0,"max_position_embeddings":128})", "num_attention_heads");
   ExpectError(R"([1,2])", "not a JSON object");
+  // Sizes no model has are refused, not allocated (vocab_size 1e12 died in std::bad_alloc).
+  ExpectError(R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"vocab_size":1e12,
+      "num_attention_heads":4,"max_position_embeddings":128})", "a size beyond any model's");
+  ExpectError(R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"vocab_size":1e30,
+      "num_attention_heads":4,"max_position_embeddings":128})", "\"vocab_size\" must be a whole number");
+  ExpectError(R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"vocab_size":10,
+      "num_attention_heads":4,"max_position_embeddings":18446744073709551615})", "must be a non-negative number");
+  ExpectError(R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"vocab_size":10,
+      "num_attention_heads":4,"head_dim":1099511627777,"max_position_embeddings":128})", "must be below 2^40");
 }
 
 TEST(Catalog, UnknownNameListsKnownModels) {

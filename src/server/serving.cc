@@ -8,6 +8,7 @@
 
 #include "core/clock.h"
 #include "core/data_dir.h"
+#include "core/host.h"
 #include "core/units.h"
 #include "cpu/cpu_runner.h"
 #include "cpu/step_time.h"
@@ -15,6 +16,7 @@
 #include "engine/kv_groups.h"
 #include "engine/step_log.h"
 #include "model/catalog.h"
+#include "model/params.h"
 #include "model/tokenizer.h"
 
 namespace goodput::server {
@@ -60,6 +62,19 @@ Result<cpu::ModelWeights> MakeWeights(const ServeConfig& c, const ModelSpec& m, 
   return Status::InvalidArgument(fmt::format("--load-format '{}': use auto, dummy or safetensors", c.load_format));
 }
 
+// The runner holds fp32 weights and the KV pool in this process: a model
+// that cannot fit is refused before any of it is allocated.
+Status CheckHostMemory(const ModelSpec& m, int64_t kv_bytes) {
+  const int64_t weights = CountParams(m).total() * static_cast<int64_t>(sizeof(float));
+  const int64_t available = HostMemoryAvailableBytes();
+  if (available > 0 && weights + kv_bytes > available) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: its fp32 weights ({}) and the KV cache ({}) need more memory than this host has available ({})", m.name,
+        FormatGiB(weights), FormatGiB(kv_bytes), FormatGiB(available)));
+  }
+  return Status::Ok();
+}
+
 // The slo policy's longest step: the TPOT target x headroom.
 Status SetSloStepTarget(const ServeConfig& c, SchedulerConfig& sc) {
   if (sc.policy != SchedulingPolicy::kSlo) return Status::Ok();
@@ -81,7 +96,8 @@ Status FitStepTimes(Serving::Parts& s, double step_target, std::ostream& log) {
   const cpu::CpuStepCoefficients& c = cal.fit;
   log << fmt::format(
       "goodput serve: step time = {:.2f} ms + {:.3f} ms per token + {:.2f} ns per attended KV token "
-      "(measured: decode 1 = {:.1f} ms, decode {} = {:.1f} ms, prefill {} = {:.1f} ms); step target {:.1f} ms\n",
+      "(measured: decode 1 = {:.1f} ms, decode {} = {:.1f} ms, prefill {} = {:.1f} ms); step target {:.1f} ms; "
+      "predictions then follow the steps as they run\n",
       c.fixed_s * 1e3, c.per_token_s * 1e3, c.per_attended_s * 1e9, cal.decode1.seconds * 1e3, cpu::kCalibrationBatch,
       cal.decode_batch.seconds * 1e3, cpu::kCalibrationPrefill, cal.prefill.seconds * 1e3, step_target * 1e3);
   if (c.fixed_s >= step_target) log << "goodput serve: warning: a one-token step already takes longer than the step target\n";
@@ -128,6 +144,7 @@ Result<CpuEngine> LoadCpuEngine(const ServeConfig& config) {
         "--kv-cache-memory {} holds {} blocks, less than one {}-token request needs; raise it or lower --max-model-len",
         FormatGiB(*cache.kv_cache_memory), e.num_blocks, sc.max_model_len));
   }
+  GOODPUT_RETURN_IF_ERROR(CheckHostMemory(e.model, *cache.kv_cache_memory));
   GOODPUT_ASSIGN_OR_RETURN(cpu::ModelWeights weights, MakeWeights(config, e.model, ModelDir(config.model)));
   GOODPUT_ASSIGN_OR_RETURN(e.runner, cpu::CpuModelRunner::Create(e.model, std::move(weights), e.layout, format,
                                                                    e.num_blocks, cache.block_size));
@@ -145,10 +162,18 @@ Result<std::unique_ptr<Serving>> Serving::Build(const ServeConfig& config, std::
                                           s.cpu.config.cache.enable_prefix_caching);
   s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());
   s.engine = std::make_unique<EngineService>(s.scheduler.get(), s.kv.get(), s.cpu.runner.get(), &s.clock);
+  StepObserver log_steps;
   if (!s.config.step_log.empty()) {
     // The observer owns the file: it lives as long as the engine whose thread writes it.
-    GOODPUT_ASSIGN_OR_RETURN(auto observer, OpenStepLog(s.config.step_log));
-    s.engine->set_step_observer(std::move(observer));
+    GOODPUT_ASSIGN_OR_RETURN(log_steps, OpenStepLog(s.config.step_log));
+  }
+  // The slo policy's predictor learns from every step, on the engine thread that also schedules.
+  cpu::CpuStepTimePredictor* learn = s.predictor.get();
+  if (learn || log_steps) {
+    s.engine->set_step_observer([learn, log_steps = std::move(log_steps)](const ObservedStep& step) {
+      if (learn) learn->Observe(step.plan, step.end - step.start);
+      if (log_steps) log_steps(step);
+    });
   }
   log << KvCapacityLogLines(s.cpu.capacity, sc.max_model_len);
   return std::unique_ptr<Serving>(new Serving(std::move(parts)));

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/json_file.h"
 #include "core/stats.h"
 #include "core/text.h"
 #include "core/units.h"
@@ -160,8 +161,8 @@ Result<LengthDistribution> LengthDistribution::FromSamples(const std::vector<int
 }
 
 Result<LengthDistribution> LengthDistribution::FromFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(fmt::format("cannot read lengths file '{}'", path));
+  GOODPUT_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path, "lengths file"));
+  std::istringstream in(text);
   std::vector<int64_t> lengths;
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {

@@ -4,11 +4,12 @@
 #include <cctype>
 #include <cmath>
 #include <ctime>
-#include <fstream>
+#include <sstream>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "core/json_file.h"
 #include "core/text.h"
 
 namespace goodput {
@@ -72,7 +73,7 @@ bool ParseCount(const std::string& s, int64_t* out) {
   return true;
 }
 
-Result<std::vector<TraceRow>> ReadCsv(std::ifstream& in, const std::string& path, const std::string& header_line) {
+Result<std::vector<TraceRow>> ReadCsv(std::istream& in, const std::string& path, const std::string& header_line) {
   const auto header = SplitCsv(header_line);
   const int t = FindColumn(header, {"timestamp", "time", "arrival_time"});
   const int i = FindColumn(header, {"input_length", "input_tokens", "prompt_tokens", "contexttokens"});
@@ -99,7 +100,7 @@ Result<std::vector<TraceRow>> ReadCsv(std::ifstream& in, const std::string& path
   return rows;
 }
 
-Result<std::vector<TraceRow>> ReadJsonl(std::ifstream& in, const std::string& path, std::string first) {
+Result<std::vector<TraceRow>> ReadJsonl(std::istream& in, const std::string& path, std::string first) {
   std::vector<TraceRow> rows;
   std::string line = std::move(first);
   for (int lineno = 1;; ++lineno) {
@@ -132,8 +133,8 @@ Result<std::vector<TraceRow>> ReadJsonl(std::ifstream& in, const std::string& pa
 }  // namespace
 
 Result<std::vector<TraceRow>> ReadTrace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(fmt::format("cannot read trace '{}'", path));
+  GOODPUT_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path, "trace"));
+  std::istringstream in(text);
   std::string first;
   if (!std::getline(in, first)) return Status::InvalidArgument(fmt::format("{}: empty trace", path));
   auto rows = Trim(first).rfind('{', 0) == 0 ? ReadJsonl(in, path, first) : ReadCsv(in, path, first);

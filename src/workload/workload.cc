@@ -23,6 +23,26 @@ Result<T> Get(const YAML::Node& n, const std::string& where, const char* what) {
   }
 }
 
+// Bounds that keep a typo from asking for memory or time no run has: a
+// million requests (records of a few hundred bytes each, and far beyond a day
+// of measurement), 100k clients (one connection each), one request in three
+// hours to a million a second.
+constexpr int64_t kMaxRequests = 1'000'000;
+constexpr int kMaxConcurrency = 100'000;
+constexpr double kMinRate = 1e-4, kMaxRate = 1e6;
+constexpr double kMinBurstiness = 1e-3, kMaxBurstiness = 1e4;
+
+Status CheckLoadBounds(const YAML::Node& n, const std::string& where, std::optional<int> concurrency,
+                       std::optional<double> rate) {
+  if (concurrency && (*concurrency < 1 || *concurrency > kMaxConcurrency)) {
+    return YamlError(where, n, fmt::format("'concurrency' must be 1 to {}", kMaxConcurrency));
+  }
+  if (rate && !(*rate >= kMinRate && *rate <= kMaxRate)) {
+    return YamlError(where, n, fmt::format("'rate' must be {:g} to {:g} requests/s", kMinRate, kMaxRate));
+  }
+  return Status::Ok();
+}
+
 Result<Margin> ParseMargin(const YAML::Node& n, const std::string& where, const char* what) {
   Margin m;
   if (!n) return m;
@@ -67,8 +87,10 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
   if (n["concurrency"]) {
     GOODPUT_ASSIGN_OR_RETURN(c.concurrency, Get<int>(n["concurrency"], at, "concurrency"));
   }
-  if ((c.rate && *c.rate <= 0) || (c.concurrency && *c.concurrency <= 0)) {
-    return YamlError(at, n, "'rate' and 'concurrency' must be positive");
+  GOODPUT_RETURN_IF_ERROR(CheckLoadBounds(n, at, c.concurrency, c.rate));
+  if (c.share == 0 && !c.rate && !c.concurrency) {
+    return YamlError(at, n["share"],
+                     "'share' is 0: the class would never get a request (remove it, or give it a share)");
   }
   if (n["priority"]) {
     GOODPUT_ASSIGN_OR_RETURN(c.priority, Get<int>(n["priority"], at, "priority"));
@@ -112,6 +134,7 @@ Result<RequestClass> ParseClass(const YAML::Node& n, const std::string& where, c
 Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) {
   ArrivalSpec a;
   if (!n) return a;
+  if (!n.IsMap()) return YamlError(where, n, "'arrival' must be a mapping, e.g. {type: poisson, rate: 4}");
   const std::string type = n["type"] ? Scalar(n["type"]) : "closed";
   const std::optional<ArrivalKind> kind = ArrivalKindFromName(type);
   if (!kind) {
@@ -127,8 +150,9 @@ Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) 
   if (n["burstiness"]) {
     GOODPUT_ASSIGN_OR_RETURN(a.burstiness, Get<double>(n["burstiness"], where, "burstiness"));
   }
-  if (a.concurrency < 1 || !(a.rate > 0) || !(a.burstiness > 0)) {
-    return YamlError(where, n, "arrival concurrency, rate and burstiness must be positive");
+  GOODPUT_RETURN_IF_ERROR(CheckLoadBounds(n, where, a.concurrency, a.rate));
+  if (!(a.burstiness >= kMinBurstiness && a.burstiness <= kMaxBurstiness)) {
+    return YamlError(where, n, fmt::format("'burstiness' must be {:g} to {:g}", kMinBurstiness, kMaxBurstiness));
   }
   return a;
 }
@@ -141,7 +165,9 @@ Status ParseTop(const YAML::Node& root, const std::string& where, Workload& w) {
   if (root["requests"]) {
     GOODPUT_ASSIGN_OR_RETURN(w.requests, Get<int64_t>(root["requests"], where, "requests"));
   }
-  if (w.requests < 1) return YamlError(where, root["requests"], "'requests' must be at least 1");
+  if (w.requests < 1 || w.requests > kMaxRequests) {
+    return YamlError(where, root["requests"], fmt::format("'requests' must be 1 to {}", kMaxRequests));
+  }
   GOODPUT_ASSIGN_OR_RETURN(w.warmup, ParseMargin(root["warmup"], where, "warmup"));
   GOODPUT_ASSIGN_OR_RETURN(w.cooldown, ParseMargin(root["cooldown"], where, "cooldown"));
   if (w.warmup.fraction + w.cooldown.fraction >= 1) return YamlError(where, root, "warmup and cooldown leave nothing to measure");
@@ -185,7 +211,9 @@ int Workload::ClassIndex(const std::string& name) const {
   return -1;
 }
 
-Result<Workload> ParseWorkload(const std::string& text, const std::string& where, const std::string& base_dir) {
+// The workload in `text`; yaml-cpp may throw (see ParseWorkload).
+static Result<Workload> ParseWorkloadNodes(const std::string& text, const std::string& where,
+                                           const std::string& base_dir) {
   GOODPUT_ASSIGN_OR_RETURN(const YAML::Node root,
                            ParseYamlMapping(text, where, "a workload is a mapping with 'classes'"));
   Workload w;
@@ -213,6 +241,16 @@ Result<Workload> ParseWorkload(const std::string& text, const std::string& where
     }
   }
   return w;
+}
+
+Result<Workload> ParseWorkload(const std::string& text, const std::string& where, const std::string& base_dir) {
+  // Each lookup checks its node's type; this catch is for one a check missed
+  // (yaml-cpp throws where a scalar is indexed), so bad input never aborts.
+  try {
+    return ParseWorkloadNodes(text, where, base_dir);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("{}:{}: unexpected YAML shape ({})", where, e.mark.line + 1, e.msg));
+  }
 }
 
 Result<Workload> LoadWorkload(const std::string& path) {

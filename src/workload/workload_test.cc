@@ -71,7 +71,7 @@ TEST(Workload, BrokenFilesNameTheProblem) {
   ExpectError("arrival:\n  type: bursty\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n",
               "unknown arrival type 'bursty'");
   ExpectError("arrival:\n  rate: -3\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n",
-              "must be positive");
+              "w.yaml:2: 'rate' must be 0.0001 to 1e+06 requests/s");
   ExpectError("warmup: 60%\ncooldown: 50%\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n",
               "leave nothing to measure");
   ExpectError("classes:\n  - name: a\n    offline: true\n    prompt: fixed:1\n    output: fixed:1\n"
@@ -83,6 +83,32 @@ TEST(Workload, BrokenFilesNameTheProblem) {
               "'prefix' needs 'tokens'");
   ExpectError("classes:\n  - name: a\n    prefix: 0\n    prompt: fixed:1\n    output: fixed:1\n", "must be positive");
   ExpectError("classes:\n  - name: a\n    prefix: lots\n    prompt: fixed:1\n    output: fixed:1\n", "prefix tokens");
+}
+
+// Input that crashed, hung or ate memory before: each is one clear error.
+TEST(Workload, OutOfRangeAndMisshapenInputIsRefused) {
+  const std::string cls = "classes:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n";
+  ExpectError("arrival: closed\n" + cls, "w.yaml:1: 'arrival' must be a mapping");
+  ExpectError("arrival: [1, 2]\n" + cls, "w.yaml:1: 'arrival' must be a mapping");
+  ExpectError("requests: 1000000000000000000\n" + cls, "'requests' must be 1 to 1000000");
+  ExpectError("requests: 1e18\n" + cls, "'requests' must be");
+  ExpectError("arrival: {concurrency: 2147483647}\n" + cls, "'concurrency' must be 1 to 100000");
+  ExpectError("arrival: {type: poisson, rate: 1e-300}\n" + cls, "'rate' must be 0.0001 to 1e+06");
+  ExpectError("arrival: {type: poisson, rate: .nan}\n" + cls, "'rate' must be");
+  ExpectError("arrival: {type: gamma, rate: 1, burstiness: 1e9}\n" + cls, "'burstiness' must be 0.001 to 10000");
+  ExpectError("classes:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n  - name: ghost\n    share: 0\n"
+              "    prompt: fixed:1\n    output: fixed:1\n",
+              "w.yaml:6: class 'ghost': 'share' is 0: the class would never get a request");
+  ExpectError("classes:\n  - name: a\n    concurrency: 0\n    prompt: fixed:1\n    output: fixed:1\n",
+              "class 'a': 'concurrency' must be 1 to 100000");
+  ExpectError("classes:\n  - name: a\n    prompt: {file: /dev/zero}\n    output: fixed:1\n",
+              "lengths file '/dev/zero' is larger than 64 MiB");
+  ExpectError("arrival: {type: trace, file: /dev/zero}\n" + cls, "trace '/dev/zero' is larger than 64 MiB");
+  // A class with its own clients needs no share.
+  EXPECT_TRUE(ParseWorkload("classes:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n  - name: b\n"
+                            "    share: 0\n    concurrency: 2\n    prompt: fixed:1\n    output: fixed:1\n",
+                            "w.yaml", ".")
+                  .ok());
 }
 
 TEST(Workload, SharedPrefixInBothSpellings) {

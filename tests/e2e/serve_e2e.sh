@@ -99,6 +99,16 @@ check "calibrate measures the engine's loop between steps" grep -q "the engine's
 check "calibrate refuses a file that is not a step log" bash -c "test $? != 0 && grep -q 'not a goodput step log' $work/cal.err"
 "$bin" serve --model goodput-tiny --port 0 --step-log /nonexistent-dir/steps.log > /dev/null 2> "$work/bad.err"
 check "serve refuses an unwritable step log" bash -c "test $? != 0 && grep -q 'cannot write the step log' $work/bad.err"
+# A model directory whose config asks for more memory than the host has, or a size no model has, is
+# refused with the reason (vocab_size 1e12 died in std::bad_alloc).
+mkdir -p "$work/huge" "$work/typo"
+sed 's/"num_hidden_layers": *[0-9]*/"num_hidden_layers": 4000/; s/"hidden_size": *[0-9]*/"hidden_size": 8192/' \
+  "$GOODPUT_DATA_DIR/models/goodput-tiny/config.json" > "$work/huge/config.json"
+"$bin" serve --model "$work/huge" --port 0 --max-model-len 16 --kv-cache-memory 8GiB > /dev/null 2> "$work/bad.err"
+check "serve refuses a model larger than the host's memory" bash -c "test $? = 2 && grep -q 'need more memory than this host has available' $work/bad.err"
+sed 's/"vocab_size": *[0-9]*/"vocab_size": 1e12/' "$GOODPUT_DATA_DIR/models/goodput-tiny/config.json" > "$work/typo/config.json"
+"$bin" serve --model "$work/typo" --port 0 > /dev/null 2> "$work/bad.err"
+check "serve refuses a size no model has" bash -c "test $? = 2 && grep -q 'a size beyond any model' $work/bad.err"
 trap 'rm -rf "$work"' EXIT
 if [ "$fail" -gt 0 ]; then echo "--- server stderr:"; tail -60 "$work/serve.err"; cp "$work/serve.err" /tmp/last_serve.err 2>/dev/null; fi
 echo "serve e2e: $fail failed"
