@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "client/engine_metrics.h"
+#include "core/host_load.h"
 
 namespace goodput {
 
@@ -18,9 +19,12 @@ Result<MeasuredRun> HttpTarget::Run(const Workload& workload, const ArrivalSpec&
   o.seed = static_cast<uint64_t>(repetition);
   o.prompt_salt = options_.prompt_salt + ++runs_;
   const client::EngineMetrics before = client::ScrapeEngineMetrics(o.endpoint);
+  const std::optional<HostCpuSample> cpu_before = SampleHostCpu();
   GOODPUT_ASSIGN_OR_RETURN(std::vector<RequestRecord> records, client::RunLoad(o, workload, load, clock_));
+  const std::optional<HostCpuSample> cpu_after = SampleHostCpu();
   const client::EngineMetrics after = client::ScrapeEngineMetrics(o.endpoint);
   MeasuredRun run;
+  if (cpu_before && cpu_after) run.host_cpu = CpuUseBetween(*cpu_before, *cpu_after);
   run.engine = client::CountersBetween(before, after);
   run.records = std::move(records);
   run.window = MeasurementWindow(workload, run.records);

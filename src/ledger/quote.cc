@@ -30,6 +30,10 @@ Quotability JudgePoint(const PointResult& p, int64_t requests_per_run, const Quo
   if (p.send_lag_p99 > r.max_send_lag_s) {
     fail(fmt::format("client send lag p99 {} > {}", FormatDuration(p.send_lag_p99), FormatDuration(r.max_send_lag_s)));
   }
+  if (p.host_others_share && *p.host_others_share > r.max_host_others_share) {
+    fail(fmt::format("measured on a busy host: other processes took {:.0f}% of its CPU time (> {:.0f}%)",
+                     100 * *p.host_others_share, 100 * r.max_host_others_share));
+  }
   const bool low = p.load.kind == ArrivalKind::kClosedLoop && p.load.concurrency <= r.low_concurrency;
   if (low && p.throughput_spread > r.low_concurrency_max_spread && p.throughput_spread <= r.max_spread) {
     fail(fmt::format("low concurrency ({}) with spread {:.1f}% > {:.0f}% (the source's caveat)", p.load.concurrency,

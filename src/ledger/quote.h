@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/host_load.h"
 #include "measure/point.h"
 
 namespace goodput {
@@ -20,6 +21,7 @@ struct QuoteRules {
   double max_send_lag_s = 0.010;             // the client's own lateness, p99
   int low_concurrency = 4;                   // closed-loop loads at or below this are "low"
   double low_concurrency_max_spread = 0.05;  // and must agree this closely
+  double max_host_others_share = kBusyHostShare;  // other work on the measuring host (core/host_load.h)
 };
 
 struct Quotability {

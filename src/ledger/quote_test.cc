@@ -28,6 +28,12 @@ TEST(Quote, EveryRuleNamesItsReason) {
   PointResult late = Point(32, 5, 0.02);
   late.send_lag_p99 = 0.05;
   EXPECT_EQ(JudgePoint(late, 100).Text(), "not quotable: client send lag p99 50.0 ms > 10.0 ms");
+  PointResult busy = Point(32, 5, 0.02);
+  busy.host_others_share = 0.38;
+  EXPECT_EQ(JudgePoint(busy, 100).Text(),
+            "not quotable: measured on a busy host: other processes took 38% of its CPU time (> 10%)");
+  busy.host_others_share = 0.03;  // a quiet host's daemons
+  EXPECT_TRUE(JudgePoint(busy, 100).quotable);
 }
 
 // The source: low-concurrency points with high variance are not quoted, even

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/host_load.h"
 #include "core/units.h"
 
 namespace goodput {
@@ -74,6 +75,11 @@ std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double
       notes.Add(p.label, fmt::format("not sustainable: {:.2f} requests/s served of {:g} offered; the queue grows for "
                                      "as long as the load lasts, so its latencies depend on the run's length",
                                      p.request_rate, p.load.rate));
+    }
+    if (p.host_others_share && *p.host_others_share > kBusyHostShare) {
+      notes.Add(p.label, fmt::format("measured on a busy host: other processes took more than {:.0f}% of its CPU time, "
+                                     "so the figures read low (measure on a quiet machine)",
+                                     100 * kBusyHostShare));
     }
     if (p.usage_mismatch > 0) {
       notes.Add(p.label, "some requests' usage disagrees with their counted chunks (a chunk without text, or "

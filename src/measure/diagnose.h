@@ -20,7 +20,8 @@ namespace goodput {
 // while goodput falls (past the knee), per-token time and TTFT both flat
 // while closed-loop concurrency rises 8x or more (measuring overhead, not the
 // engine); per-token time and throughput both flat while concurrency rises 4x
-// or more and TTFT at least doubles (a concurrency cap queueing requests).
+// or more and TTFT at least doubles (a concurrency cap queueing requests);
+// other processes taking over kBusyHostShare of the host's CPU (a busy host).
 std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double lag_threshold_s);
 
 // N from a server's "GPU KV cache size: N tokens" start-up line.

@@ -37,6 +37,20 @@ TEST(Diagnose, EachWarningFires) {
 
 // An engine whose max_num_seqs caps the batch keeps TPOT flat while requests
 // queue: TTFT rises, and the engine is the bottleneck after all.
+// Points measured while other processes took the host's CPU are flagged, one
+// line for every such load; a quiet host's few percent are not.
+TEST(Diagnose, ABusyHostIsSaid) {
+  std::vector<PointResult> ladder = {Point(1, 100, 1, 0.010), Point(8, 600, 6, 0.014), Point(64, 2000, 18, 0.030)};
+  ladder[0].host_others_share = 0.04;
+  ladder[1].host_others_share = 0.45;
+  ladder[2].host_others_share = 0.31;
+  const auto notes = Diagnose(ladder, 0.01);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("8, 64"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("measured on a busy host: other processes took more than 10%"), std::string::npos)
+      << notes[0];
+}
+
 TEST(Diagnose, FlatTpotWithQueueingIsNotOverhead) {
   std::vector<PointResult> ladder = {Point(1, 100, 1, 0.010), Point(8, 400, 0.5, 0.0102), Point(64, 400, 0, 0.0105)};
   ladder[0].ttft.p50 = 0.02;

@@ -179,6 +179,7 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
   std::vector<double> thr, rate, good, good_tok, pre, rej, steps;
   std::map<std::string, ClassTally> tallies;
   Latencies lat;
+  HostCpuUse host;
   for (const MeasuredRun& run : runs) {
     const SloReport rep = Evaluate(run.records, slo, run.window);
     thr.push_back(rep.output_throughput);
@@ -195,6 +196,10 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
       sum.draft_tokens += sd->draft_tokens;
       sum.accepted_tokens += sd->accepted_tokens;
     }
+    if (run.host_cpu) {
+      host.others_s += run.host_cpu->others_s;
+      host.total_s += run.host_cpu->total_s;
+    }
     const double secs = run.window.seconds();
     for (const ClassReport& c : rep.classes) {
       ClassTally& t = tallies[c.class_name];
@@ -206,6 +211,7 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
       t.throughput.push_back(secs > 1e-9 ? c.output_tokens / secs : 0);
     }
   }
+  p.host_others_share = OthersCpuShare(host);
   p.throughput = Med(thr);
   p.request_rate = Med(rate);
   p.goodput = Med(good);

@@ -90,6 +90,9 @@ struct PointResult {
   // The measurement's own health (a load generator's; the simulator's are 0).
   double failed = 0;              // failed requests per run (median); they count against attainment
   std::string top_error;          // the most frequent failure reason, with its count
+  // The share of the host's CPU time other processes took over the
+  // repetitions (MeasuredRun::host_cpu); empty when simulated or too short to judge.
+  std::optional<double> host_others_share;
   double send_lag_p99 = 0;        // the worst repetition's p99 of t_sent - t_arrival
   double usage_mismatch = 0;      // requests per run whose usage disagrees with the counted chunks
   std::vector<std::string> request_notes;  // the records' notes, each once: "text (N requests)"

@@ -169,6 +169,7 @@ json::value PointToJson(const PointResult& p) {
   // Gamma arrivals are their shape as much as their rate (a constant profile
   // is shape 1000): without it a stored point reads back as Poisson.
   if (p.load.kind == ArrivalKind::kGamma) point["burstiness"] = p.load.burstiness;
+  if (p.host_others_share) point["host_others_share"] = *p.host_others_share;
   if (const auto& sd = p.spec_decode) {
     point["spec_decode"] = json::object{{"drafts", sd->drafts},
                                         {"draft_tokens", sd->draft_tokens},
@@ -240,6 +241,9 @@ Result<PointResult> PointFromJson(const std::string& text) {
     s.Number("accepted_tokens", c.accepted_tokens);
     if (!s.error.empty()) return Status::InvalidArgument("stored summary: spec_decode: " + s.error);
     p.spec_decode = c;
+  }
+  if (const json::value* busy = r.o.if_contains("host_others_share"); busy && busy->is_number()) {
+    p.host_others_share = busy->to_number<double>();
   }
   if (const json::array* notes = r.Array("request_notes")) {
     for (const json::value& n : *notes) {

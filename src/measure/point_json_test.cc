@@ -56,6 +56,18 @@ TEST(PointJson, RoundTripsEveryFigureAndThePercentilesIntervals) {
 // A point's arrivals come back as they ran: every kind by its name, and a
 // gamma point with its shape (a constant profile is shape 1000; read back
 // as Poisson, a fit of the stored run would simulate other arrivals).
+// A point measured on a real host keeps how busy the host was; a simulated
+// one has no such figure and reads back without it.
+TEST(PointJson, RoundTripsTheHostsBusyShare) {
+  PointResult p = Summarised();
+  EXPECT_FALSE(PointFromJson(boost::json::serialize(PointToJson(p)))->host_others_share.has_value());
+  p.host_others_share = 0.27;
+  auto back = PointFromJson(boost::json::serialize(PointToJson(p)));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back->host_others_share.has_value());
+  EXPECT_DOUBLE_EQ(*back->host_others_share, 0.27);
+}
+
 TEST(PointJson, RoundTripsTheArrivalKindAndAGammaPointsShape) {
   for (ArrivalKind kind : {ArrivalKind::kClosedLoop, ArrivalKind::kPoisson, ArrivalKind::kGamma, ArrivalKind::kTrace,
                            ArrivalKind::kBatch}) {

@@ -144,8 +144,11 @@ std::string FormatCapacity(const std::vector<PointResult>& points, std::optional
   const std::string unit = points[0].load.kind == ArrivalKind::kClosedLoop ? "concurrency" : "load";
   if (!capacity) return "capacity: none\n" + WhyNot(points[0], unit);
   const PointResult& p = points[*capacity];
-  std::string s = fmt::format("capacity: {} {} ({:.0f} tok/s, goodput {:.2f} req/s){}\n", unit, p.label, p.throughput,
-                              p.goodput, capped ? ", still holding at the highest load tried" : "");
+  const std::string host =
+      p.host_others_share ? fmt::format("; other processes took {:.0f}% of the host's CPU", 100 * *p.host_others_share)
+                          : "";
+  std::string s = fmt::format("capacity: {} {} ({:.0f} tok/s, goodput {:.2f} req/s{}){}\n", unit, p.label,
+                              p.throughput, p.goodput, host, capped ? ", still holding at the highest load tried" : "");
   if (*capacity + 1 < points.size()) s += WhyNot(points[*capacity + 1], unit);
   return s + OfflineLine(p, unit);
 }

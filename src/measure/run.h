@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/host_load.h"
 #include "core/request_record.h"
 #include "core/slo.h"
 #include "workload/workload.h"
@@ -37,6 +38,10 @@ struct MeasuredRun {
   std::vector<RequestRecord> records;  // in issue order
   Window window;                       // the measurement window (warm-up and cool-down excluded)
   EngineCounters engine;
+  // This host's CPU time during the run and what other processes and the
+  // hypervisor's steal took of it (core/host_load.h); empty where the target
+  // is simulated or /proc is unreadable.
+  std::optional<HostCpuUse> host_cpu;
 };
 
 // The window of `records`: the workload's warm-up and cool-down applied to

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/definitions.h"
+#include "core/host_load.h"
 #include "core/json_file.h"
 #include "core/slo.h"
 #include "core/units.h"
@@ -53,26 +54,37 @@ std::vector<Marker> Thresholds(const SloSpec& slo, SloMetric metric) {
   return out;
 }
 
-// The last load before the first that fails, for a setting's points.
+// The last load that holds before the first that fails, for a setting's
+// points (an undecided load is passed over, as LadderCapacity does).
 std::optional<double> Capacity(const std::vector<const StoredPoint*>& group) {
   std::optional<double> cap;
   for (const StoredPoint* p : group) {
-    if (!p->summary.holds()) break;
-    cap = LoadOf(p->summary);
+    if (p->summary.verdict == Verdict::kFails) break;
+    if (p->summary.holds()) cap = LoadOf(p->summary);
   }
   return cap;
 }
 
+// Other processes' share of the host's CPU while the point ran, flagged
+// above kBusyHostShare; "-" when simulated or too short to judge.
+std::string HostCell(const PointResult& p) {
+  if (!p.host_others_share) return "-";
+  const std::string share = fmt::format("{:.0f}%", 100 * *p.host_others_share);
+  return *p.host_others_share > kBusyHostShare ? share + " <strong>busy host</strong>" : share;
+}
+
 std::string Table(const std::vector<StoredPoint>& points) {
   std::string s = "<table><tr><th>setting</th><th>load</th><th>throughput tok/s</th><th>TTFT p50</th><th>TTFT p99</th>"
-                  "<th>TPOT p50</th><th>TPOT p99</th><th>goodput req/s</th><th>spread</th><th>verdict</th></tr>";
+                  "<th>TPOT p50</th><th>TPOT p99</th><th>goodput req/s</th><th>spread</th><th>verdict</th>"
+                  "<th>other processes' CPU</th></tr>";
   for (const auto& sp : points) {
     const PointResult& p = sp.summary;
     s += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-                     "<td>{:.2f}</td><td>{:.1f}%</td><td>{}</td></tr>",
+                     "<td>{:.2f}</td><td>{:.1f}%</td><td>{}</td><td>{}</td></tr>",
                      EscapeHtml(sp.setting.empty() ? "-" : sp.setting), EscapeHtml(p.label), p.throughput,
                      FormatDuration(p.ttft.p50), FormatDuration(p.ttft.p99), FormatDuration(p.tpot.p50),
-                     FormatDuration(p.tpot.p99), p.goodput, 100 * p.throughput_spread, VerdictName(p.verdict));
+                     FormatDuration(p.tpot.p99), p.goodput, 100 * p.throughput_spread, VerdictName(p.verdict),
+                     HostCell(p));
   }
   return s + "</table>";
 }

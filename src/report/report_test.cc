@@ -44,9 +44,14 @@ TEST(HtmlReport, OneFileWithTableAndFiveCharts) {
     a.has_slo = true;
     a.attainment = c < 4 ? 1.0 : 0.5;
     p.summary.classes = {a};
+    if (c == 2) p.summary.host_others_share = 0.35;
+    if (c == 4) p.summary.host_others_share = 0.02;
     points.push_back(p);
   }
   const std::string html = HtmlReport(run, points);
+  EXPECT_NE(html.find("<td>35% <strong>busy host</strong></td>"), std::string::npos);  // flagged
+  EXPECT_NE(html.find("<td>2%</td>"), std::string::npos);                               // a quiet host's share
+  EXPECT_NE(html.find("<td>-</td></tr>"), std::string::npos);                           // not judged
   for (const char* id : {"throughput", "ttft", "tpot", "attainment", "goodput"}) {
     EXPECT_NE(html.find(std::string("<svg id='") + id + "'"), std::string::npos) << id;
   }
