@@ -31,6 +31,9 @@ struct Reader {
   }
   std::string Text(const char* key) {
     const json::value* v = o.if_contains(key);
+    if (v && !v->is_null() && !v->is_string() && status.ok()) {
+      status = Status::InvalidArgument(fmt::format("{}: '{}' must be a string", where, key));
+    }
     return v && v->is_string() ? std::string(v->as_string()) : "";
   }
   const json::object* Object(const char* key) {
@@ -231,6 +234,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   c.source = top.Text("source");
   c.model = top.Text("model");
   c.weight_precision = top.Text("weight_precision");
+  GOODPUT_RETURN_IF_ERROR(top.status);
   const json::object* hw = top.Object("hardware");
   const json::object* fo = top.Object("factors");
   GOODPUT_RETURN_IF_ERROR(top.status);
@@ -238,6 +242,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   c.hardware.name = h.Text("name");
   c.hardware.display = h.Text("display");
   c.hardware.arch = h.Text("arch");  // absent in files written before it was kept: not known
+  GOODPUT_RETURN_IF_ERROR(h.status);
   if (!c.hardware.arch.empty() && !IsGpuArch(c.hardware.arch)) {
     return Status::InvalidArgument(where + ": hardware arch must look like \"sm90\" or \"gfx942\"");
   }
@@ -264,7 +269,10 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   GOODPUT_RETURN_IF_ERROR(f.status);
   for (auto [key, curve] : {std::pair{"efficiency_curve", &k.efficiency_curve}, {"attention_curve", &k.attention_curve}}) {
     const json::value* v = fo->if_contains(key);
-    if (!v || !v->is_array()) continue;
+    if (!v || v->is_null()) continue;
+    if (!v->is_array()) {
+      return Status::InvalidArgument(fmt::format("{}: {} must be a list of [tokens, efficiency]", where, key));
+    }
     for (const json::value& p : v->as_array()) {
       if (!p.is_array() || p.as_array().size() != 2 || !p.as_array()[0].is_number() || !p.as_array()[1].is_number()) {
         return Status::InvalidArgument(fmt::format("{}: {} entries must be [tokens, efficiency]", where, key));

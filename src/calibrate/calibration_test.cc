@@ -96,6 +96,13 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   text = CalibrationToJson(Example());
   text.replace(text.find("\"usable_memory_gib\": null"), 25, "\"usable_memory_gib\": -4");
   EXPECT_NE(err(text).find("usable_memory_gib must be a positive number"), std::string::npos) << text;
+  // Fields of the wrong type were read as absent before.
+  text = CalibrationToJson(Example());
+  text.replace(text.find("\"efficiency_curve\": ["), 21, "\"efficiency_curve\": \"fast\", \"x\": [");
+  EXPECT_NE(err(text).find("efficiency_curve must be a list of [tokens, efficiency]"), std::string::npos) << text;
+  text = CalibrationToJson(Example());
+  text.replace(text.find("\"model\": \""), 10, "\"model\": 7, \"y\": \"");
+  EXPECT_NE(err(text).find("'model' must be a string"), std::string::npos) << text;
 }
 
 // goodput-small with fp32 weights and KV: what the fits below are run on.

@@ -18,6 +18,7 @@
 #include "core/host.h"
 #include "core/text.h"
 #include "ledger/ledger.h"
+#include "ledger/quote.h"
 #include "measure/measurement.h"
 #include "measure/point_report.h"
 #include "report/html_report.h"
@@ -117,6 +118,19 @@ void PrintResults(const BenchArgs& a, const MeasurementSpec& spec, const std::ve
   if (!rec.ledger) return;
   std::cout << fmt::format("ledger: run {} in {} (which figures may be quoted: goodput ledger quote {}{})\n", rec.run,
                            a.ledger, rec.run, a.ledger == "goodput.db" ? "" : " --ledger " + a.ledger);
+  const int need = QuoteRules{}.min_repeats;
+  size_t points = 0, few = 0;
+  for (const SettingResult& r : results) {
+    for (const PointResult& p : r.sweep.points) {
+      ++points;
+      if (p.repeats < need) ++few;
+    }
+  }
+  if (few > 0) {
+    std::cout << fmt::format("  ({} of {} points ran fewer than {} repetitions: enough for their verdicts, not for "
+                             "quoting their figures; --repeat {} gives quotable ones)\n",
+                             few, points, need, need);
+  }
   // The report goes beside the ledger.
   const std::filesystem::path dir = std::filesystem::absolute(a.ledger).parent_path();
   const std::string report = (dir / fmt::format("goodput-report-{}.html", rec.run)).string();

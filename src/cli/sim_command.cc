@@ -29,6 +29,7 @@ namespace goodput {
 namespace {
 
 struct SimArgs {
+  bool no_ledger = false;  // taken for bench's command lines; sim keeps no ledger
   DeploymentArgs d;
   MeasurementArgs m;
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
@@ -275,6 +276,9 @@ void AddSimCommand(CLI::App& app) {
   CLI::App* sim = app.add_subcommand(
       "sim", "Simulate the engine's scheduler on a GPU's cost model: TTFT/TPOT, attainment, goodput, capacity");
   AddSimFlags(*sim, *args);
+  // sim keeps no ledger (nothing it prints depends on this host); the flag is
+  // taken so a bench command line runs as sim unchanged.
+  sim->add_flag("--no-ledger", args->no_ledger, "Accepted for bench's command lines: sim keeps no ledger");
   sim->footer(std::string(kMetricDefinitions) + kCostModel);
   CLI::App* cap = sim->add_subcommand("capacity", "Search the highest load at which every class holds its SLO");
   cap->fallthrough();

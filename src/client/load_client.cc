@@ -330,6 +330,8 @@ class Run {
     return "";
   }
 
+  static constexpr size_t kMaxUnparsedBytes = 64 << 10;
+
   // Parses what `buffer` holds; "" or the failure.
   std::string Parse(http::response_parser<http::buffer_body>& parser, beast::flat_buffer& buffer, Reading& r,
                     double t) {
@@ -342,7 +344,14 @@ class Run {
       }
       boost::system::error_code ec;
       buffer.consume(parser.put(buffer.data(), ec));
-      if (ec == http::error::need_more) return "";
+      if (ec == http::error::need_more) {
+        // Beast waits for a whole chunk-size line (extensions included): a
+        // server sending an endless one would have us buffer it all.
+        if (buffer.size() > kMaxUnparsedBytes) {
+          return fmt::format("bad HTTP response: over {} KiB without a complete chunk line", kMaxUnparsedBytes >> 10);
+        }
+        return "";
+      }
       if (ec && ec != http::error::need_buffer) return "bad HTTP response: " + ec.message();
       if (!header_done && parser.is_header_done()) {
         r.status = parser.get().result_int();

@@ -139,6 +139,18 @@ TEST(LoadClient, EndlessSseLineFailsAsLineTooLong) {
   EXPECT_NE((*r)[0].error.find("line too long"), std::string::npos) << (*r)[0].error;
 }
 
+// HTTP chunk lines are bounded too: a chunk-size line whose extension never
+// ends (the client once buffered a 1 GiB one whole: 2.14 GB resident) fails
+// the request at 64 KiB.
+TEST(LoadClient, EndlessChunkLineFailsAtItsBound) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({}, clock).value());
+  auto r = RunLoad(OptionsFor(*server, "huge-chunk-line"), FixedLengthWorkload(1, 8, 3), ArrivalSpec{}, clock);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE((*r)[0].ok);
+  EXPECT_NE((*r)[0].error.find("over 64 KiB without a complete chunk line"), std::string::npos) << (*r)[0].error;
+}
+
 // Chunks that carry two tokens each (told by continuous usage): ITL is the
 // gap / 2 for each token, and cut-stream messages count tokens.
 TEST(LoadClient, ChunksOfSeveralTokensSplitTheirGap) {

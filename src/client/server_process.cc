@@ -10,8 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <boost/asio.hpp>
@@ -25,11 +23,30 @@ namespace goodput {
 
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+// A started server's stdout and stderr: a file made by mkostemps (O_EXCL,
+// mode 0600: no other user can plant a link there or read it) under $TMPDIR
+// and unlinked at once, so not even a run killed with SIGKILL leaves it
+// behind; the server writes through its copy of the descriptor and we read
+// it back through ours.
+Result<int> CreateServerLog() {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  std::string path = ((ec ? std::filesystem::path("/tmp") : dir) / "goodput-server-XXXXXX.log").string();
+  const int fd = mkostemps(path.data(), 4, O_CLOEXEC | O_APPEND);
+  if (fd < 0) return Status::IoError(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
+  unlink(path.c_str());
+  return fd;
+}
+
+// What the server wrote so far, up to its first 4 MiB (the lines we look for come first).
+std::string ReadLog(int fd) {
+  std::string out;
+  char block[1 << 16];
+  ssize_t n = 0;
+  while (out.size() < (4u << 20) && (n = pread(fd, block, sizeof block, static_cast<off_t>(out.size()))) > 0) {
+    out.append(block, static_cast<size_t>(n));
+  }
+  return out;
 }
 
 // The "goodput serve: NAME on http://HOST:PORT" line, once it is there.
@@ -43,24 +60,19 @@ std::optional<std::pair<std::string, std::string>> ListeningLine(const std::stri
   return std::nullopt;
 }
 
-// Starts `argv` with stdout and stderr appended to `log_path`, in a process
+// Starts `argv` with stdout and stderr written to `log_fd`, in a process
 // group of its own when `new_group` (so that a shell's children stop with
 // it), and has the kernel send it SIGTERM when this process dies
 // (PR_SET_PDEATHSIG): a measurement killed with SIGKILL leaves no server
 // behind. posix_spawn cannot set the death signal, hence fork and exec; the
 // child calls only async-signal-safe functions, and reports an exec failure
 // through a close-on-exec pipe.
-Result<int> Spawn(const std::vector<std::string>& argv, const std::string& log_path, bool new_group = false) {
+Result<int> Spawn(const std::vector<std::string>& argv, int log, bool new_group = false) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log < 0) return Status::IoError(fmt::format("cannot write {}: {}", log_path, std::strerror(errno)));
   int exec_error[2];
-  if (pipe2(exec_error, O_CLOEXEC) != 0) {
-    close(log);
-    return Status::IoError(std::string("pipe: ") + std::strerror(errno));
-  }
+  if (pipe2(exec_error, O_CLOEXEC) != 0) return Status::IoError(std::string("pipe: ") + std::strerror(errno));
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
@@ -74,7 +86,6 @@ Result<int> Spawn(const std::vector<std::string>& argv, const std::string& log_p
     (void)!write(exec_error[1], &e, sizeof e);
     _exit(127);
   }
-  close(log);
   close(exec_error[1]);
   if (pid < 0) {
     close(exec_error[0]);
@@ -98,12 +109,13 @@ Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Start(const std::string&
                                                               client::LoadOptions options) {
   std::vector<std::string> argv = {goodput_binary, "serve", "--model", model, "--port", "0", "--host", "127.0.0.1"};
   argv.insert(argv.end(), serve_args.begin(), serve_args.end());
-  const std::string log_path =
-      (std::filesystem::temp_directory_path() / fmt::format("goodput-serve-{}-{}.log", getpid(), std::rand())).string();
-  GOODPUT_ASSIGN_OR_RETURN(int pid, Spawn(argv, log_path));
+  GOODPUT_ASSIGN_OR_RETURN(const int log_fd, CreateServerLog());
+  auto pid = Spawn(argv, log_fd);
+  if (!pid.ok()) close(log_fd);
+  GOODPUT_RETURN_IF_ERROR(pid.status());
   // Dummy weights, and the slo policy's step measurements, take seconds.
   for (int i = 0; i < 1800; ++i) {
-    const std::string log = ReadFile(log_path);
+    const std::string log = ReadLog(log_fd);
     if (auto line = ListeningLine(log)) {
       auto endpoint = client::ParseEndpoint(line->second + "/v1");
       if (!endpoint.ok()) break;
@@ -112,24 +124,28 @@ Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Start(const std::string&
       options.model = line->first;
       const std::string describe = fmt::format("embedded `goodput serve --model {}{}{}` on port {}", model,
                                                serve_args.empty() ? "" : " ", fmt::join(serve_args, " "), endpoint->port);
-      return std::unique_ptr<EmbeddedTarget>(new EmbeddedTarget(pid, log_path, log, describe, std::move(options)));
+      return std::unique_ptr<EmbeddedTarget>(new EmbeddedTarget(*pid, log_fd, log, describe, std::move(options)));
     }
     int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      std::filesystem::remove(log_path);
+    if (waitpid(*pid, &status, WNOHANG) == *pid) {
+      close(log_fd);
       return Status::FailedPrecondition(fmt::format("goodput serve exited at start-up:\n{}", std::string(Trim(log))));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return Status::FailedPrecondition("goodput serve did not start listening within 180 s (log: " + log_path + ")");
+  kill(*pid, SIGKILL);
+  waitpid(*pid, nullptr, 0);
+  const std::string log = ReadLog(log_fd);
+  close(log_fd);
+  return Status::FailedPrecondition(
+      fmt::format("goodput serve did not start listening within 180 s; it wrote:\n{}",
+                  std::string(Trim(log)).substr(0, 2000)));
 }
 
-EmbeddedTarget::EmbeddedTarget(int pid, std::string log_path, std::string startup_log, std::string describe,
+EmbeddedTarget::EmbeddedTarget(int pid, int log_fd, std::string startup_log, std::string describe,
                                client::LoadOptions options)
     : pid_(pid),
-      log_path_(std::move(log_path)),
+      log_fd_(log_fd),
       startup_log_(std::move(startup_log)),
       describe_(std::move(describe)),
       http_(std::move(options)) {}
@@ -138,14 +154,14 @@ EmbeddedTarget::~EmbeddedTarget() {
   kill(pid_, SIGTERM);
   for (int i = 0; i < 100; ++i) {  // serve exits within its 0.5 s grace period
     if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-      std::filesystem::remove(log_path_);
+      close(log_fd_);
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
-  std::filesystem::remove(log_path_);
+  close(log_fd_);
 }
 
 Result<MeasuredRun> EmbeddedTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {
@@ -182,33 +198,37 @@ void StopGroup(int pid) {
 
 Result<std::unique_ptr<LaunchedTarget>> LaunchedTarget::Start(const std::string& command, client::LoadOptions options,
                                                               double startup_timeout_s) {
-  const std::string log_path =
-      (std::filesystem::temp_directory_path() / fmt::format("goodput-launch-{}-{}.log", getpid(), std::rand())).string();
-  GOODPUT_ASSIGN_OR_RETURN(int pid, Spawn({"/bin/sh", "-c", "exec " + command}, log_path, /*new_group=*/true));
+  GOODPUT_ASSIGN_OR_RETURN(const int log_fd, CreateServerLog());
+  auto started = Spawn({"/bin/sh", "-c", "exec " + command}, log_fd, /*new_group=*/true);
+  if (!started.ok()) close(log_fd);
+  GOODPUT_ASSIGN_OR_RETURN(const int pid, std::move(started));
   for (double waited = 0; waited < startup_timeout_s; waited += 0.2) {
     if (ModelsAnswer(options.endpoint)) {
-      return std::unique_ptr<LaunchedTarget>(new LaunchedTarget(pid, command, log_path, std::move(options)));
+      return std::unique_ptr<LaunchedTarget>(new LaunchedTarget(pid, command, log_fd, std::move(options)));
     }
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == pid) {
-      const std::string log = ReadFile(log_path);
-      std::filesystem::remove(log_path);
+      const std::string log = ReadLog(log_fd);
+      close(log_fd);
       return Status::FailedPrecondition(fmt::format("'{}' exited before {} answered:\n{}", command,
                                                     options.endpoint.Url(), std::string(Trim(log)).substr(0, 2000)));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   StopGroup(pid);
-  return Status::FailedPrecondition(fmt::format("'{}' did not answer at {} within {:g} s (log: {})", command,
-                                                options.endpoint.Url(), startup_timeout_s, log_path));
+  const std::string log = ReadLog(log_fd);
+  close(log_fd);
+  return Status::FailedPrecondition(fmt::format("'{}' did not answer at {} within {:g} s; it wrote:\n{}", command,
+                                                options.endpoint.Url(), startup_timeout_s,
+                                                std::string(Trim(log)).substr(0, 2000)));
 }
 
-LaunchedTarget::LaunchedTarget(int pid, std::string command, std::string log_path, client::LoadOptions options)
-    : pid_(pid), command_(std::move(command)), log_path_(std::move(log_path)), http_(std::move(options)) {}
+LaunchedTarget::LaunchedTarget(int pid, std::string command, int log_fd, client::LoadOptions options)
+    : pid_(pid), command_(std::move(command)), log_fd_(log_fd), http_(std::move(options)) {}
 
 LaunchedTarget::~LaunchedTarget() {
   StopGroup(pid_);
-  std::filesystem::remove(log_path_);
+  close(log_fd_);
 }
 
 Result<MeasuredRun> LaunchedTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {

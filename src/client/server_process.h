@@ -28,10 +28,10 @@ class EmbeddedTarget final : public Target {
   std::string ServedUrl() const override { return http_.ServedUrl(); }
 
  private:
-  EmbeddedTarget(int pid, std::string log_path, std::string startup_log, std::string describe,
-                 client::LoadOptions options);
+  EmbeddedTarget(int pid, int log_fd, std::string startup_log, std::string describe, client::LoadOptions options);
   int pid_;
-  std::string log_path_, startup_log_, describe_;
+  int log_fd_;  // the server's output (an unlinked file: see CreateServerLog)
+  std::string startup_log_, describe_;
   HttpTarget http_;
 };
 
@@ -49,9 +49,10 @@ class LaunchedTarget final : public Target {
   std::string ServedUrl() const override { return http_.ServedUrl(); }
 
  private:
-  LaunchedTarget(int pid, std::string command, std::string log_path, client::LoadOptions options);
+  LaunchedTarget(int pid, std::string command, int log_fd, client::LoadOptions options);
   int pid_;
-  std::string command_, log_path_;
+  std::string command_;
+  int log_fd_;
   HttpTarget http_;
 };
 

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,6 +39,46 @@ int64_t HostMemoryAvailableBytes() {
     if (key == "MemAvailable:") return kib * 1024;
   }
   return 0;
+}
+
+std::vector<std::string> ProcessStatFields(const std::string& stat_path) {
+  std::ifstream f(stat_path);
+  std::string line;
+  if (!std::getline(f, line)) return {};
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return {};
+  std::istringstream rest(line.substr(close + 1));
+  std::vector<std::string> fields;
+  for (std::string field; rest >> field;) fields.push_back(std::move(field));
+  return fields;
+}
+
+namespace {
+
+// Field 22 of /proc/PID/stat, the start time; "" when the process does not exist.
+std::string StartTime(long pid) {
+  const std::vector<std::string> f = ProcessStatFields("/proc/" + std::to_string(pid) + "/stat");
+  return f.size() > 19 ? f[19] : "";
+}
+
+}  // namespace
+
+std::string ProcessOwner() {
+  const long pid = static_cast<long>(getpid());
+  return HostName() + ":" + std::to_string(pid) + ":" + StartTime(pid);
+}
+
+bool OwnerIsAlive(const std::string& owner) {
+  const size_t last = owner.rfind(':');
+  const size_t mid = last == std::string::npos || last == 0 ? std::string::npos : owner.rfind(':', last - 1);
+  if (mid == std::string::npos || owner.substr(0, mid) != HostName()) return true;
+  long pid = 0;
+  try {
+    pid = std::stol(owner.substr(mid + 1, last - mid - 1));
+  } catch (const std::exception&) {
+    return true;
+  }
+  return pid > 0 && StartTime(pid) == owner.substr(last + 1);
 }
 
 std::string HostName() {

@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "core/host.h"
 
 namespace goodput {
 namespace {
@@ -18,24 +20,19 @@ struct ProcessCpu {
   double cpu_s = 0;  // utime + stime, and the same of the children it reaped
 };
 
-// /proc/PID/stat's parent and CPU time; the command name (field 2) may hold
-// spaces and parentheses, so fields are counted from its last ')'.
+// /proc/PID/stat's parent (field 4) and CPU time (utime, stime, cutime,
+// cstime: fields 14 to 17; c*: the children it reaped).
 std::optional<ProcessCpu> ReadProcessStat(const std::filesystem::path& stat, double tick) {
-  std::ifstream f(stat);
-  std::string line;
-  if (!std::getline(f, line)) return std::nullopt;
-  const size_t close = line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream rest(line.substr(close + 1));
-  std::string state;
-  ProcessCpu p;
-  rest >> state >> p.ppid;
-  std::string skip;
-  for (int field = 5; field <= 13; ++field) rest >> skip;  // pgrp .. cmajflt
-  double utime = 0, stime = 0, cutime = 0, cstime = 0;  // c*: its children it reaped
-  if (!(rest >> utime >> stime >> cutime >> cstime)) return std::nullopt;
-  p.cpu_s = (utime + stime + cutime + cstime) / tick;
-  return p;
+  const std::vector<std::string> f = ProcessStatFields(stat.string());
+  if (f.size() < 15) return std::nullopt;
+  try {
+    ProcessCpu p;
+    p.ppid = std::stol(f[1]);
+    p.cpu_s = (std::stod(f[11]) + std::stod(f[12]) + std::stod(f[13]) + std::stod(f[14])) / tick;
+    return p;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 // CPU time of this process and every process below it.

@@ -1,5 +1,7 @@
 #include "core/host_load.h"
 
+#include "core/host.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +70,26 @@ TEST(HostLoad, OurChildrenAreOursOtherProcessesAreNot) {
   EXPECT_LT(after->ours_s - mid->ours_s, 0.2);
   const double others = (after->busy_s - mid->busy_s) - (after->ours_s - mid->ours_s);
   EXPECT_GE(others, 0.25);
+}
+
+// A ledger run is marked interrupted when its owner is gone: this process is
+// alive; a child that exited is not (nor a new process given its pid, which
+// has another start time); another host's cannot be checked and counts as alive.
+TEST(HostLoad, AnOwnerIsAliveWhileItsProcessRuns) {
+  const std::string self = ProcessOwner();
+  EXPECT_EQ(self.rfind(HostName() + ":", 0), 0u) << self;
+  EXPECT_TRUE(OwnerIsAlive(self));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  EXPECT_FALSE(OwnerIsAlive(HostName() + ":" + std::to_string(child) + ":12345"));
+  const std::string pid_and_start = self.substr(HostName().size() + 1);
+  const std::string pid = pid_and_start.substr(0, pid_and_start.find(':'));
+  EXPECT_FALSE(OwnerIsAlive(HostName() + ":" + pid + ":1"));  // our pid, another start time
+  EXPECT_TRUE(OwnerIsAlive("another-host:1:1"));
+  EXPECT_TRUE(OwnerIsAlive(""));
+  EXPECT_TRUE(OwnerIsAlive("garbage"));
 }
 
 }  // namespace

@@ -67,8 +67,8 @@ Result<SloTarget> ParseTarget(std::string_view text) {
   }
   auto threshold = ParseDuration(value);
   if (!threshold.ok()) return threshold.status().WithContext(fmt::format("target '{}'", Trim(text)));
-  if (*threshold <= 0) {
-    return Status::InvalidArgument(fmt::format("threshold in '{}' must be positive", Trim(text)));
+  if (*threshold <= 0 || *threshold > 86400) {
+    return Status::InvalidArgument(fmt::format("threshold in '{}' must be positive and at most a day", Trim(text)));
   }
   t.threshold_s = *threshold;
   return t;
@@ -94,6 +94,12 @@ Result<ClassSlo> ParseClause(std::string_view clause) {
     if (Trim(part).empty()) continue;
     auto target = ParseTarget(part);
     if (!target.ok()) return target.status();
+    for (const SloTarget& t : c.targets) {
+      if (t.metric == target->metric && t.percentile == target->percentile) {
+        return Status::InvalidArgument(fmt::format("class '{}' names {} p{:g} twice", c.class_name,
+                                                   SloMetricName(t.metric), t.percentile));
+      }
+    }
     c.targets.push_back(*target);
   }
   if (c.targets.empty()) {

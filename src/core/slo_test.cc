@@ -65,6 +65,8 @@ TEST(ParseSlo, BrokenInputNamesTheProblem) {
   expect_error("ttft 99 <= 1s", "must look like p99");
   expect_error("ttft p0 <= 1s", "(0, 100]");
   expect_error("ttft p101 <= 1s", "(0, 100]");
+  expect_error("ttft p99 <= 1s, ttft p99 < 2s", "names ttft p99 twice");
+  expect_error("ttft p99 <= 100000s", "at most a day");
   expect_error("ttft p99 >= 1s", "not of the form");
   expect_error("interactive:", "no targets");
   expect_error("a: ttft p99 <= 1s; a: tpot p99 <= 1s", "appears twice");

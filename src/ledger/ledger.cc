@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <boost/json.hpp>
 
+#include "core/host.h"
 #include "measure/point_json.h"
 
 namespace goodput {
@@ -19,7 +20,7 @@ CREATE TABLE IF NOT EXISTS runs (
   finished_at TEXT,
   status TEXT NOT NULL DEFAULT 'running',
   command TEXT, target TEXT, model TEXT, hardware TEXT, workload_name TEXT, workload TEXT,
-  slo TEXT, version TEXT, host TEXT);
+  slo TEXT, version TEXT, host TEXT, owner TEXT);
 CREATE TABLE IF NOT EXISTS points (
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -44,7 +45,7 @@ CREATE TABLE IF NOT EXISTS studies (
   started_at TEXT NOT NULL DEFAULT (datetime('now')),
   finished_at TEXT,
   status TEXT NOT NULL DEFAULT 'running',
-  kind TEXT NOT NULL, command TEXT, summary TEXT);
+  kind TEXT NOT NULL, command TEXT, summary TEXT, owner TEXT);
 CREATE TABLE IF NOT EXISTS study_runs (
   study_id INTEGER NOT NULL REFERENCES studies(id),
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -108,6 +109,24 @@ void UseWal(SQLite::Database& db) {
   }
 }
 
+// Ledgers written before a column existed get it (empty in their rows).
+void AddColumnIfMissing(SQLite::Database& db, const std::string& table, const std::string& column) {
+  bool missing = false;
+  {  // the query ends before the schema changes
+    SQLite::Statement q(db, "SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?");
+    q.bind(1, table);
+    q.bind(2, column);
+    missing = q.executeStep() && q.getColumn(0).getInt() == 0;
+  }
+  if (missing) db.exec("ALTER TABLE " + table + " ADD COLUMN " + column + " TEXT");
+}
+
+// A run or study still marked running whose process is gone (killed, or its
+// machine rebooted) did not finish: it reads as interrupted.
+std::string StatusSeen(const std::string& status, const std::string& owner) {
+  return status == "running" && !owner.empty() && !OwnerIsAlive(owner) ? "interrupted" : status;
+}
+
 // A row of `repetitions`: its stored summary, or the columns when that
 // cannot be read.
 PointResult RepetitionFrom(SQLite::Statement& r) {
@@ -139,6 +158,7 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
     if (path != ":memory:") UseWal(*db);
     db->exec("PRAGMA foreign_keys = ON");
     db->exec(kSchema);
+    for (const char* table : {"runs", "studies"}) AddColumnIfMissing(*db, table, "owner");
   });
   if (!st.ok()) return st.WithContext(path);
   return std::unique_ptr<Ledger>(new Ledger(std::move(db)));
@@ -148,11 +168,12 @@ Result<int64_t> Ledger::BeginRun(const RunInfo& i) {
   int64_t id = 0;
   GOODPUT_RETURN_IF_ERROR(Guard("begin run", [&] {
     SQLite::Statement s(*db_,
-                        "INSERT INTO runs (command, target, model, hardware, workload_name, workload, slo, version, host) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                        "INSERT INTO runs (command, target, model, hardware, workload_name, workload, slo, version, "
+                        "host, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     int k = 1;
+    const std::string owner = ProcessOwner();
     for (const std::string* v : {&i.command, &i.target, &i.model, &i.hardware, &i.workload_name, &i.workload_text,
-                                 &i.slo, &i.version, &i.host}) {
+                                 &i.slo, &i.version, &i.host, &owner}) {
       s.bind(k++, *v);
     }
     s.exec();
@@ -241,7 +262,7 @@ Result<std::vector<StoredRun>> Ledger::SelectRuns(std::optional<int64_t> only) {
     SQLite::Statement q(*db_,
                         "SELECT r.id, r.started_at, COALESCE(r.finished_at, ''), r.status, r.command, r.target, r.model, "
                         "r.hardware, r.workload_name, r.workload, r.slo, r.version, r.host, "
-                        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) FROM runs r "
+                        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), COALESCE(r.owner, '') FROM runs r "
                         "WHERE ?1 IS NULL OR r.id = ?1 ORDER BY r.id");
     if (only) q.bind(1, *only);
     while (q.executeStep()) {
@@ -257,6 +278,7 @@ Result<std::vector<StoredRun>> Ledger::SelectRuns(std::optional<int64_t> only) {
         *field = q.getColumn(c++).getString();
       }
       r.points = q.getColumn(c).getInt64();
+      r.status = StatusSeen(r.status, q.getColumn(c + 1).getString());
       out.push_back(std::move(r));
     }
   }));
@@ -324,9 +346,10 @@ Result<int64_t> Ledger::CountRequests(int64_t run) {
 Result<int64_t> Ledger::BeginStudy(const std::string& kind, const std::string& command) {
   int64_t id = 0;
   GOODPUT_RETURN_IF_ERROR(Guard("begin study", [&] {
-    SQLite::Statement s(*db_, "INSERT INTO studies (kind, command) VALUES (?, ?)");
+    SQLite::Statement s(*db_, "INSERT INTO studies (kind, command, owner) VALUES (?, ?, ?)");
     s.bind(1, kind);
     s.bind(2, command);
+    s.bind(3, ProcessOwner());
     s.exec();
     id = db_->getLastInsertRowid();
   }));
@@ -357,7 +380,8 @@ Result<std::vector<StoredStudy>> Ledger::SelectStudies(std::optional<int64_t> on
   std::vector<StoredStudy> out;
   GOODPUT_RETURN_IF_ERROR(Guard("read studies", [&] {
     SQLite::Statement q(*db_, "SELECT id, started_at, COALESCE(finished_at, ''), status, kind, COALESCE(command, ''), "
-                              "COALESCE(summary, '') FROM studies WHERE ?1 IS NULL OR id = ?1 ORDER BY id");
+                              "COALESCE(summary, ''), COALESCE(owner, '') FROM studies WHERE ?1 IS NULL OR id = ?1 "
+                              "ORDER BY id");
     if (only) q.bind(1, *only);
     while (q.executeStep()) {
       StoredStudy s;
@@ -366,6 +390,7 @@ Result<std::vector<StoredStudy>> Ledger::SelectStudies(std::optional<int64_t> on
       for (std::string* field : {&s.started_at, &s.finished_at, &s.status, &s.kind, &s.command, &s.summary}) {
         *field = q.getColumn(c++).getString();
       }
+      s.status = StatusSeen(s.status, q.getColumn(c).getString());
       out.push_back(std::move(s));
     }
     SQLite::Statement r(*db_, "SELECT run_id, role FROM study_runs WHERE study_id = ? ORDER BY rowid");

@@ -84,8 +84,36 @@ TEST(Ledger, AKilledWriterLosesNoCommittedPoint) {
   auto ledger = std::move(Ledger::Open(path).value());
   auto runs = *ledger->ListRuns();
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].status, "running");
+  EXPECT_EQ(runs[0].status, "interrupted");  // still 'running' in the file; its process is gone
   EXPECT_EQ(runs[0].points, 3);
+  const int64_t mine = *ledger->BeginRun(RunInfo{});
+  EXPECT_EQ(ledger->GetRun(mine)->status, "running");  // this process is alive
+  std::filesystem::remove(path);
+}
+
+// A ledger written before runs and studies kept their owner gets the column
+// on opening; its rows have none, so a run left running stays running.
+TEST(Ledger, AnOlderLedgerGetsTheOwnerColumn) {
+  const std::string path = ::testing::TempDir() + "old_ledger_" + std::to_string(getpid()) + ".db";
+  std::filesystem::remove(path);
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE runs (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL DEFAULT (datetime('now')), "
+            "finished_at TEXT, status TEXT NOT NULL DEFAULT 'running', command TEXT, target TEXT, model TEXT, "
+            "hardware TEXT, workload_name TEXT, workload TEXT, slo TEXT, version TEXT, host TEXT)");
+    db.exec("CREATE TABLE studies (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL DEFAULT (datetime('now')), "
+            "finished_at TEXT, status TEXT NOT NULL DEFAULT 'running', kind TEXT NOT NULL, command TEXT, "
+            "summary TEXT)");
+    db.exec("INSERT INTO runs (command) VALUES ('goodput bench')");
+  }
+  auto ledger = Ledger::Open(path);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+  auto runs = (*ledger)->ListRuns();
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].status, "running");
+  EXPECT_TRUE((*ledger)->BeginRun(RunInfo{}).ok());
+  EXPECT_TRUE((*ledger)->BeginStudy("tune", "goodput tune").ok());
   std::filesystem::remove(path);
 }
 

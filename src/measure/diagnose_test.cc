@@ -1,5 +1,7 @@
 #include "measure/diagnose.h"
 
+#include "measure/point_report.h"
+
 #include <gtest/gtest.h>
 
 namespace goodput {
@@ -115,6 +117,17 @@ TEST(Diagnose, KvTokensAndMaxNumSeqsAdvice) {
   PointResult open = Point(1, 0, 0, 0);
   open.load.kind = ArrivalKind::kPoisson;
   EXPECT_EQ(MaxNumSeqsAdvice(21840, w, open), "");
+}
+
+// Seconds-long latencies in ms are wider than the column was: the table
+// widens to its widest cell and keeps two spaces between columns.
+TEST(LatencyTable, WideCellsDoNotRunIntoTheNextColumn) {
+  PointResult p = Point(256, 100, 1, 0.010);
+  p.ttft.count = 10;
+  for (double* v : {&p.ttft.p50, &p.ttft.p90, &p.ttft.p99, &p.ttft.mean}) *v = 28254.292;
+  p.tpot.count = 10;
+  const std::string table = FormatLatencyTable({p});
+  EXPECT_NE(table.find("28254292 / 28254292 / 28254292 / 28254292  "), std::string::npos) << table;
 }
 
 }  // namespace

@@ -79,11 +79,22 @@ std::string FormatPointTable(const std::vector<PointResult>& points) {
 std::string FormatLatencyTable(const std::vector<PointResult>& points) {
   if (points.empty()) return "";
   const bool closed = points[0].load.kind == ArrivalKind::kClosedLoop;
-  std::string s = "latency in ms over the measured requests, p50 / p90 / p99 / mean\n";
-  s += fmt::format("{:>12}  {:<28}{:<28}{:<28}{}\n", closed ? "concurrency" : "load", "TTFT", "TPOT", "ITL", "E2E");
+  // Each column as wide as its widest cell (seconds-long latencies in ms
+  // once ran into the next column).
+  size_t ttft = 26, tpot = 26, itl = 26;
   for (const auto& p : points) {
-    s += fmt::format("{:>12}  {:<28}{:<28}{:<28}{}\n", p.label, LatencyCell(p.ttft), LatencyCell(p.tpot),
-                     LatencyCell(p.itl), LatencyCell(p.e2e));
+    ttft = std::max(ttft, LatencyCell(p.ttft).size());
+    tpot = std::max(tpot, LatencyCell(p.tpot).size());
+    itl = std::max(itl, LatencyCell(p.itl).size());
+  }
+  std::string s = "latency in ms over the measured requests, p50 / p90 / p99 / mean\n";
+  const auto row = [&](const std::string& load, const std::string& a, const std::string& b, const std::string& c,
+                       const std::string& d) {
+    return fmt::format("{:>12}  {:<{}}  {:<{}}  {:<{}}  {}\n", load, a, ttft, b, tpot, c, itl, d);
+  };
+  s += row(closed ? "concurrency" : "load", "TTFT", "TPOT", "ITL", "E2E");
+  for (const auto& p : points) {
+    s += row(p.label, LatencyCell(p.ttft), LatencyCell(p.tpot), LatencyCell(p.itl), LatencyCell(p.e2e));
   }
   return s;
 }

@@ -109,16 +109,17 @@ std::vector<LineChart> Charts(const std::vector<StoredPoint>& points, const SloS
     tpot.series.push_back(Line(pre + "p50", group, [](const PointResult& p) { return p.tpot.p50 * 1e3; }, true));
     tpot.series.push_back(Line(pre + "p99", group, [](const PointResult& p) { return p.tpot.p99 * 1e3; }));
     good.series.push_back(Line(pre + "goodput", group, [](const PointResult& p) { return p.goodput; }));
-    std::map<std::string, Series> classes;  // attainment per class
+    std::map<std::string, Series> classes, unjudged;  // attainment per class; what classes without an SLO got
     for (const StoredPoint* p : group) {
       for (const ClassAttainment& c : p->summary.classes) {
-        if (!c.has_slo) continue;
-        const std::string name = pre + c.class_name;
-        classes[name].name = name;
-        classes[name].points.emplace_back(LoadOf(p->summary), 100 * c.attainment);
+        const std::string name = pre + c.class_name + (c.has_slo ? "" : c.offline ? " (offline)" : " (no SLO)");
+        Series& s = (c.has_slo ? classes : unjudged)[name];
+        s.name = name;
+        s.points.emplace_back(LoadOf(p->summary), c.has_slo ? 100 * c.attainment : c.throughput);
       }
     }
     for (auto& [name, s] : classes) att.series.push_back(std::move(s));
+    for (auto& [name, s] : unjudged) thr.series.push_back(std::move(s));
     if (groups.size() == 1) {
       if (auto cap = Capacity(group)) att.vertical = good.vertical = Marker{fmt::format("capacity {:g}", *cap), *cap};
     }

@@ -43,7 +43,11 @@ TEST(HtmlReport, OneFileWithTableAndFiveCharts) {
     a.class_name = "interactive";
     a.has_slo = true;
     a.attainment = c < 4 ? 1.0 : 0.5;
-    p.summary.classes = {a};
+    ClassAttainment batch;  // an offline class: measured by what it got
+    batch.class_name = "batch";
+    batch.offline = true;
+    batch.throughput = 10.0 * c;
+    p.summary.classes = {a, batch};
     if (c == 2) p.summary.host_others_share = 0.35;
     if (c == 4) p.summary.host_others_share = 0.02;
     points.push_back(p);
@@ -57,6 +61,7 @@ TEST(HtmlReport, OneFileWithTableAndFiveCharts) {
   }
   EXPECT_NE(html.find("data-series='throughput' data-points='1,50 2,100 4,200'"), std::string::npos);
   EXPECT_NE(html.find("data-series='interactive' data-points='1,100 2,100 4,50'"), std::string::npos);
+  EXPECT_NE(html.find("data-series='batch (offline)' data-points='1,10 2,20 4,40'"), std::string::npos);  // throughput
   EXPECT_NE(html.find("data-label='capacity 2'"), std::string::npos);               // last load that holds
   EXPECT_NE(html.find("data-label='interactive p99 SLO' data-value='100'"), std::string::npos);  // TPOT, in ms
   EXPECT_NE(html.find("ITL = the gap between token-carrying"), std::string::npos);  // the shared definitions

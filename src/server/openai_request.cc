@@ -64,6 +64,28 @@ std::optional<ApiError> Prompt(const json::value* v, GenerationRequest& r) {
   return std::nullopt;
 }
 
+// A message's content: a string, or (the OpenAI and vLLM form) a list of
+// parts, of which goodput serve takes text parts, joined by newlines as vLLM
+// joins them.
+std::optional<ApiError> Content(const json::value* c, std::string& out) {
+  if (c && c->is_string()) {
+    out = std::string(c->as_string());
+    return std::nullopt;
+  }
+  if (!c || !c->is_array()) return Bad("messages", "each message needs a 'content': a string or a list of text parts");
+  for (const json::value& part : c->as_array()) {
+    const json::object* p = part.if_object();
+    const json::value* type = p ? p->if_contains("type") : nullptr;
+    const json::value* text = p ? p->if_contains("text") : nullptr;
+    if (!type || !type->is_string() || type->as_string() != "text" || !text || !text->is_string()) {
+      return Bad("messages",
+                 "a content part must be {\"type\": \"text\", \"text\": \"...\"} (goodput serve takes text only)");
+    }
+    out += (out.empty() ? "" : "\n") + std::string(text->as_string());
+  }
+  return std::nullopt;
+}
+
 std::optional<ApiError> Messages(const json::value* v, GenerationRequest& r) {
   if (!v || !v->is_array() || v->as_array().empty()) return Bad("messages", "'messages' must be a non-empty list");
   for (const auto& m : v->as_array()) {
@@ -75,9 +97,7 @@ std::optional<ApiError> Messages(const json::value* v, GenerationRequest& r) {
     if (msg.role != "system" && msg.role != "user" && msg.role != "assistant") {
       return Bad("messages", fmt::format("unknown role '{}' (system, user, assistant)", msg.role));
     }
-    const json::value* c = o->if_contains("content");
-    if (!c || !c->is_string()) return Bad("messages", "each message needs a string 'content'");
-    msg.content = std::string(c->as_string());
+    if (auto e = Content(o->if_contains("content"), msg.content)) return e;
     r.messages.push_back(std::move(msg));
   }
   return std::nullopt;
@@ -97,6 +117,40 @@ std::optional<ApiError> Stop(const json::value* v, GenerationRequest& r) {
   return std::nullopt;
 }
 
+bool IsZero(const json::value& v) { return v.is_number() && v.to_number<double>() == 0; }
+bool IsOne(const json::value& v) { return v.is_number() && v.to_number<double>() == 1; }
+bool IsEmpty(const json::value& v) {
+  return (v.is_array() && v.as_array().empty()) || (v.is_object() && v.as_object().empty()) ||
+         (v.is_string() && v.as_string().empty());
+}
+bool IsNone(const json::value& v) { return v.is_string() && v.as_string() == "none"; }
+bool Never(const json::value&) { return false; }
+
+// Parameters of OpenAI's and vLLM's APIs that goodput serve does not
+// implement, each with the value that asks for nothing (null always does).
+struct Unimplemented {
+  const char* key;
+  bool (*is_default)(const json::value&);
+  const char* what;
+};
+constexpr Unimplemented kUnimplemented[] = {
+    {"presence_penalty", IsZero, "no penalties"},
+    {"frequency_penalty", IsZero, "no penalties"},
+    {"repetition_penalty", IsOne, "no penalties"},
+    {"min_p", IsZero, "no min-p sampling"},
+    {"logit_bias", IsEmpty, "no logit bias"},
+    {"stop_token_ids", IsEmpty, "it stops at 'stop' strings and end of sequence"},
+    {"suffix", IsEmpty, "no text is inserted"},
+    {"tool_choice", IsNone, "no tool calling"},
+    {"functions", IsEmpty, "no function calling"},
+    {"function_call", IsNone, "no function calling"},
+    {"guided_json", Never, "no guided decoding"},
+    {"guided_regex", Never, "no guided decoding"},
+    {"guided_choice", Never, "no guided decoding"},
+    {"guided_grammar", Never, "no guided decoding"},
+    {"prompt_logprobs", Never, "no prompt log-probabilities"},
+};
+
 // OpenAI parameters goodput serve does not implement: refused by name unless
 // they ask for the default, so a client never gets an answer it did not ask for.
 std::optional<ApiError> Unsupported(const json::object& o) {
@@ -104,15 +158,17 @@ std::optional<ApiError> Unsupported(const json::object& o) {
     const json::value* v = o.if_contains(key);
     return v && !v->is_null() ? v : nullptr;
   };
-  const auto is_one = [](const json::value& v) { return v.is_number() && v.to_number<double>() == 1; };
   const auto refuse = [](const char* key, const char* what) {
     return Bad(key, fmt::format("'{}' is not supported by goodput serve ({})", key, what));
   };
-  if (const json::value* v = given("n"); v && !is_one(*v)) return refuse("n", "one choice per request");
-  if (const json::value* v = given("best_of"); v && !is_one(*v)) return refuse("best_of", "one choice per request");
+  if (const json::value* v = given("n"); v && !IsOne(*v)) return refuse("n", "one choice per request");
+  if (const json::value* v = given("best_of"); v && !IsOne(*v)) return refuse("best_of", "one choice per request");
   if (const json::value* v = given("echo"); v && !(v->is_bool() && !v->as_bool())) return refuse("echo", "the prompt is not echoed");
   if (const json::value* v = given("tools"); v && !(v->is_array() && v->as_array().empty())) {
     return refuse("tools", "no tool calling");
+  }
+  for (const Unimplemented& u : kUnimplemented) {
+    if (const json::value* v = given(u.key); v && !u.is_default(*v)) return refuse(u.key, u.what);
   }
   if (const json::value* v = given("response_format")) {
     const json::value* type = v->is_object() ? v->as_object().if_contains("type") : nullptr;

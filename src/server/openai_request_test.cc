@@ -59,6 +59,23 @@ TEST(OpenAiRequest, ChatMessagesAndTheClassHeader) {
   EXPECT_EQ(r.request_class, "interactive");  // the header wins
 }
 
+// Chat content as a list of text parts (the OpenAI and vLLM form) is the
+// parts' text joined by newlines; a part of another kind is a 400.
+TEST(OpenAiRequest, ChatContentMayBeAListOfTextParts) {
+  GenerationRequest r = Ok(R"({"model": "m", "messages": [{"role": "user", "content": [
+      {"type": "text", "text": "first"}, {"type": "text", "text": "second"}]}]})",
+                           true);
+  ASSERT_EQ(r.messages.size(), 1u);
+  EXPECT_EQ(r.messages[0].content, "first\nsecond");
+  for (const char* content : {R"([{"type": "image_url", "image_url": {"url": "x"}}])", R"([{"type": "text"}])",
+                              R"(["text"])", R"(7)"}) {
+    const ApiError e = Err(std::string(R"({"model": "m", "messages": [{"role": "user", "content": )") + content + "}]}",
+                           true);
+    EXPECT_EQ(e.param, "messages") << content;
+    EXPECT_EQ(e.http_status, 400) << content;
+  }
+}
+
 TEST(OpenAiRequest, BrokenBodiesNameTheParameter) {
   auto expect = [](const ApiError& e, const std::string& param, const std::string& needle) {
     EXPECT_EQ(e.http_status, 400);
@@ -80,7 +97,7 @@ TEST(OpenAiRequest, BrokenBodiesNameTheParameter) {
   expect(Err(R"({"model": "m", "prompt": "x", "stop": [1]})"), "stop", "list of strings");
   expect(Err(R"({"model": "m", "messages": []})", true), "messages", "non-empty list");
   expect(Err(R"({"model": "m", "messages": [{"role": "robot", "content": "x"}]})", true), "messages", "unknown role");
-  expect(Err(R"({"model": "m", "messages": [{"role": "user"}]})", true), "messages", "string 'content'");
+  expect(Err(R"({"model": "m", "messages": [{"role": "user"}]})", true), "messages", "needs a 'content'");
 }
 
 // Parameters goodput serve does not implement are refused by name, unless
@@ -92,14 +109,29 @@ TEST(OpenAiRequest, UnsupportedParametersAreRefusedByName) {
            {R"("best_of": 3)", "best_of"},
            {R"("echo": true)", "echo"},
            {R"("tools": [{"type": "function"}])", "tools"},
-           {R"("response_format": {"type": "json_object"})", "response_format"}}) {
+           {R"("response_format": {"type": "json_object"})", "response_format"},
+           {R"("presence_penalty": 0.5)", "presence_penalty"},
+           {R"("frequency_penalty": -1)", "frequency_penalty"},
+           {R"("repetition_penalty": 1.1)", "repetition_penalty"},
+           {R"("logit_bias": {"50256": -100})", "logit_bias"},
+           {R"("min_p": 0.05)", "min_p"},
+           {R"("stop_token_ids": [2])", "stop_token_ids"},
+           {R"("suffix": "end")", "suffix"},
+           {R"("tool_choice": "auto")", "tool_choice"},
+           {R"("functions": [{"name": "f"}])", "functions"},
+           {R"("guided_json": {"type": "object"})", "guided_json"},
+           {R"("prompt_logprobs": 0)", "prompt_logprobs"}}) {
     const ApiError e = Err(base + field + "}");
     EXPECT_EQ(e.http_status, 400) << field;
     EXPECT_EQ(e.param, param) << field;
     EXPECT_NE(e.message.find("'" + param + "' is not supported"), std::string::npos) << e.message;
   }
   for (const char* fine : {R"("n": 1)", R"("best_of": 1)", R"("logprobs": null)", R"("logprobs": false)",
-                           R"("echo": false)", R"("tools": [])", R"("response_format": {"type": "text"})"}) {
+                           R"("echo": false)", R"("tools": [])", R"("response_format": {"type": "text"})",
+                           R"("presence_penalty": 0)", R"("frequency_penalty": 0.0)", R"("repetition_penalty": 1)",
+                           R"("logit_bias": {})", R"("min_p": 0)", R"("stop_token_ids": [])", R"("suffix": "")",
+                           R"("tool_choice": "none")", R"("functions": [])", R"("guided_json": null)",
+                           R"("prompt_logprobs": null)"}) {
     Ok(base + fine + "}");
   }
 }

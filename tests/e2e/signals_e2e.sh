@@ -77,14 +77,24 @@ check "tune: study marked interrupted" "$(sqlite3 "$db" "SELECT status FROM stud
 check "tune: says what it kept" "$(grep -c 'interrupted; the points measured so far are kept' "$work/err.tune")" 1
 check "tune: server stopped" "$(gone_within "$serve" 5)" yes
 
-# SIGKILL: nothing runs after it, yet the server goes.
-"$bin" bench --target embedded --model goodput-small --workload "$work/long.yaml" --no-ledger > /dev/null 2>&1 &
+# SIGKILL: nothing runs after it, yet the server goes, and its log with it: the
+# log is an unlinked file (no name in $TMPDIR for another user to plant or read).
+mkdir -p "$work/tmp"
+TMPDIR="$work/tmp" "$bin" bench --target embedded --model goodput-small --workload "$work/long.yaml" --ledger "$db" \
+  > /dev/null 2>&1 &
 pid=$!
 serve=$(serve_of "$pid")
 check "SIGKILL: the server started" "$([ -n "$serve" ] && echo yes)" yes
+check "the server's log has no name in TMPDIR" "$(ls -A "$work/tmp" | wc -l)" 0
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 check "SIGKILL: the server dies with its parent" "$(gone_within "$serve" 5)" yes
+check "SIGKILL: nothing left in TMPDIR" "$(ls -A "$work/tmp" | wc -l)" 0
+# Its run stays 'running' in the file, but its process is gone: it reads as interrupted.
+killed=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+check "SIGKILL: the file still says running" "$(sqlite3 "$db" "SELECT status FROM runs WHERE id = $killed")" running
+check "SIGKILL: ledger list shows it interrupted" \
+  "$("$bin" ledger list --ledger "$db" | awk -v id="$killed" '$1 == id { print $4 }')" interrupted
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { cat "$work"/err.*; exit 1; }

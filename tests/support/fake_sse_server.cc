@@ -147,6 +147,13 @@ struct FakeSseServer::Impl {
     if (mode == "not-sse") {
       co_return Write(s, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", false);
     }
+    if (mode == "huge-chunk-line") {  // a chunk-size line whose extension never ends
+      Write(s, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n10;x=", false);
+      for (int i = 0; i < 64 && Write(s, std::string(1 << 16, 'x'), false); ++i) {
+      }
+      co_await Pause(3600);  // the client must give up on its own
+      co_return false;
+    }
     const bool chunked = options.keep_alive;
     const std::string head = chunked ? "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
                                      : "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";

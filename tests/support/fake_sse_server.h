@@ -11,7 +11,8 @@
 // continuous usage, as vLLM's continuous_usage_stats), "usage-on-last" (the
 // last token chunk carries the total usage, nothing before), "no-text" (every
 // token chunk's text is empty, its continuous usage counts it), "no-text-at-
-// all" (empty texts, usage only at the end). GET /metrics is a 404 unless
+// all" (empty texts, usage only at the end), "huge-chunk-line" (a chunked
+// response whose first chunk-size line never ends: 4 MiB of extension). GET /metrics is a 404 unless
 // Options::spec_decode_metrics. It runs on its own
 // thread and records, per request (by the client's x-goodput-request header),
 // when it wrote each token and what the request said about its class.
