@@ -47,7 +47,9 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
 Result<MeasurementSpec> ToMeasurementSpec(const MeasurementArgs& a, LoadUse use, bool search_capacity) {
   if (a.workload.empty()) return Status::InvalidArgument("--workload is required (see data/workloads/)");
   if (a.repeat < 1) return Status::InvalidArgument("--repeat must be at least 1");
-  if (a.requests < 0 || a.requests > 1'000'000) return Status::InvalidArgument("--requests must be 1 to 1000000");
+  if (a.requests < 0 || a.requests > kMaxRequests) {
+    return Status::InvalidArgument(fmt::format("--requests must be 1 to {}", kMaxRequests));
+  }
   MeasurementSpec spec;
   GOODPUT_ASSIGN_OR_RETURN(spec.workload, LoadWorkload(a.workload));
   if (!a.slo.empty()) {

@@ -49,6 +49,13 @@ std::string ReadLog(int fd) {
   return out;
 }
 
+// The start of what a server that failed to start wrote, for its error; the log is closed.
+std::string CloseLog(int fd) {
+  const std::string log = ReadLog(fd);
+  close(fd);
+  return std::string(Trim(log)).substr(0, 2000);
+}
+
 // The "goodput serve: NAME on http://HOST:PORT" line, once it is there.
 std::optional<std::pair<std::string, std::string>> ListeningLine(const std::string& log) {
   for (const std::string& line : Split(log, '\n')) {
@@ -60,14 +67,14 @@ std::optional<std::pair<std::string, std::string>> ListeningLine(const std::stri
   return std::nullopt;
 }
 
-// Starts `argv` with stdout and stderr written to `log_fd`, in a process
-// group of its own when `new_group` (so that a shell's children stop with
-// it), and has the kernel send it SIGTERM when this process dies
+// Starts `argv` with stdout and stderr written to `log`, in a process group
+// of its own when `new_group` (so that a shell's children stop with it), and
+// has the kernel send it SIGTERM when this process dies
 // (PR_SET_PDEATHSIG): a measurement killed with SIGKILL leaves no server
 // behind. posix_spawn cannot set the death signal, hence fork and exec; the
 // child calls only async-signal-safe functions, and reports an exec failure
 // through a close-on-exec pipe.
-Result<int> Spawn(const std::vector<std::string>& argv, int log, bool new_group = false) {
+Result<int> SpawnWithLog(const std::vector<std::string>& argv, int log, bool new_group) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -101,6 +108,21 @@ Result<int> Spawn(const std::vector<std::string>& argv, int log, bool new_group 
   return static_cast<int>(pid);
 }
 
+// A server started (SpawnWithLog) with a new log of its own (CreateServerLog).
+struct Spawned {
+  int pid;
+  int log_fd;
+};
+Result<Spawned> Spawn(const std::vector<std::string>& argv, bool new_group = false) {
+  GOODPUT_ASSIGN_OR_RETURN(const int log, CreateServerLog());
+  auto pid = SpawnWithLog(argv, log, new_group);
+  if (!pid.ok()) {
+    close(log);
+    return pid.status();
+  }
+  return Spawned{*pid, log};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Start(const std::string& goodput_binary,
@@ -109,10 +131,8 @@ Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Start(const std::string&
                                                               client::LoadOptions options) {
   std::vector<std::string> argv = {goodput_binary, "serve", "--model", model, "--port", "0", "--host", "127.0.0.1"};
   argv.insert(argv.end(), serve_args.begin(), serve_args.end());
-  GOODPUT_ASSIGN_OR_RETURN(const int log_fd, CreateServerLog());
-  auto pid = Spawn(argv, log_fd);
-  if (!pid.ok()) close(log_fd);
-  GOODPUT_RETURN_IF_ERROR(pid.status());
+  GOODPUT_ASSIGN_OR_RETURN(const Spawned server, Spawn(argv));
+  const int pid = server.pid, log_fd = server.log_fd;
   // Dummy weights, and the slo policy's step measurements, take seconds.
   for (int i = 0; i < 1800; ++i) {
     const std::string log = ReadLog(log_fd);
@@ -124,22 +144,18 @@ Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Start(const std::string&
       options.model = line->first;
       const std::string describe = fmt::format("embedded `goodput serve --model {}{}{}` on port {}", model,
                                                serve_args.empty() ? "" : " ", fmt::join(serve_args, " "), endpoint->port);
-      return std::unique_ptr<EmbeddedTarget>(new EmbeddedTarget(*pid, log_fd, log, describe, std::move(options)));
+      return std::unique_ptr<EmbeddedTarget>(new EmbeddedTarget(pid, log_fd, log, describe, std::move(options)));
     }
     int status = 0;
-    if (waitpid(*pid, &status, WNOHANG) == *pid) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
       close(log_fd);
       return Status::FailedPrecondition(fmt::format("goodput serve exited at start-up:\n{}", std::string(Trim(log))));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  kill(*pid, SIGKILL);
-  waitpid(*pid, nullptr, 0);
-  const std::string log = ReadLog(log_fd);
-  close(log_fd);
-  return Status::FailedPrecondition(
-      fmt::format("goodput serve did not start listening within 180 s; it wrote:\n{}",
-                  std::string(Trim(log)).substr(0, 2000)));
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return Status::FailedPrecondition("goodput serve did not start listening within 180 s; it wrote:\n" + CloseLog(log_fd));
 }
 
 EmbeddedTarget::EmbeddedTarget(int pid, int log_fd, std::string startup_log, std::string describe,
@@ -198,29 +214,22 @@ void StopGroup(int pid) {
 
 Result<std::unique_ptr<LaunchedTarget>> LaunchedTarget::Start(const std::string& command, client::LoadOptions options,
                                                               double startup_timeout_s) {
-  GOODPUT_ASSIGN_OR_RETURN(const int log_fd, CreateServerLog());
-  auto started = Spawn({"/bin/sh", "-c", "exec " + command}, log_fd, /*new_group=*/true);
-  if (!started.ok()) close(log_fd);
-  GOODPUT_ASSIGN_OR_RETURN(const int pid, std::move(started));
+  GOODPUT_ASSIGN_OR_RETURN(const Spawned server, Spawn({"/bin/sh", "-c", "exec " + command}, /*new_group=*/true));
+  const int pid = server.pid, log_fd = server.log_fd;
   for (double waited = 0; waited < startup_timeout_s; waited += 0.2) {
     if (ModelsAnswer(options.endpoint)) {
       return std::unique_ptr<LaunchedTarget>(new LaunchedTarget(pid, command, log_fd, std::move(options)));
     }
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == pid) {
-      const std::string log = ReadLog(log_fd);
-      close(log_fd);
-      return Status::FailedPrecondition(fmt::format("'{}' exited before {} answered:\n{}", command,
-                                                    options.endpoint.Url(), std::string(Trim(log)).substr(0, 2000)));
+      return Status::FailedPrecondition(
+          fmt::format("'{}' exited before {} answered:\n{}", command, options.endpoint.Url(), CloseLog(log_fd)));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   StopGroup(pid);
-  const std::string log = ReadLog(log_fd);
-  close(log_fd);
   return Status::FailedPrecondition(fmt::format("'{}' did not answer at {} within {:g} s; it wrote:\n{}", command,
-                                                options.endpoint.Url(), startup_timeout_s,
-                                                std::string(Trim(log)).substr(0, 2000)));
+                                                options.endpoint.Url(), startup_timeout_s, CloseLog(log_fd)));
 }
 
 LaunchedTarget::LaunchedTarget(int pid, std::string command, int log_fd, client::LoadOptions options)

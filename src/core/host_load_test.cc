@@ -1,13 +1,13 @@
 #include "core/host_load.h"
 
-#include "core/host.h"
-
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <ctime>
 
 #include <gtest/gtest.h>
+
+#include "core/host.h"
 
 namespace goodput {
 namespace {

@@ -9,15 +9,16 @@
 
 namespace goodput {
 
-Result<std::string> ReadTextFile(const std::string& path, const std::string& what, size_t max_bytes) {
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(fmt::format("cannot read {} '{}'", what, path));
   std::string text;
   char block[1 << 16];
   while (in.read(block, sizeof block) || in.gcount() > 0) {
     text.append(block, static_cast<size_t>(in.gcount()));
-    if (text.size() > max_bytes) {
-      return Status::InvalidArgument(fmt::format("{} '{}' is larger than {} MiB", what, path, max_bytes >> 20));
+    if (text.size() > kMaxInputFileBytes) {
+      return Status::InvalidArgument(
+          fmt::format("{} '{}' is larger than {} MiB", what, path, kMaxInputFileBytes >> 20));
     }
   }
   if (in.bad()) return Status::IoError(fmt::format("cannot read {} '{}'", what, path));

@@ -14,11 +14,10 @@ namespace goodput {
 // ends, such as /dev/zero) is refused rather than read into memory.
 constexpr size_t kMaxInputFileBytes = 64u << 20;
 
-// The whole of `path`, at most `max_bytes`. `what` names the file's role in
-// errors, e.g. "workload" -> "cannot read workload '/x/w.yaml'"; a longer
-// file -> "workload '/x/w.yaml' is larger than 64 MiB".
-Result<std::string> ReadTextFile(const std::string& path, const std::string& what,
-                                 size_t max_bytes = kMaxInputFileBytes);
+// The whole of `path`, at most kMaxInputFileBytes. `what` names the file's
+// role in errors, e.g. "workload" -> "cannot read workload '/x/w.yaml'"; a
+// longer file -> "workload '/x/w.yaml' is larger than 64 MiB".
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what);
 
 // Reads and parses `path`. `what` names the file's role in errors, e.g.
 // "model config" -> "cannot read model config '/x/config.json'".

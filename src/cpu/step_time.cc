@@ -18,11 +18,14 @@ Request StepTimingRequest(RequestId id, int64_t prompt, int64_t max_tokens) {
 
 namespace {
 
+// The KV entries `num_new` new tokens after `num_computed` read (the line's third term).
+double Attended(int64_t num_computed, int64_t num_new) {
+  return static_cast<double>(num_new) * (static_cast<double>(num_computed) + num_new / 2.0);
+}
+
 double Attended(const StepPlan& plan) {
   double attended = 0;
-  for (const auto& r : plan.requests) {
-    attended += static_cast<double>(r.num_new) * (static_cast<double>(r.num_computed) + r.num_new / 2.0);
-  }
+  for (const auto& r : plan.requests) attended += Attended(r.num_computed, r.num_new);
   return attended;
 }
 
@@ -128,7 +131,7 @@ Result<CpuStepCalibration> CalibrateCpuSteps(ModelRunner& runner, const std::vec
 
 void CpuStepTimePredictor::Add(int64_t num_computed, int64_t num_new, bool /*samples*/) {
   tokens_ += static_cast<double>(num_new);
-  attended_ += static_cast<double>(num_new) * (static_cast<double>(num_computed) + num_new / 2.0);
+  attended_ += Attended(num_computed, num_new);
 }
 
 double CpuStepTimePredictor::Line(double tokens, double attended) const {
@@ -137,19 +140,14 @@ double CpuStepTimePredictor::Line(double tokens, double attended) const {
 
 double CpuStepTimePredictor::SecondsWith(int64_t num_computed, int64_t num_new, bool /*samples*/) const {
   const double tokens = tokens_ + static_cast<double>(num_new);
-  const double attended = attended_ + static_cast<double>(num_new) * (static_cast<double>(num_computed) + num_new / 2.0);
-  return scale_ * Line(tokens, attended);
+  return scale_ * Line(tokens, attended_ + Attended(num_computed, num_new));
 }
 
 void CpuStepTimePredictor::Observe(const StepPlan& plan, double seconds) {
   constexpr double kWeight = 0.1;             // of the newest step: about ten steps remembered
   constexpr double kMaxLogRatio = 2.0794415;  // log(8)
-  double tokens = 0, attended = 0;
-  for (const ScheduledRequest& r : plan.requests) {
-    tokens += r.num_new;
-    attended += r.num_new * (static_cast<double>(r.num_computed) + r.num_new / 2.0);
-  }
-  const double predicted = Line(tokens, attended);
+  const auto tokens = static_cast<double>(plan.num_batched_tokens);
+  const double predicted = Line(tokens, Attended(plan));
   if (tokens == 0 || !(seconds > 0) || !(predicted > 0)) return;
   const double x = std::clamp(std::log(seconds / predicted), -kMaxLogRatio, kMaxLogRatio);
   log_deviation_ += kWeight * (std::abs(x - log_ratio_) - log_deviation_);

@@ -48,6 +48,7 @@ TEST(CpuStepTime, PredictorLearnsTheStepTimeItGets) {
   StepPlan decode;
   decode.requests.resize(4);
   for (auto& r : decode.requests) r.num_new = 1;
+  decode.num_batched_tokens = 4;  // as the scheduler counts them
   const double line = 0.014;  // 10 ms + 4 tokens x 1 ms
   EXPECT_DOUBLE_EQ(p.scale(), 1);
   for (int i = 0; i < 60; ++i) p.Observe(decode, 2 * line);

@@ -1,8 +1,8 @@
 #include "measure/diagnose.h"
 
-#include "measure/point_report.h"
-
 #include <gtest/gtest.h>
+
+#include "measure/point_report.h"
 
 namespace goodput {
 namespace {
@@ -37,8 +37,6 @@ TEST(Diagnose, EachWarningFires) {
   EXPECT_NE(notes[4].find("per-token time stays flat"), std::string::npos);  // 10 ms -> 10.5 ms over 64x clients
 }
 
-// An engine whose max_num_seqs caps the batch keeps TPOT flat while requests
-// queue: TTFT rises, and the engine is the bottleneck after all.
 // Points measured while other processes took the host's CPU are flagged, one
 // line for every such load; a quiet host's few percent are not.
 TEST(Diagnose, ABusyHostIsSaid) {
@@ -53,6 +51,8 @@ TEST(Diagnose, ABusyHostIsSaid) {
       << notes[0];
 }
 
+// An engine whose max_num_seqs caps the batch keeps TPOT flat while requests
+// queue: TTFT rises, and the engine is the bottleneck after all.
 TEST(Diagnose, FlatTpotWithQueueingIsNotOverhead) {
   std::vector<PointResult> ladder = {Point(1, 100, 1, 0.010), Point(8, 400, 0.5, 0.0102), Point(64, 400, 0, 0.0105)};
   ladder[0].ttft.p50 = 0.02;

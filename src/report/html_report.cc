@@ -10,14 +10,11 @@
 #include "core/json_file.h"
 #include "core/slo.h"
 #include "core/units.h"
+#include "measure/ladder.h"
 #include "report/svg_chart.h"
 
 namespace goodput::report {
 namespace {
-
-double LoadOf(const PointResult& p) {
-  return p.load.kind == ArrivalKind::kClosedLoop ? p.load.concurrency : p.load.rate;
-}
 
 // Points grouped by setting, in the order stored.
 std::vector<std::pair<std::string, std::vector<const StoredPoint*>>> BySetting(const std::vector<StoredPoint>& pts) {
@@ -54,15 +51,12 @@ std::vector<Marker> Thresholds(const SloSpec& slo, SloMetric metric) {
   return out;
 }
 
-// The last load that holds before the first that fails, for a setting's
-// points (an undecided load is passed over, as LadderCapacity does).
+// A setting's capacity as the ladder judges it (measure/ladder.h).
 std::optional<double> Capacity(const std::vector<const StoredPoint*>& group) {
-  std::optional<double> cap;
-  for (const StoredPoint* p : group) {
-    if (p->summary.verdict == Verdict::kFails) break;
-    if (p->summary.holds()) cap = LoadOf(p->summary);
-  }
-  return cap;
+  std::vector<PointResult> ladder;
+  for (const StoredPoint* p : group) ladder.push_back(p->summary);
+  const std::optional<size_t> cap = LadderCapacity(ladder);
+  return cap ? std::optional(LoadOf(ladder[*cap])) : std::nullopt;
 }
 
 // Other processes' share of the host's CPU while the point ran, flagged

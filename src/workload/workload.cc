@@ -23,11 +23,9 @@ Result<T> Get(const YAML::Node& n, const std::string& where, const char* what) {
   }
 }
 
-// Bounds that keep a typo from asking for memory or time no run has: a
-// million requests (records of a few hundred bytes each, and far beyond a day
-// of measurement), 100k clients (one connection each), one request in three
-// hours to a million a second.
-constexpr int64_t kMaxRequests = 1'000'000;
+// Bounds that keep a typo from asking for memory or time no run has (and
+// kMaxRequests, workload.h): 100k clients (one connection each), one request
+// in three hours to a million a second.
 constexpr int kMaxConcurrency = 100'000;
 constexpr double kMinRate = 1e-4, kMaxRate = 1e6;
 constexpr double kMinBurstiness = 1e-3, kMaxBurstiness = 1e4;

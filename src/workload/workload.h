@@ -72,6 +72,10 @@ struct Margin {
   std::optional<double> seconds;        // or this long
 };
 
+// The most requests a run may send: records of a few hundred bytes each, and
+// far beyond a day of measurement (a larger figure is a typo, not a plan).
+constexpr int64_t kMaxRequests = 1'000'000;
+
 struct Workload {
   std::string name;
   uint64_t seed = 1;

@@ -2,10 +2,10 @@
 # The slo policy on the real CPU engine: while an interactive stream decodes,
 # a 1,500-token offline prompt arrives. Under `priority` the whole prefill
 # joins one step and the stream stalls for seconds; under `slo` (TPOT target
-# 150 ms) the server's step-time predictor (a start-up line scaled by the steps
-# it sees) admits only the offline tokens
-# that keep each step within the target, so the stream's worst gap stays
-# short. Usage: slo_e2e.sh GOODPUT_BINARY
+# 150 ms) the server's step-time predictor (a start-up line scaled by the
+# steps it sees) admits only the offline tokens that keep each step within
+# the target, so the stream's worst gap stays short.
+# Usage: slo_e2e.sh GOODPUT_BINARY
 set -u
 bin="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
