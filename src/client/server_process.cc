@@ -155,7 +155,8 @@ Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Start(const std::string&
   }
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
-  return Status::FailedPrecondition("goodput serve did not start listening within 180 s; it wrote:\n" + CloseLog(log_fd));
+  return Status::FailedPrecondition("goodput serve did not start listening within 180 s; it wrote:\n" +
+                                    CloseLog(log_fd));
 }
 
 EmbeddedTarget::EmbeddedTarget(int pid, int log_fd, std::string startup_log, std::string describe,

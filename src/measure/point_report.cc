@@ -139,7 +139,8 @@ std::string WhyNot(const PointResult& p, const std::string& unit) {
 std::string OfflineLine(const PointResult& p, const std::string& unit) {
   std::string classes;
   for (const auto& c : p.classes) {
-    if (!c.has_slo) classes += fmt::format("{}{} {:.0f} tok/s", classes.empty() ? "" : ", ", c.class_name, c.throughput);
+    if (c.has_slo) continue;
+    classes += fmt::format("{}{} {:.0f} tok/s", classes.empty() ? "" : ", ", c.class_name, c.throughput);
   }
   bool any_slo = false;
   for (const auto& c : p.classes) any_slo = any_slo || c.has_slo;
