@@ -1,12 +1,13 @@
 // The simulator calibrated from goodput serve's own steps against goodput
 // serve over real HTTP: a short chat workload at three loads, side by side
-// (the full comparison, with its targets, is bench/sim_vs_serve). Each load
-// is predicted from the steps goodput serve took at the other two. The
-// bounds are loose enough for a shared 2-core machine (over a dozen runs the
-// worst errors were throughput 21%, TPOT p50 27% and TTFT mean 26%: a run
-// of goodput serve at one load can land in a slow spell of the machine, and
-// the loads fitted around it then carry it) and tight
-// enough to catch a simulator wrong by a factor: a cost model off by 2x, a
+// (the full comparison, with its targets and goodput serve's own rerun, is
+// bench/sim_vs_serve, which prints figures). Each load is predicted from the
+// steps goodput serve took at the other two. The latency bounds come from the
+// run's own noise: the simulator's median must lie within what goodput serve's
+// sample can tell apart (the 95% interval of its median), widened by the
+// model's tolerance; a run that lands in a slow spell of a shared machine
+// widens that interval with it. Beside them, factor bounds on the means and on
+// throughput catch a simulator wrong by a factor: a cost model off by 2x, a
 // missing wait for the running step, a pool of another size.
 #include <unistd.h>
 
@@ -39,6 +40,20 @@ classes:
     output: lognormal:24,0.4
     slo: ttft p90 <= 2s, tpot p90 <= 200ms
 )";
+
+// The simulator's median lies within goodput serve's 95% interval of its
+// median, each side widened by the model's tolerance (35%), and its mean
+// within a factor of 2 of goodput serve's.
+void ExpectWithinTheSamplesInterval(const LatencyStats& sim, const LatencyStats& serve, const std::string& what) {
+  constexpr double kTolerance = 1.35;
+  std::printf("%s: serve p50 %.1f ms (95%% interval %.1f-%.1f), mean %.1f; sim p50 %.1f, mean %.1f\n", what.c_str(),
+              1e3 * serve.p50, 1e3 * serve.p50_interval.lower, 1e3 * serve.p50_interval.upper, 1e3 * serve.mean,
+              1e3 * sim.p50, 1e3 * sim.mean);
+  EXPECT_GE(sim.p50, serve.p50_interval.lower / kTolerance) << what;
+  EXPECT_LE(sim.p50, serve.p50_interval.upper * kTolerance) << what;
+  EXPECT_TRUE(std::isfinite(serve.p50_interval.upper)) << what << ": enough requests to bound the median";
+  EXPECT_NEAR(std::log(sim.mean / serve.mean), 0.0, std::log(2.0)) << what << ": means within a factor of 2";
+}
 
 TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   server::ServeConfig config;
@@ -84,14 +99,13 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
     ASSERT_TRUE(r.sim_every_step.has_value()) << "and with the one fit to every load's steps";
     EXPECT_NEAR(ratio(r.sim_every_step->throughput, r.serve.throughput), 1.0, 0.30)
         << "every step at " << r.serve.label;
-    EXPECT_NEAR(ratio(r.sim.tpot.p50, r.serve.tpot.p50), 1.0, 0.35) << "TPOT p50 at " << r.serve.label;
-    // TTFT by its mean: at 8 clients its median sits between two modes (a
-    // request that arrives during a decode step waits ~30 ms for it, one
-    // that arrives during another's prefill ~170 ms) and jumps between them
-    // from run to run of goodput serve alone (213-413 ms over seven runs).
-    std::printf("TTFT mean at %s: serve %.1f ms, sim %.1f ms\n", r.serve.label.c_str(), 1e3 * r.serve.ttft.mean,
-                1e3 * r.sim.ttft.mean);
-    EXPECT_NEAR(ratio(r.sim.ttft.mean, r.serve.ttft.mean), 1.0, 0.35) << "TTFT mean at " << r.serve.label;
+    // TTFT's median at 8 clients sits between two modes (a request that
+    // arrives during a decode step waits ~30 ms for it, one that arrives
+    // during another's prefill ~170 ms) and jumps between them from run to run
+    // of goodput serve alone (213-413 ms over seven runs), its mean with it
+    // (+37% against the simulator once on CI): the interval holds that.
+    ExpectWithinTheSamplesInterval(r.sim.ttft, r.serve.ttft, "TTFT at " + r.serve.label);
+    ExpectWithinTheSamplesInterval(r.sim.tpot, r.serve.tpot, "TPOT at " + r.serve.label);
     EXPECT_EQ(r.serve.preemptions, 0) << "goodput serve's /metrics counts preemptions";
   }
 }

@@ -2,7 +2,7 @@
 
 namespace goodput {
 
-const char* const kMetricDefinitions = R"(Definitions (DESIGN.md §1):
+const char* const kMetricDefinitions = R"(Definitions (docs/metrics.md):
   TTFT = first token-carrying chunk - arrival (the scheduled time in open loop, so the
   client's own lateness counts; an empty role-only chunk carries no token, a chunk
   whose continuous usage count grows carries that many, its text shown or not).

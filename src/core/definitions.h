@@ -7,7 +7,7 @@
 namespace goodput {
 
 // Lines of at most 90 characters, each ending in a newline; the first is
-// "Definitions (DESIGN.md §1):".
+// "Definitions (docs/metrics.md):".
 extern const char* const kMetricDefinitions;
 
 }  // namespace goodput

@@ -130,8 +130,8 @@ TEST(Ledger, SummariesComeBackWhole) {
   const int64_t run = *ledger->BeginRun(RunInfo{});
   PointResult p = Point(8, 120);
   p.verdict = Verdict::kUndecided;
-  p.ttft = LatencyStats{0.1, 0.2, 0.3, 0.15, 480};
-  p.itl = LatencyStats{0.01, 0.02, 0.05, 0.012, 9000};
+  p.ttft.p50 = 0.1, p.ttft.p90 = 0.2, p.ttft.p99 = 0.3, p.ttft.mean = 0.15, p.ttft.count = 480;
+  p.itl.p50 = 0.01, p.itl.p90 = 0.02, p.itl.p99 = 0.05, p.itl.mean = 0.012, p.itl.count = 9000;
   ClassAttainment c;
   c.class_name = "interactive";
   c.has_slo = true;

@@ -148,6 +148,9 @@ Verdict JudgeAttainment(int64_t good, int64_t total, double required) {
   return Verdict::kUndecided;
 }
 
+const std::vector<double> kDistributionPercentiles = {0,  1,  5,  10, 15, 20, 25, 30, 35, 40, 45, 50,
+                                                     55, 60, 65, 70, 75, 80, 85, 90, 95, 99, 99.9, 100};
+
 LatencyStats SummariseLatency(std::vector<double> values) {
   LatencyStats s;
   s.count = static_cast<int64_t>(values.size());
@@ -156,6 +159,8 @@ LatencyStats SummariseLatency(std::vector<double> values) {
   std::sort(values.begin(), values.end());  // once: the intervals read it, Percentiles finds it sorted
   s.p50_interval = PercentileIntervalOfSorted(values, 50);
   s.p99_interval = PercentileIntervalOfSorted(values, 99);
+  const auto d = Percentiles(values, kDistributionPercentiles);
+  for (size_t i = 0; i < d.size(); ++i) s.distribution.emplace_back(kDistributionPercentiles[i], *d[i]);
   const auto q = Percentiles(std::move(values), {50, 90, 99});
   s.p50 = *q[0];
   s.p90 = *q[1];

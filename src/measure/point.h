@@ -63,7 +63,12 @@ struct LatencyStats {
   // PercentileInterval; an unbounded side is +-inf): what the sample can
   // tell apart, e.g. the simulator's figure from the engine's.
   Interval p50_interval{kNoValue, kNoValue}, p99_interval{kNoValue, kNoValue};
+  // The distribution: the value at each of kDistributionPercentiles (the
+  // report draws it as a CDF); empty without a sample or in older summaries.
+  std::vector<std::pair<double, double>> distribution;  // (percentile, value)
 };
+// 0, 1, 5, 10, ..., 95, 99, 99.9, 100: enough to draw a CDF and its tail.
+extern const std::vector<double> kDistributionPercentiles;
 LatencyStats SummariseLatency(std::vector<double> values);
 
 struct PointResult {

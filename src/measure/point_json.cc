@@ -17,10 +17,16 @@ json::array IntervalJson(const Interval& i) { return json::array{JsonNumber(i.lo
 // A figure that could not be measured is null (JsonNumber); so is the
 // unbounded side of a percentile's interval, which the count tells apart.
 json::object LatencyJson(const LatencyStats& s) {
-  return json::object{{"p50_s", JsonNumber(s.p50)},      {"p90_s", JsonNumber(s.p90)},
-                      {"p99_s", JsonNumber(s.p99)},      {"mean_s", JsonNumber(s.mean)},
-                      {"count", s.count},                {"p50_interval_s", IntervalJson(s.p50_interval)},
-                      {"p99_interval_s", IntervalJson(s.p99_interval)}};
+  json::array distribution;
+  for (auto [percentile, value] : s.distribution) distribution.push_back(json::array{percentile, JsonNumber(value)});
+  return json::object{{"p50_s", JsonNumber(s.p50)},
+                      {"p90_s", JsonNumber(s.p90)},
+                      {"p99_s", JsonNumber(s.p99)},
+                      {"mean_s", JsonNumber(s.mean)},
+                      {"count", s.count},
+                      {"p50_interval_s", IntervalJson(s.p50_interval)},
+                      {"p99_interval_s", IntervalJson(s.p99_interval)},
+                      {"distribution_s", std::move(distribution)}};
 }
 
 json::object ClassJson(const ClassAttainment& c) {
@@ -84,6 +90,24 @@ Verdict VerdictFrom(const std::string& name, bool holds) {
   return holds ? Verdict::kHolds : Verdict::kFails;  // summaries written before verdicts
 }
 
+// [[percentile, value], ...] with percentiles rising within [0, 100]; absent
+// in summaries written before it.
+std::string ReadDistribution(const json::array* a, std::vector<std::pair<double, double>>& out) {
+  if (!a) return "";
+  for (const json::value& v : *a) {
+    const json::array* pair = v.if_array();
+    if (!pair || pair->size() != 2 || !(*pair)[0].is_number() || !(*pair)[1].is_number()) {
+      return "'distribution_s' holds an entry that is not [percentile, value]";
+    }
+    const double percentile = (*pair)[0].to_number<double>();
+    if (!(percentile >= 0 && percentile <= 100) || (!out.empty() && percentile <= out.back().first)) {
+      return "'distribution_s' percentiles must rise within 0-100";
+    }
+    out.emplace_back(percentile, (*pair)[1].to_number<double>());
+  }
+  return "";
+}
+
 std::string ReadLatency(const json::object* o, LatencyStats& s) {
   if (!o) return "";
   Reader r{*o, ""};
@@ -102,7 +126,7 @@ std::string ReadLatency(const json::object* o, LatencyStats& s) {
     };
     *interval = Interval{side((*i)[0], -open), side((*i)[1], open)};
   }
-  return r.error;
+  return r.error.empty() ? ReadDistribution(r.Array("distribution_s"), s.distribution) : r.error;
 }
 
 std::string ReadClass(const json::value& v, ClassAttainment& c) {

@@ -53,6 +53,29 @@ TEST(PointJson, RoundTripsEveryFigureAndThePercentilesIntervals) {
   EXPECT_TRUE(std::isnan(back->itl.p50_interval.upper));
 }
 
+// A latency's distribution (the report's CDF) is its own percentiles, from
+// the least to the greatest measured value, and comes back as written.
+TEST(PointJson, RoundTripsEachLatencysDistribution) {
+  const PointResult p = Summarised();
+  const auto& d = p.ttft.distribution;
+  ASSERT_EQ(d.size(), kDistributionPercentiles.size());
+  EXPECT_DOUBLE_EQ(d.front().first, 0);
+  EXPECT_DOUBLE_EQ(d.back().first, 100);
+  for (size_t i = 1; i < d.size(); ++i) EXPECT_GE(d[i].second, d[i - 1].second) << "a CDF never falls";
+  EXPECT_DOUBLE_EQ(d[11].first, 50);
+  EXPECT_DOUBLE_EQ(d[11].second, p.ttft.p50);
+  EXPECT_NEAR(d.back().second - d.front().second, 0.001 * (p.ttft.count - 1), 1e-9)
+      << "consecutive requests' TTFTs are 1 ms apart";
+  auto back = PointFromJson(boost::json::serialize(PointToJson(p)));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->ttft.distribution.size(), d.size());
+  for (size_t i = 0; i < d.size(); ++i) {
+    EXPECT_DOUBLE_EQ(back->ttft.distribution[i].first, d[i].first);
+    EXPECT_DOUBLE_EQ(back->ttft.distribution[i].second, d[i].second);
+  }
+  EXPECT_TRUE(back->itl.distribution.empty()) << "no chunks, no ITL";
+}
+
 // A point's arrivals come back as they ran: every kind by its name, and a
 // gamma point with its shape (a constant profile is shape 1000; read back
 // as Poisson, a fit of the stored run would simulate other arrivals).
@@ -143,7 +166,10 @@ TEST(PointJson, BrokenSummariesAreErrorsThatSayWhat) {
                             {R"({"throughput_tokens_per_s": "fast"})", "throughput_tokens_per_s"},
                             {R"({"latency": {"tpot": {"p50_s": true}}})", "tpot"},
                             {R"({"arrival": "gamma", "burstiness": "bursty"})", "burstiness"},
-                            {R"({"arrival": "gamma", "burstiness": 0})", "'burstiness' must be positive"}}) {
+                            {R"({"arrival": "gamma", "burstiness": 0})", "'burstiness' must be positive"},
+                            {R"({"latency": {"ttft": {"distribution_s": [[50]]}}})", "not [percentile, value]"},
+                            {R"({"latency": {"ttft": {"distribution_s": [[50, 1], [40, 2]]}}})", "must rise"},
+                            {R"({"latency": {"ttft": {"distribution_s": [[101, 1]]}}})", "within 0-100"}}) {
     auto r = PointFromJson(text);
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_NE(r.status().message().find(says), std::string::npos) << r.status().message();

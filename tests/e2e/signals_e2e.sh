@@ -12,7 +12,10 @@ work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 source "$(dirname "$0")/expect.sh"
 db="$work/goodput.db"
-# Each request generates 3,000 tokens: tens of seconds on goodput-small.
+# Each request generates 3,000 tokens: 30 s or more on goodput-small (10 ms a
+# token idle). "At once" is well under that: 10 s leaves a busy machine room
+# to write the ledger and stop the server, and still tells an abandoned
+# request from one waited for.
 cat > "$work/long.yaml" <<'YAML'
 name: long
 requests: 4
@@ -54,7 +57,7 @@ for sig in INT TERM HUP; do
   code=$?
   elapsed=$(echo "$(date +%s.%N) - $start" | bc)
   check "SIG$sig: exit code" "$code" "$((128 + $(kill -l "$sig")))"
-  check "SIG$sig: in-flight request abandoned at once" "$(echo "$elapsed < 3" | bc)" 1
+  check "SIG$sig: in-flight request abandoned at once" "$(echo "$elapsed < 10" | bc)" 1
   check "SIG$sig: run marked interrupted" "$(sqlite3 "$db" "SELECT status FROM runs WHERE id = $run")" interrupted
   check "SIG$sig: server stopped" "$(gone_within "$serve" 5)" yes
 done
@@ -72,7 +75,7 @@ wait "$pid"
 code=$?
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 check "tune: exit code" "$code" 130
-check "tune: in-flight request abandoned at once" "$(echo "$elapsed < 3" | bc)" 1
+check "tune: in-flight request abandoned at once" "$(echo "$elapsed < 10" | bc)" 1
 check "tune: study marked interrupted" "$(sqlite3 "$db" "SELECT status FROM studies ORDER BY id DESC LIMIT 1")" interrupted
 check "tune: says what it kept" "$(grep -c 'interrupted; the points measured so far are kept' "$work/err.tune")" 1
 check "tune: server stopped" "$(gone_within "$serve" 5)" yes

@@ -9,7 +9,13 @@ bin="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
-body='{"model":"goodput-tiny","messages":[{"role":"user","content":"hi"}],"max_tokens":2000,"ignore_eos":true,"stream":true}'
+# With 20 top log-probabilities a token, the stream is ~3 MB: far more than
+# the kernel's buffers between the two (the server's 16 KiB send buffer, the
+# client's 128 KiB receive buffer), so a stalled reader stalls the server's
+# writes however fast or slow the machine makes the tokens (2,000 tokens
+# without them, 350 KB, once came through a 5 s stall whole on a busy machine).
+body='{"model":"goodput-tiny","messages":[{"role":"user","content":"hi"}],"max_tokens":2000,"ignore_eos":true,'
+body+='"stream":true,"logprobs":true,"top_logprobs":20}'
 source "$(dirname "$0")/expect.sh"
 source "$(dirname "$0")/listening_port.sh"
 
