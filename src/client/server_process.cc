@@ -187,10 +187,13 @@ Result<MeasuredRun> EmbeddedTarget::Run(const Workload& workload, const ArrivalS
 
 std::string EmbeddedTarget::Describe() const { return describe_; }
 
-std::string EmbeddedTarget::KvCapacityLines() const {
+std::string EmbeddedTarget::StartupLines() const {
   std::string out;
   for (const std::string& line : Split(startup_log_, '\n')) {
-    if (line.rfind("GPU KV cache size", 0) == 0 || line.rfind("Maximum concurrency", 0) == 0) out += line + "\n";
+    if (line.rfind("GPU KV cache size", 0) == 0 || line.rfind("Maximum concurrency", 0) == 0 ||
+        line.rfind("matrix products:", 0) == 0) {
+      out += line + "\n";
+    }
   }
   return out;
 }

@@ -24,7 +24,7 @@ class EmbeddedTarget final : public Target {
   Result<MeasuredRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
   std::string Describe() const override;
   // The server's "GPU KV cache size" and "Maximum concurrency" lines.
-  std::string KvCapacityLines() const override;
+  std::string StartupLines() const override;
   std::string ServedUrl() const override { return http_.ServedUrl(); }
 
  private:

@@ -80,7 +80,8 @@ TEST(EmbeddedTarget, StartsMeasuresAndStopsGoodputServe) {
   {
     auto target = EmbeddedTarget::Start(GOODPUT_BINARY, "goodput-tiny", {"--kv-cache-memory", "64MiB"}, {});
     ASSERT_TRUE(target.ok()) << target.status().message();
-    EXPECT_NE((*target)->KvCapacityLines().find("Maximum concurrency"), std::string::npos);
+    EXPECT_NE((*target)->StartupLines().find("Maximum concurrency"), std::string::npos);
+    EXPECT_NE((*target)->StartupLines().find("matrix products: "), std::string::npos) << "which kernels run";
     ArrivalSpec load;
     load.concurrency = 3;
     auto run = (*target)->Run(Small(9), load, 1);

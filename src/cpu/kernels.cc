@@ -9,11 +9,30 @@
 #include <cstring>
 #include <mutex>
 
+#include <fmt/format.h>
+
+#include "core/host.h"
+
 namespace goodput::cpu {
 
 void UseSingleThreadedBlas() {
   static std::once_flag once;
   std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+std::string MatMulKernels() {
+  // openblas_get_config(): "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..."; its first two words.
+  const std::string config = openblas_get_config();
+  const size_t second_space = config.find(' ', config.find(' ') + 1);
+  const std::string blas = config.substr(0, second_space);
+  __builtin_cpu_init();
+  std::string isa = __builtin_cpu_supports("avx512f") ? "AVX-512F"
+                    : __builtin_cpu_supports("avx2") ? "AVX2"
+                                                     : "no AVX2";
+  const std::string small = SmallMatMulKernels();
+  return fmt::format("matrix products: {}{} sgemm{} (its {} kernels; CPU: {}, {})", small.empty() ? "" : "goodput's ",
+                     small.empty() ? blas : small + ", " + blas, small.empty() ? "" : " above",
+                     openblas_get_corename(), HostCpuName(), isa);
 }
 
 void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace goodput::cpu {
@@ -18,6 +19,13 @@ void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int
 // and, on a 2-core machine, took the cores from the engine's helper thread
 // (a decode of 2 requests at 2,048 tokens: 57 ms with them, 42 ms without).
 void UseSingleThreadedBlas();
+
+// Which code runs MatMulT on this CPU, for the serve banner and the
+// measurements it starts: "goodput's AVX-512 kernels for 1-64 rows, OpenBLAS
+// 0.3.21 sgemm above (its Haswell kernels; CPU: AMD EPYC, AVX-512F)". A BLAS
+// picks its kernels from its own table of CPU models; a model it does not
+// know gets older kernels, which this line makes visible.
+std::string MatMulKernels();
 
 // y = x / rms(x) * weight, per row of `dim` elements.
 void RmsNorm(const float* x, const float* weight, float* y, int64_t rows, int64_t dim, float eps);

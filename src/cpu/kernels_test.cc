@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include <cblas.h>
 #include <gtest/gtest.h>
 
 namespace goodput::cpu {
@@ -43,6 +44,19 @@ TEST(Kernels, MatMulTEveryPathMatchesPlainSum) {
         }
       }
     }
+  }
+}
+
+// The kernels line names what OpenBLAS itself says it runs, and goodput's own
+// kernels where the CPU has the instructions they need.
+TEST(Kernels, MatMulKernelsNamesWhatRuns) {
+  const std::string line = MatMulKernels();
+  EXPECT_NE(line.find(std::string("its ") + openblas_get_corename() + " kernels"), std::string::npos) << line;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    EXPECT_NE(line.find("goodput's AVX-512 kernels for 1-64 rows"), std::string::npos) << line;
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    EXPECT_NE(line.find("goodput's AVX2 kernels for 2-8 rows"), std::string::npos) << line;
   }
 }
 

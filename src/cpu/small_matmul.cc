@@ -250,6 +250,11 @@ class Helper {
 
 bool SmallMatMulHandles(int64_t m) { return HasAvx512() ? (m >= 1 && m <= 64) : (m >= 2 && m <= 8); }
 
+std::string SmallMatMulKernels() {
+  if (HasAvx512()) return "AVX-512 kernels for 1-64 rows";
+  return HasAvx2() ? "AVX2 kernels for 2-8 rows" : "";
+}
+
 void RunOnTwoThreads(std::function<void()> helper_task, const std::function<void()>& own_task) {
   static Helper helper;
   helper.Run(std::move(helper_task), own_task);

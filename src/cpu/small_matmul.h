@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace goodput::cpu {
 
@@ -14,6 +15,10 @@ namespace goodput::cpu {
 // bench/cpu_decode): with AVX-512 for 1-64 rows (also beating sgemv at one
 // row), with AVX2 for 2-8 rows (sgemv is faster at one row).
 bool SmallMatMulHandles(int64_t m);
+
+// The rows SmallMatMulT takes and the instructions it uses on this CPU:
+// "AVX-512 kernels for 1-64 rows", "AVX2 kernels for 2-8 rows", or "" (none).
+std::string SmallMatMulKernels();
 
 // Same contract as MatMulT; splits the output columns over two threads.
 void SmallMatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate);

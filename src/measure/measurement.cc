@@ -93,7 +93,7 @@ Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting&
   SettingResult out;
   out.setting = setting.Label();
   out.target = target->Describe();
-  out.kv_capacity = target->KvCapacityLines();
+  out.startup_lines = target->StartupLines();
   out.memory_headroom = target->MemoryHeadroomBytes();
   const std::string prefix = out.setting.empty() ? "" : out.setting + ": ";
   const Workload& w = spec.workload;

@@ -97,7 +97,7 @@ struct MeasurementHooks {
 struct SettingResult {
   std::string setting;      // Setting::Label()
   std::string target;       // Target::Describe()
-  std::string kv_capacity;  // Target::KvCapacityLines()
+  std::string startup_lines;  // Target::StartupLines()
   std::optional<int64_t> memory_headroom;  // Target::MemoryHeadroomBytes()
   SweepResult sweep;
 };

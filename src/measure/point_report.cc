@@ -169,7 +169,7 @@ namespace {
 // max_num_seqs two ways, when the target reported its KV capacity and a
 // closed-loop capacity was found.
 std::string Advice(const SettingResult& r, const Workload& w) {
-  const auto kv = KvTokensFromStartupLog(r.kv_capacity);
+  const auto kv = KvTokensFromStartupLog(r.startup_lines);
   const auto& cap = r.sweep.capacity;
   if (!kv || !cap) return "";
   return MaxNumSeqsAdvice(*kv, w, r.sweep.points[*cap]);
@@ -209,7 +209,7 @@ std::string FormatResults(const std::vector<SettingResult>& results, const Workl
                      w.name, w.requests, repeat, repeat == 1 ? "" : "s",
                      max_repeat > repeat ? fmt::format(", up to {} while undecided", max_repeat) : "",
                      slo.empty() ? std::string("none") : slo.ToString());
-    for (const std::string& line : Split(r.kv_capacity, '\n')) {
+    for (const std::string& line : Split(r.startup_lines, '\n')) {
       if (!line.empty()) s += "engine: " + line + "\n";
     }
     s += "\n" + FormatPointTable(r.sweep.points) + "\n" + FormatLatencyTable(r.sweep.points) +
@@ -228,9 +228,14 @@ boost::json::value ResultsToJson(const std::vector<SettingResult>& results) {
     boost::json::array points;
     for (const auto& p : r.sweep.points) points.push_back(PointToJson(p));
     const auto& cap = r.sweep.capacity;
+    boost::json::array engine;  // Target::StartupLines: KV capacity, kernels
+    for (const std::string& line : Split(r.startup_lines, '\n')) {
+      if (!line.empty()) engine.push_back(boost::json::string(line));
+    }
     out.push_back(boost::json::object{
         {"setting", r.setting},
         {"target", r.target},
+        {"engine", std::move(engine)},
         {"points", points},
         {"capacity", cap ? boost::json::value(r.sweep.points[*cap].label) : boost::json::value(nullptr)},
         {"capacity_capped", r.sweep.capped}});

@@ -39,7 +39,7 @@ std::string FormatCapacity(const std::vector<PointResult>& points, std::optional
 std::string FormatResults(const std::vector<SettingResult>& results, const Workload& workload, int repeat,
                           int max_repeat, double lag_threshold_s);
 
-// {"results": [{setting, target, points, capacity, capacity_capped}]}
+// {"results": [{setting, target, engine (its start-up lines), points, capacity, capacity_capped}]}
 boost::json::value ResultsToJson(const std::vector<SettingResult>& results);
 
 // One CSV row per load point, with a header.

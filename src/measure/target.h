@@ -24,9 +24,11 @@ class Target {
   virtual Result<MeasuredRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) = 0;
   // One line for people: "http://127.0.0.1:8000/v1 (model m)", "sim:h100 (...)".
   virtual std::string Describe() const = 0;
-  // The engine's start-up lines about its KV cache ("GPU KV cache size: N
-  // tokens", "Maximum concurrency ...") when the target knows them; "" otherwise.
-  virtual std::string KvCapacityLines() const { return ""; }
+  // The engine's start-up lines a reader of its figures should see, when the
+  // target knows them: its KV cache ("GPU KV cache size: N tokens", "Maximum
+  // concurrency ...") and, for goodput serve, which kernels run its matrix
+  // products ("matrix products: ..."); "" otherwise.
+  virtual std::string StartupLines() const { return ""; }
   // Device memory the engine leaves unallocated (a safety margin), when the
   // target knows it (the simulator, from its plan); empty otherwise.
   virtual std::optional<int64_t> MemoryHeadroomBytes() const { return std::nullopt; }

@@ -11,6 +11,7 @@
 #include "core/host.h"
 #include "core/units.h"
 #include "cpu/cpu_runner.h"
+#include "cpu/kernels.h"
 #include "cpu/step_time.h"
 #include "engine/engine_service.h"
 #include "engine/kv_groups.h"
@@ -175,7 +176,7 @@ Result<std::unique_ptr<Serving>> Serving::Build(const ServeConfig& config, std::
       if (log_steps) log_steps(step);
     });
   }
-  log << KvCapacityLogLines(s.cpu.capacity, sc.max_model_len);
+  log << KvCapacityLogLines(s.cpu.capacity, sc.max_model_len) << cpu::MatMulKernels() << "\n";
   return std::unique_ptr<Serving>(new Serving(std::move(parts)));
 }
 

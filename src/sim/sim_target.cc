@@ -27,7 +27,7 @@ Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& 
   return SimulateMeasuredRun(workload, load, repetition, setup_.options, *setup_.cost);
 }
 
-std::string SimTarget::KvCapacityLines() const {
+std::string SimTarget::StartupLines() const {
   return KvCapacityLogLines(setup_.plan.capacity, setup_.plan.options.engine.scheduler.max_model_len);
 }
 

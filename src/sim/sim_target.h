@@ -23,7 +23,7 @@ class SimTarget final : public Target {
   Result<MeasuredRun> Run(const Workload& workload, const ArrivalSpec& load, int repetition) override;
   std::string Describe() const override { return describe_; }
   // The planned pool's "GPU KV cache size" and "Maximum concurrency" lines.
-  std::string KvCapacityLines() const override;
+  std::string StartupLines() const override;
   // The plan's memory outside what the engine requested (Plan::headroom).
   std::optional<int64_t> MemoryHeadroomBytes() const override { return setup_.plan.headroom; }
 

@@ -26,7 +26,7 @@ TEST(SimTarget, RunsTheSimulator) {
   EXPECT_EQ(point->send_lag_p99, 0);
   EXPECT_NE(target.Describe().find("sim:h100"), std::string::npos);
   // The planned pool's start-up lines, as vLLM prints them.
-  EXPECT_NE(target.KvCapacityLines().find("GPU KV cache size: "), std::string::npos) << target.KvCapacityLines();
+  EXPECT_NE(target.StartupLines().find("GPU KV cache size: "), std::string::npos) << target.StartupLines();
 }
 
 }  // namespace
