@@ -95,6 +95,21 @@ TEST(CliCalibrate, SimulatedStepsAreLoggedAsServesAndFitBack) {
   EXPECT_NE(bad.err.find("cannot write the step log /nonexistent-dir/steps.log"), std::string::npos) << bad.err;
 }
 
+// A calibration fitted on one model runs another, and says so wherever the
+// target is named: it is not silent, and not refused (its factors are mostly
+// the hardware's and the engine's).
+TEST(CliCalibrate, AnotherModelsCalibrationSaysWhoseItWas) {
+  const std::string cal = testing::WriteTempFile("known-cal-other.json", kTinyCalibration);
+  const std::string wl = " --workload " + kData + "/workloads/chat-cpu.yaml --concurrency 2 --requests 20 --repeat 1";
+  auto same = RunGoodput("sim --model goodput-tiny --kv-cache-memory 64MiB --calibration " + cal + wl);
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out.find("(fitted on "), std::string::npos) << same.out;
+  auto other = RunGoodput("sim --model goodput-small --kv-cache-memory 256MiB --calibration " + cal + wl);
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(other.out.find("target: sim:" + cal + " (fitted on goodput-tiny) (goodput-small x1"), std::string::npos)
+      << other.out;
+}
+
 TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
   const std::string wl = " --workload " + kData + "/workloads/chat.yaml --concurrency 4 --requests 50";
   const std::string broken = TempPath("broken-cal.json");

@@ -189,14 +189,20 @@ Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
   if (!a.step_log.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(setup.options.step_observer, OpenStepLog(a.step_log));
   }
-  return SimDeployment{std::move(setup), h.hw};
+  return SimDeployment{std::move(setup), h.hw, h.calibration ? h.calibration->model : ""};
 }
 
 Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::string& flags) {
   GOODPUT_ASSIGN_OR_RETURN(SimDeployment d, BuildSimDeployment(a));
   SimSetup& setup = d.setup;
   const Plan& plan = setup.plan;
-  const std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : d.hardware.name;
+  std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : d.hardware.name;
+  // Another model's calibration is allowed (its factors are mostly the
+  // hardware's and the engine's) but never silent: the description, printed
+  // beside every figure and kept in the ledger, says whose it was.
+  if (!d.calibration_model.empty() && d.calibration_model != plan.model.name) {
+    where += fmt::format(" (fitted on {})", d.calibration_model);
+  }
   const double frontend = setup.cost->factors().frontend_latency_s;
   const std::string describe = fmt::format(
       "sim:{} ({} x{}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,

@@ -27,6 +27,7 @@ Result<std::unique_ptr<Target>> MakeSimTarget(const std::string& model, const st
 struct SimDeployment {
   SimSetup setup;
   HardwareSpec hardware;
+  std::string calibration_model;  // the model a --calibration was fitted on ("" without one)
 };
 Result<SimDeployment> MakeSimDeployment(const std::string& model, const std::string& gpu,
                                         const std::vector<std::string>& flags);
