@@ -1,5 +1,5 @@
 // The load generator: sends a workload's requests to an OpenAI-compatible
-// endpoint and records each one as DESIGN.md §1 defines it. Open-loop
+// endpoint and records each one as docs/metrics.md defines it. Open-loop
 // arrivals follow an absolute schedule (each send waits for its own arrival
 // time on the run's clock, so lateness never accumulates) and every request
 // records its send lag; closed-loop clients each keep one keep-alive

@@ -1,4 +1,4 @@
-// The metric and SLO definitions of DESIGN.md §1 as people read them, written
+// The metric and SLO definitions of docs/metrics.md as people read them, written
 // once: printed by every measuring command's --help and in reports (peers
 // disagree on what TPOT and ITL mean, so ours are spelled out). The code that
 // computes them is core/request_record.h and core/slo.h.

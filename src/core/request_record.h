@@ -1,5 +1,5 @@
 // One request as a measurement sees it, and the per-request metrics of
-// DESIGN.md §1 computed from it. The load generator and the simulator both
+// docs/metrics.md computed from it. The load generator and the simulator both
 // produce these records; everything downstream (SLO, goodput, reports) reads
 // only them.
 #pragma once

@@ -1,4 +1,4 @@
-// Latency objectives (SLOs), attainment and goodput: DESIGN.md §1.
+// Latency objectives (SLOs), attainment and goodput: docs/metrics.md.
 //
 // Syntax, one clause per class separated by ';':
 //   "interactive: ttft p99 <= 1s, tpot p99 <= 100ms; batch: e2e p90 <= 10min"

@@ -1,4 +1,4 @@
-// The roofline cost model of one engine step (DESIGN.md §2), two phases in
+// The roofline cost model of one engine step (docs/architecture.md), two phases in
 // sequence (the matmuls stream the weights; attention streams the KV cache),
 // each its own roofline:
 //   step time = overhead + per-request cost x requests

@@ -1,4 +1,4 @@
-// The ledger: every measurement run lands in an SQLite file (DESIGN.md seam
+// The ledger: every measurement run lands in an SQLite file (docs/architecture.md, seam
 // 7; ":memory:" gives the in-memory ledger tests use). A run row is written
 // first (status "running"); each completed load point is committed in its own
 // transaction with its per-repetition figures, so a killed sweep keeps every

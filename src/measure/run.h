@@ -1,5 +1,5 @@
 // One run of a workload against a Target, as the measurement layer sees it:
-// the per-request records (DESIGN.md §1), the window they are judged over,
+// the per-request records (docs/metrics.md), the window they are judged over,
 // and whatever engine counters the target can see (the simulator sees its
 // steps and preemptions; an HTTP target its server's preemptions when the
 // server has vLLM's /metrics).

@@ -1,4 +1,4 @@
-// What a measurement drives (DESIGN.md seam 6): an OpenAI-compatible
+// What a measurement drives (docs/architecture.md, seam 6): an OpenAI-compatible
 // endpoint (client/http_target.h), goodput serve started for the run or a
 // server started from a command (client/server_process.h), or the simulator
 // (sim/sim_target.h). Ladders, capacity searches and --vary are written once
