@@ -135,7 +135,7 @@ TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
   }
 }
 
-// The README's fit to gpustack's DeepSeek-R1 runs on 8 x H200: its two
+// docs/calibration.md's fit to gpustack's DeepSeek-R1 runs on 8 x H200: its two
 // factors from one prefill-bound and one decode-bound figure, which the
 // calibration then gives back.
 TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {

@@ -34,7 +34,7 @@ TEST(CliSim, LadderTableWithCapacity) {
   EXPECT_NE(r.out.find("holds"), std::string::npos);
 }
 
-// Published vLLM sweeps of Llama-3.1-8B (README, "Validation against
+// Published vLLM sweeps of Llama-3.1-8B (docs/calibration.md, "Validation against
 // published measurements"): the catalog's efficiency for each card is fitted
 // to its C=1 figure; the C=8 (A100) and C=4 (H100) figures are held out.
 TEST(CliSim, ReproducesPublishedVllmSweeps) {
@@ -54,7 +54,7 @@ TEST(CliSim, ReproducesPublishedVllmSweeps) {
   EXPECT_NEAR(h100[1].at("tpot_p50_s").as_double() / 6.59e-3, 1, 0.05);
 }
 
-// gpustack's published vLLM runs of gpt-oss (README, "Validation against
+// gpustack's published vLLM runs of gpt-oss (docs/calibration.md, "Validation against
 // published measurements"): every prompt sent at once, TTFT/TPOT p50. Bounds:
 // fitted rows 5%, held-out rows as far as they were off when the fit was
 // made plus a margin.
@@ -136,7 +136,7 @@ TEST(CliSim, PredictsPublishedQwen3DenseRunsOnA100WithTheCardsDefaults) {
 }
 
 // gpustack's vLLM 0.11.0 runs of DeepSeek-R1-0528 on eight H200 at TP=8
-// (docs/performance-lab/deepseek-r1/h200.md), with the two flags the README
+// (docs/performance-lab/deepseek-r1/h200.md), with the two flags docs/calibration.md
 // fits to the 4K TTFT and to decoding four at a time (--compute-efficiency
 // 0.105 --step-overhead 0.0143); the bursts' other figures held out. Bounds:
 // as far as they were off when fitted (32K +14% / -11%, 2K -2% / +5%, 4K TPOT
