@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -30,9 +31,12 @@ std::string MatMulKernels() {
                     : __builtin_cpu_supports("avx2") ? "AVX2"
                                                      : "no AVX2";
   const std::string small = SmallMatMulKernels();
-  return fmt::format("matrix products: {}{} sgemm{} (its {} kernels; CPU: {}, {})", small.empty() ? "" : "goodput's ",
+  // The environment may pick OpenBLAS's kernels (OPENBLAS_CORETYPE); say so, it is not the CPU's choice.
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  return fmt::format("matrix products: {}{} sgemm{} (its {} kernels{}; CPU: {}, {})", small.empty() ? "" : "goodput's ",
                      small.empty() ? blas : small + ", " + blas, small.empty() ? "" : " above",
-                     openblas_get_corename(), HostCpuName(), isa);
+                     openblas_get_corename(), forced ? fmt::format(", as OPENBLAS_CORETYPE={} asks", forced) : "",
+                     HostCpuName(), isa);
 }
 
 void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {

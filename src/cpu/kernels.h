@@ -22,9 +22,10 @@ void UseSingleThreadedBlas();
 
 // Which code runs MatMulT on this CPU, for the serve banner and the
 // measurements it starts: "goodput's AVX-512 kernels for 1-64 rows, OpenBLAS
-// 0.3.21 sgemm above (its Haswell kernels; CPU: AMD EPYC, AVX-512F)". A BLAS
-// picks its kernels from its own table of CPU models; a model it does not
-// know gets older kernels, which this line makes visible.
+// 0.3.21 sgemm above (its Haswell kernels, as OPENBLAS_CORETYPE=Haswell asks;
+// CPU: AMD EPYC, AVX-512F)". A BLAS picks its kernels from its own table of
+// CPU models, or as the environment tells it; older kernels than the CPU
+// could run are then visible here.
 std::string MatMulKernels();
 
 // y = x / rms(x) * weight, per row of `dim` elements.
