@@ -158,6 +158,7 @@ int main() {
   const double weight_bytes = static_cast<double>(w.Bytes());
   const ParamCounts p = CountParams(m);
   const double linear_params = static_cast<double>(p.mixer_linear + p.dense_mlp);
+  std::printf("%s\n", MatMulKernels().c_str());
   std::printf("machine: memory bandwidth %.1f GB/s (2 threads); matmul peak %.1f GFLOP/s "
               "(OpenBLAS sgemm %.1f, goodput's decode kernel in cache %.1f)\n",
               bw / 1e9, peak / 1e9, sgemm_peak / 1e9, kernel_peak / 1e9);
