@@ -15,6 +15,12 @@
 #include "core/host.h"
 
 namespace goodput::cpu {
+namespace {
+
+// The rows of X a prefill chunk takes: the most SmallMatMulT handles with AVX-512.
+constexpr int64_t kPrefillRows = 64;
+
+}  // namespace
 
 void UseSingleThreadedBlas() {
   static std::once_flag once;
@@ -24,24 +30,39 @@ void UseSingleThreadedBlas() {
 std::string MatMulKernels() {
   // openblas_get_config(): "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..."; its first two words.
   const std::string config = openblas_get_config();
-  const size_t second_space = config.find(' ', config.find(' ') + 1);
-  const std::string blas = config.substr(0, second_space);
-  __builtin_cpu_init();
-  std::string isa = __builtin_cpu_supports("avx512f") ? "AVX-512F"
-                    : __builtin_cpu_supports("avx2") ? "AVX2"
-                                                     : "no AVX2";
-  const std::string small = SmallMatMulKernels();
+  const std::string blas = config.substr(0, config.find(' ', config.find(' ') + 1));
   // The environment may pick OpenBLAS's kernels (OPENBLAS_CORETYPE); say so, it is not the CPU's choice.
   const char* forced = std::getenv("OPENBLAS_CORETYPE");
-  return fmt::format("matrix products: {}{} sgemm{} (its {} kernels{}; CPU: {}, {})", small.empty() ? "" : "goodput's ",
-                     small.empty() ? blas : small + ", " + blas, small.empty() ? "" : " above",
-                     openblas_get_corename(), forced ? fmt::format(", as OPENBLAS_CORETYPE={} asks", forced) : "",
-                     HostCpuName(), isa);
+  const std::string sgemm = fmt::format("{} sgemm (its {} kernels{})", blas, openblas_get_corename(),
+                                        forced ? fmt::format(", as OPENBLAS_CORETYPE={} asks", forced) : "");
+  __builtin_cpu_init();
+  const std::string cpu = fmt::format("CPU: {}, {}", HostCpuName(),
+                                      __builtin_cpu_supports("avx512f") ? "AVX-512F"
+                                      : __builtin_cpu_supports("avx2") ? "AVX2"
+                                                                       : "no AVX2");
+  const std::string small = SmallMatMulKernels();
+  if (SmallMatMulHandles(kPrefillRows)) {
+    return fmt::format("matrix products: goodput's {}, prefill {} rows at a time; attention: {}; {}", small,
+                       kPrefillRows, sgemm, cpu);
+  }
+  return fmt::format("matrix products: {}{}; {}", small.empty() ? "" : "goodput's " + small + ", above: ", sgemm,
+                     cpu);
 }
 
 void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
   if (SmallMatMulHandles(m)) {  // decode batches: stream W once (see small_matmul.h)
     SmallMatMulT(x, w, y, m, n, k, accumulate);
+    return;
+  }
+  if (SmallMatMulHandles(kPrefillRows)) {
+    // Prefill with AVX-512: goodput's kernel, kPrefillRows of X at a time.
+    // It reads W once per chunk, but a chunk's arithmetic outlasts that read
+    // (64 rows: ~53 ms of FLOPs against 10 ms of weights on goodput-small),
+    // and it runs AVX-512 whatever kernels the BLAS picked (OPENBLAS_CORETYPE
+    // may hold it to AVX2). bench/cpu_decode's prefill line measures it.
+    for (int64_t row = 0; row < m; row += kPrefillRows) {
+      SmallMatMulT(x + row * k, w, y + row * n, std::min(kPrefillRows, m - row), n, k, accumulate);
+    }
     return;
   }
   UseSingleThreadedBlas();

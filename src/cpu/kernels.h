@@ -1,4 +1,5 @@
-// The CPU runner's numeric kernels. Matrix products go to OpenBLAS (sgemm);
+// The CPU runner's numeric kernels. Matrix products go to goodput's own
+// kernels where the CPU has them (small_matmul.h), else to OpenBLAS (sgemm);
 // the rest are plain loops the compiler vectorizes (they are a small share
 // of a step: bench/cpu_decode measures it).
 #pragma once
@@ -20,12 +21,13 @@ void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int
 // (a decode of 2 requests at 2,048 tokens: 57 ms with them, 42 ms without).
 void UseSingleThreadedBlas();
 
-// Which code runs MatMulT on this CPU, for the serve banner and the
-// measurements it starts: "goodput's AVX-512 kernels for 1-64 rows, OpenBLAS
-// 0.3.21 sgemm above (its Haswell kernels, as OPENBLAS_CORETYPE=Haswell asks;
-// CPU: AMD EPYC, AVX-512F)". A BLAS picks its kernels from its own table of
-// CPU models, or as the environment tells it; older kernels than the CPU
-// could run are then visible here.
+// Which code runs MatMulT (and attention's products) on this CPU, for the
+// serve banner and the measurements it starts: "matrix products: goodput's
+// AVX-512 kernels for 1-64 rows, prefill 64 rows at a time; attention:
+// OpenBLAS 0.3.21 sgemm (its Haswell kernels, as OPENBLAS_CORETYPE=Haswell
+// asks); CPU: AMD EPYC, AVX-512F". A BLAS picks its kernels from its own
+// table of CPU models, or as the environment tells it; with AVX-512 the
+// matrix products run goodput's kernels whatever it picked.
 std::string MatMulKernels();
 
 // y = x / rms(x) * weight, per row of `dim` elements.
