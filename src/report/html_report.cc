@@ -53,10 +53,16 @@ std::vector<Marker> Thresholds(const SloSpec& slo, SloMetric metric) {
   return out;
 }
 
-// A setting's capacity as the ladder judges it (measure/ladder.h).
-std::optional<double> Capacity(const std::vector<const StoredPoint*>& group) {
+// A setting's points as the ladder of loads they were measured at.
+std::vector<PointResult> Ladder(const std::vector<const StoredPoint*>& group) {
   std::vector<PointResult> ladder;
   for (const StoredPoint* p : group) ladder.push_back(p->summary);
+  return ladder;
+}
+
+// A setting's capacity as the ladder judges it (measure/ladder.h).
+std::optional<double> Capacity(const std::vector<const StoredPoint*>& group) {
+  const std::vector<PointResult> ladder = Ladder(group);
   const std::optional<size_t> cap = LadderCapacity(ladder);
   return cap ? std::optional(LoadOf(ladder[*cap])) : std::nullopt;
 }
@@ -153,8 +159,7 @@ std::string Answer(const StoredRun& run, const std::vector<StoredPoint>& points)
   std::string s = "<section id='answer'><h2>Answer</h2>";
   std::string rows;
   for (const auto& [setting, group] : BySetting(points)) {
-    std::vector<PointResult> ladder;
-    for (const StoredPoint* p : group) ladder.push_back(p->summary);
+    const std::vector<PointResult> ladder = Ladder(group);
     const std::optional<size_t> cap = LadderCapacity(ladder);
     s += fmt::format("<p class='capacity'>{}capacity (every class holds its SLO): <strong>{}</strong>{}</p>",
                      setting.empty() ? "" : "<code>" + EscapeHtml(setting) + "</code> ",
@@ -222,8 +227,7 @@ LineChart CdfChart(const char* id, const char* metric, SloMetric slo_metric, Lat
                           slo_metric == SloMetric::kItl ? "% of token gaps at or below" : "% of requests at or below",
                           false);
   for (const auto& [setting, group] : groups) {
-    std::vector<PointResult> ladder;
-    for (const StoredPoint* p : group) ladder.push_back(p->summary);
+    const std::vector<PointResult> ladder = Ladder(group);
     const std::optional<size_t> cap = LadderCapacity(ladder);
     for (size_t i = 0; i < ladder.size(); ++i) {
       if (groups.size() > 1 && i != cap.value_or(ladder.size() - 1)) continue;
