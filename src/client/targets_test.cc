@@ -1,8 +1,11 @@
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "client/engine_metrics.h"
 #include "client/http_target.h"
 #include "client/server_process.h"
+#include "core/host_load.h"
 #include "core/stats.h"
 #include "measure/measurement.h"
 #include "support/fake_sse_server.h"
@@ -96,8 +99,18 @@ TEST(EmbeddedTarget, StartsMeasuresAndStopsGoodputServe) {
     }
     // goodput-tiny's prefill takes about a millisecond; Nagle's algorithm on
     // the server's socket held the first chunk for the client's delayed ACK
-    // (40 ms): TTFT p50 was 43.9 ms.
-    EXPECT_LT(*Median(ttft), 0.035);
+    // (40 ms): TTFT p50 was 43.9 ms. A time is judged only when the run's
+    // own record of the host says no neighbour took a share of the CPU
+    // meanwhile (coarse over a run this short, but a busy core shows): a
+    // core taken by other work once put the median over 35 ms.
+    ASSERT_TRUE(run->host_cpu.has_value()) << "a run against a real target records the host's CPU";
+    const double others = run->host_cpu->total_s > 0 ? run->host_cpu->others_s / run->host_cpu->total_s : 1;
+    if (others <= kBusyHostShare) {
+      EXPECT_LT(*Median(ttft), 0.035);
+    } else {
+      std::printf("TTFT p50 %.1f ms not judged: other processes took %.0f%% of the CPU\n", 1e3 * *Median(ttft),
+                  100 * others);
+    }
     const std::string d = (*target)->Describe();
     port = std::stoi(d.substr(d.rfind(' ') + 1));
   }
