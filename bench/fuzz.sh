@@ -24,14 +24,15 @@ cmake --build "$build" --target request_json_fuzz sse_fuzz workload_yaml_fuzz > 
 mkdir -p "$work/request_json" "$work/sse" "$work/workload_yaml"
 printf '\0{"model":"m","prompt":"hi","max_tokens":8,"stream":true,"stream_options":{"include_usage":true}}' \
   > "$work/request_json/completion"
-printf '\1{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":4,"stop":["x"],"logprobs":true,"top_logprobs":2,"seed":1,"temperature":0.5}' \
-  > "$work/request_json/chat"
+printf '\1{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],'\
+'"max_tokens":4,"stop":["x"],"logprobs":true,"top_logprobs":2,"seed":1,"temperature":0.5}' > "$work/request_json/chat"
 printf '\2{"model":"m","prompt":[1,2,3],"ignore_eos":true,"min_tokens":2,"priority":-1,"class":"c"}' \
   > "$work/request_json/ids"
-printf '\7data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}}\n\ndata: [DONE]\n\n' \
-  > "$work/sse/completion"
-printf '\0: ping\r\nevent: message\r\ndata: {"choices":[{"delta":{"role":"assistant"}}]}\r\n\r\ndata: {"choices":[{"delta":{"reasoning_content":"b"},"finish_reason":"length"}]}\r\n\r\ndata: {"error":{"message":"x"}}\r\r' \
-  > "$work/sse/chat"
+printf '\7data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}\n\n'\
+'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}}\n\ndata: [DONE]\n\n' > "$work/sse/completion"
+printf '\0: ping\r\nevent: message\r\ndata: {"choices":[{"delta":{"role":"assistant"}}]}\r\n\r\n'\
+'data: {"choices":[{"delta":{"reasoning_content":"b"},"finish_reason":"length"}]}\r\n\r\n'\
+'data: {"error":{"message":"x"}}\r\r' > "$work/sse/chat"
 cp "$root"/data/workloads/*.yaml "$work/workload_yaml/"
 
 status=0
@@ -41,10 +42,14 @@ for target in request_json sse workload_yaml; do
   (cd "$work" && "$build/bench/fuzz/${target}_fuzz" "$work/$target" -runs=$((runs / workers)) -jobs="$workers" \
     -workers="$workers" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 > "$target.log" 2>&1)
   code=$?
+  # libFuzzer leaves the input of any failure beside it (crash-, leak-, oom-, timeout-, slow-unit-).
+  kept=$(ls "$work" | grep -cE '^(crash|leak|oom|timeout)-')
+  [ "$kept" -gt 0 ] && [ "$code" -eq 0 ] && code=1
   seconds=$(echo "$(date +%s.%N) - $start" | bc)
   # Each worker writes fuzz-K.log and ends with "Done N runs".
   done_runs=$(cat "$work"/fuzz-*.log 2> /dev/null | sed -n 's/^Done \([0-9]*\) runs.*/\1/p' | paste -sd+ | bc)
-  result=$([ "$code" -eq 0 ] && echo "0 crashes" || echo "FAILED (exit $code; see $work/fuzz-*.log)")
+  result="0 crashes"
+  [ "$code" -eq 0 ] || result="FAILED (exit $code, $kept inputs kept in $work; logs in $work/logs-$target)"
   printf '%-20s %14s %9.0f %12.0f  %s\n' "$target" "${done_runs:-0}" "$seconds" \
     "$(echo "${done_runs:-0} / $seconds" | bc -l)" "$result"
   [ "$code" -eq 0 ] || status=1
