@@ -238,7 +238,20 @@ LineChart CdfChart(const char* id, const char* metric, SloMetric slo_metric, Lat
       if (!s.points.empty()) c.series.push_back(std::move(s));
     }
   }
-  c.verticals = Thresholds(slo, slo_metric);
+  // An SLO far beyond every measured value (a 2-minute TTFT target over
+  // sub-second TTFTs) would squeeze the curves against the axis: the axis
+  // label names it instead of the plot drawing it.
+  double widest = 0;
+  for (const Series& s : c.series) {
+    for (auto [x, y] : s.points) widest = std::max(widest, x);
+  }
+  for (const Marker& m : Thresholds(slo, slo_metric)) {
+    if (m.value <= 3 * widest) {
+      c.verticals.push_back(m);
+    } else {
+      c.x_label += fmt::format("; {} at {:g} ms, off the axis", m.label, m.value);
+    }
+  }
   return c;
 }
 

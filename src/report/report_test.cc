@@ -139,6 +139,29 @@ TEST(HtmlReport, TheAnswerFirstThenTheTableAndTheCharts) {
   EXPECT_EQ(html.find("href="), std::string::npos);
 }
 
+// A CDF's SLO line is drawn where the curves are; one far beyond them (a
+// 2-minute TTFT target over sub-second TTFTs) is named on the axis instead.
+TEST(HtmlReport, AnSloFarBeyondTheDistributionIsNamedNotDrawn) {
+  StoredRun run;
+  run.info.slo = "interactive: ttft p90 <= 2min, tpot p90 <= 100ms";
+  std::vector<StoredPoint> points(1);
+  PointResult& p = points[0].summary;
+  p.load.concurrency = 4;
+  p.label = "4";
+  p.ttft.distribution = {{0, 0.1}, {50, 0.3}, {100, 0.9}};
+  p.tpot.distribution = {{0, 0.02}, {50, 0.04}, {100, 0.08}};
+  const std::string html = HtmlReport(run, points);
+  const auto chart = [&](const std::string& id) {
+    const size_t from = html.find("<svg id='" + id + "'");
+    return from == std::string::npos ? std::string() : html.substr(from, html.find("</svg>", from) - from);
+  };
+  const std::string ttft = chart("ttft_cdf"), tpot = chart("tpot_cdf");
+  EXPECT_NE(ttft.find("TTFT (ms); interactive p90 SLO at 120000 ms, off the axis"), std::string::npos) << ttft;
+  EXPECT_EQ(ttft.find("class='threshold'"), std::string::npos) << "not drawn";
+  EXPECT_NE(tpot.find("class='threshold' data-label='interactive p90 SLO' data-value='100' x1"), std::string::npos)
+      << "TPOT's 100 ms target lies among its 20-80 ms: drawn";
+}
+
 // Without a load that holds: the first that fails, or that none decided.
 TEST(HtmlReport, NoCapacitySaysWhy) {
   StoredRun run;
