@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "core/request_record.h"
 #include "server/logprobs_json.h"
 
 namespace goodput::server {
@@ -167,8 +168,14 @@ std::variant<std::string, ApiError> GenerationSession::Finish() const {
 
 std::optional<GenerationSession::Latencies> GenerationSession::latencies() const {
   if (t_first_ < 0) return std::nullopt;
-  return Latencies{t_first_ - t0_, n_out_ >= 2 ? (t_last_ - t_first_) / static_cast<double>(n_out_ - 1) : -1,
-                   t_last_ - t0_};
+  // Every measurement's definitions (core/request_record.h), from the server's
+  // side: the request arrives when it reaches the server.
+  RequestRecord r;
+  r.t_arrival = r.t_sent = t0_;
+  r.t_first = t_first_;
+  r.t_last = t_last_;
+  r.n_out = n_out_;
+  return Latencies{*Ttft(r), Tpot(r).value_or(-1), *E2e(r)};
 }
 
 }  // namespace goodput::server
