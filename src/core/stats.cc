@@ -7,9 +7,7 @@
 #include <utility>
 
 namespace goodput {
-namespace {
-
-double SortedPercentile(const std::vector<double>& sorted, double p) {
+double PercentileOfSorted(const std::vector<double>& sorted, double p) {
   const double clamped = std::clamp(p, 0.0, 100.0);
   const double rank = clamped / 100.0 * static_cast<double>(sorted.size() - 1);
   const auto lo = static_cast<size_t>(std::floor(rank));
@@ -18,12 +16,10 @@ double SortedPercentile(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
-}  // namespace
-
 std::optional<double> Percentile(std::vector<double> values, double p) {
   if (values.empty()) return std::nullopt;
   std::sort(values.begin(), values.end());
-  return SortedPercentile(values, p);
+  return PercentileOfSorted(values, p);
 }
 
 std::vector<std::optional<double>> Percentiles(std::vector<double> values,
@@ -31,7 +27,7 @@ std::vector<std::optional<double>> Percentiles(std::vector<double> values,
   std::vector<std::optional<double>> out(ps.size());
   if (values.empty()) return out;
   std::sort(values.begin(), values.end());
-  for (size_t i = 0; i < ps.size(); ++i) out[i] = SortedPercentile(values, ps[i]);
+  for (size_t i = 0; i < ps.size(); ++i) out[i] = PercentileOfSorted(values, ps[i]);
   return out;
 }
 

@@ -19,6 +19,9 @@ std::optional<double> Percentile(std::vector<double> values, double p);
 std::vector<std::optional<double>> Percentiles(std::vector<double> values,
                                                const std::vector<double>& ps);
 
+// Same for a non-empty sample already sorted ascending (no copy, no sort).
+double PercentileOfSorted(const std::vector<double>& sorted, double p);
+
 // Arithmetic mean; nullopt for an empty sample.
 std::optional<double> Mean(const std::vector<double>& values);
 
