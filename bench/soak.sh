@@ -17,11 +17,9 @@ work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 source "$here/../tests/e2e/listening_port.sh"
 
-"$bin" serve --model goodput-small --port 0 --kv-cache-memory 512MiB 2> "$work/serve.err" &
-pid=$!
-port=$(listening_port "$work/serve.err" "$pid") || { cat "$work/serve.err"; exit 2; }
-url="http://127.0.0.1:$port"
-metric() { curl -s "$url/metrics" | awk -v m="$1" 'index($0, m "{") == 1 { print $NF }'; }
+start_serve "$bin" "$work/serve.err" --model goodput-small --kv-cache-memory 512MiB || exit 2
+pid=$serve_pid
+url=$serve_url
 start=$(date +%s)
 (while kill -0 "$pid" 2> /dev/null; do
   echo "$(( $(date +%s) - start )) $(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")" >> "$work/rss"
@@ -41,8 +39,8 @@ while [ $(( $(date +%s) - start )) -lt $((minutes * 60)) ]; do
   echo "$(( ($(date +%s) - start) / 60 )) min: run $runs, failed so far $failed" >&2
 done
 sleep 1
-running=$(metric vllm:num_requests_running)
-kv=$(metric vllm:kv_cache_usage_perc)
+running=$(serve_metric vllm:num_requests_running)
+kv=$(serve_metric vllm:kv_cache_usage_perc)
 kill -TERM "$pid"
 wait "$pid" 2> /dev/null
 sleep 0.2

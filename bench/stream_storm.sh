@@ -15,20 +15,18 @@ work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 source "$here/../tests/e2e/listening_port.sh"
 
-"$bin" serve --model goodput-tiny --port 0 --kv-cache-memory 256MiB 2> "$work/serve.err" &
-pid=$!
-port=$(listening_port "$work/serve.err" "$pid") || { cat "$work/serve.err"; exit 2; }
-url="http://127.0.0.1:$port"
+start_serve "$bin" "$work/serve.err" --model goodput-tiny --kv-cache-memory 256MiB || exit 2
+pid=$serve_pid
+url=$serve_url
 rss() { awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$pid/status"; }
-metric() { curl -s "$url/metrics" | awk -v m="$1" 'index($0, m "{") == 1 { print $NF }'; }
 echo "goodput serve (goodput-tiny, pid $pid): RSS $(rss) MiB at start"
 status=0
 for round in $(seq 1 "$rounds"); do
   line=$(node "$here/stream_storm.mjs" "$url" "$streams" $((streams / 2)) 1000 500)
   sleep 1
-  running=$(metric vllm:num_requests_running)
-  waiting=$(metric vllm:num_requests_waiting)
-  kv=$(metric vllm:kv_cache_usage_perc)
+  running=$(serve_metric vllm:num_requests_running)
+  waiting=$(serve_metric vllm:num_requests_waiting)
+  kv=$(serve_metric vllm:kv_cache_usage_perc)
   after=$(curl -s -o /dev/null -w '%{http_code}' "$url/v1/completions" -H 'content-type: application/json' \
     -d '{"model":"goodput-tiny","prompt":"hi","max_tokens":4}')
   echo "round $round: $line; after: running $running, waiting $waiting, KV usage $kv, a new request $after," \

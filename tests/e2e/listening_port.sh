@@ -15,3 +15,19 @@ listening_port() {
   done
   return 1
 }
+
+# `start_serve BIN ERR_FILE SERVE_ARGS...` starts `BIN serve --port 0 SERVE_ARGS` with its stderr in
+# ERR_FILE and waits until it listens: sets serve_pid and serve_url ("http://127.0.0.1:PORT"); fails,
+# printing that stderr, when the server does not come up.
+start_serve() {
+  local bin="$1" err="$2" port
+  shift 2
+  "$bin" serve --port 0 "$@" 2> "$err" &
+  serve_pid=$!
+  port=$(listening_port "$err" "$serve_pid") || { cat "$err"; return 1; }
+  serve_url="http://127.0.0.1:$port"
+}
+
+# `serve_metric NAME`: the value of the series NAME{...} on
+# serve_url's /metrics (vLLM's names, e.g. vllm:num_requests_running).
+serve_metric() { curl -s "$serve_url/metrics" | awk -v m="$1" 'index($0, m "{") == 1 { print $NF }'; }
