@@ -23,7 +23,7 @@ struct ChunkView {
 
 // Buffers reused across calls (growing only): a step's attention allocates nothing.
 struct AttentionScratch {
-  std::vector<float> k, v, qg, scores, o;
+  std::vector<float> k, v, qg, scores, o, k_row, panel;
 };
 
 // q: the chunk's query rows [num_new x heads*head_dim]; out: same shape.

@@ -1,14 +1,15 @@
 // The paged, batched CPU forward pass against the plain reference model.
 #include "cpu/cpu_runner.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-#include <gtest/gtest.h>
-
 #include "cpu/reference_model.h"
+#include "cpu/small_matmul.h"
 #include "engine/scheduler.h"
 #include "model/catalog.h"
 
@@ -123,6 +124,22 @@ INSTANTIATE_TEST_SUITE_P(Formats, KvFormats,
                          ::testing::Values(std::make_pair(KvFormat::kFp32, 1e-4), std::make_pair(KvFormat::kBf16, 2e-2),
                                            std::make_pair(KvFormat::kInt8, 5e-2), std::make_pair(KvFormat::kFp8, 2e-1)),
                          [](const auto& info) { return std::string(KvFormatName(info.param.first)); });
+
+// goodput's kernels at each instruction set this CPU has (AVX-512, AVX2, and
+// OpenBLAS alone), attention's products with them, give the reference's logits.
+TEST(CpuRunner, EveryInstructionSetMatchesTheReference) {
+  const ModelSpec m = *LoadModel("goodput-tiny");
+  const ModelWeights w = DummyWeights(m, 7);
+  const std::vector<std::vector<int32_t>> prompts = {Prompt(5, 1), Prompt(70, 2)};
+  for (VectorIsa isa : IsasThisCpuRuns()) {
+    LimitKernelIsa(isa);
+    auto gens = Generate(m, w, KvFormat::kFp32, prompts, 6);
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      EXPECT_LT(WorstErrorAgainstReference(m, w, prompts[i], gens[i]), 1e-4) << VectorIsaName(isa) << " request " << i;
+    }
+  }
+  LimitKernelIsa(VectorIsa::kAvx512);
+}
 
 // Window 32: a 50-token prompt and 20 more tokens reach well past it, and the
 // released blocks must not be read.

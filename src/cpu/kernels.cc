@@ -1,24 +1,38 @@
 #include "cpu/kernels.h"
 
-#include "cpu/small_matmul.h"
-
 #include <cblas.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-
-#include <fmt/format.h>
+#include <optional>
 
 #include "core/host.h"
+#include "cpu/panel_matmul.h"
+#include "cpu/small_matmul.h"
 
 namespace goodput::cpu {
 namespace {
 
-// The rows of X a prefill chunk takes: the most SmallMatMulT handles with AVX-512.
-constexpr int64_t kPrefillRows = 64;
+// The rows of X a chunk takes where the panels cannot run (an output count
+// that is not a multiple of 8: the vocabulary): the most SmallMatMulT takes
+// with AVX-512.
+constexpr int64_t kChunkRows = 64;
+
+std::string CpuLine() {
+  __builtin_cpu_init();
+  const char* isa = __builtin_cpu_supports("avx512f") ? "AVX-512F"
+                    : __builtin_cpu_supports("avx2")  ? "AVX2"
+                                                      : "no AVX2";
+  const Result<std::optional<VectorIsa>> env = KernelIsaFromEnvironment();
+  const bool capped = env.ok() && env.value() && KernelIsa() == *env.value() && *env.value() != VectorIsa::kAvx512;
+  return fmt::format(
+      "CPU: {}, {}{}", HostCpuName(), isa,
+      capped ? fmt::format(" (goodput's kernels capped by GOODPUT_CPU_ISA={})", VectorIsaName(KernelIsa())) : "");
+}
 
 }  // namespace
 
@@ -33,20 +47,16 @@ std::string MatMulKernels() {
   const std::string blas = config.substr(0, config.find(' ', config.find(' ') + 1));
   // The environment may pick OpenBLAS's kernels (OPENBLAS_CORETYPE); say so, it is not the CPU's choice.
   const char* forced = std::getenv("OPENBLAS_CORETYPE");
-  const std::string sgemm = fmt::format("{} sgemm (its {} kernels{})", blas, openblas_get_corename(),
-                                        forced ? fmt::format(", as OPENBLAS_CORETYPE={} asks", forced) : "");
-  __builtin_cpu_init();
-  const std::string cpu = fmt::format("CPU: {}, {}", HostCpuName(),
-                                      __builtin_cpu_supports("avx512f") ? "AVX-512F"
-                                      : __builtin_cpu_supports("avx2") ? "AVX2"
-                                                                       : "no AVX2");
-  const std::string small = SmallMatMulKernels();
-  if (SmallMatMulHandles(kPrefillRows)) {
-    return fmt::format("matrix products: goodput's {}, prefill {} rows at a time; attention: {}; {}", small,
-                       kPrefillRows, sgemm, cpu);
-  }
-  return fmt::format("matrix products: {}{}; {}", small.empty() ? "" : "goodput's " + small + ", above: ", sgemm,
-                     cpu);
+  const std::string kernels = fmt::format("(its {} kernels{})", openblas_get_corename(),
+                                          forced ? fmt::format(", as OPENBLAS_CORETYPE={} asks", forced) : "");
+  const std::string sgemm = fmt::format("{} sgemm {}", blas, kernels),
+                    sgemv = fmt::format("{} sgemv {}", blas, kernels);
+  if (KernelIsa() == VectorIsa::kBaseline) return fmt::format("matrix products: {}; {}", sgemm, CpuLine());
+  return fmt::format(
+      "matrix products: goodput's {} kernels ({}: a dot product per output; more rows and attention: "
+      "packed panels){}; {}",
+      KernelIsa() == VectorIsa::kAvx512 ? "AVX-512" : "AVX2", SmallMatMulRows(),
+      SmallMatMulHandles(1) ? "" : fmt::format("; one row: {}", sgemv), CpuLine());
 }
 
 void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
@@ -54,14 +64,15 @@ void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int
     SmallMatMulT(x, w, y, m, n, k, accumulate);
     return;
   }
-  if (SmallMatMulHandles(kPrefillRows)) {
-    // Prefill with AVX-512: goodput's kernel, kPrefillRows of X at a time.
-    // It reads W once per chunk, but a chunk's arithmetic outlasts that read
-    // (64 rows: ~53 ms of FLOPs against 10 ms of weights on goodput-small),
-    // and it runs AVX-512 whatever kernels the BLAS picked (OPENBLAS_CORETYPE
-    // may hold it to AVX2). bench/cpu_decode's prefill line measures it.
-    for (int64_t row = 0; row < m; row += kPrefillRows) {
-      SmallMatMulT(x + row * k, w, y + row * n, std::min(kPrefillRows, m - row), n, k, accumulate);
+  if (m > 1 && PanelMatMulTHandles(n)) {  // prefill: packed panels, whatever kernels the BLAS picked
+    const int64_t half = n / 2 / 16 * 16;
+    RunOnTwoThreads([=] { PanelMatMulT(x, w, y, m, half, n, n, k, accumulate); },
+                    [=] { PanelMatMulT(x, w, y, m, 0, half, n, k, accumulate); });
+    return;
+  }
+  if (m > 1 && KernelIsa() != VectorIsa::kBaseline) {
+    for (int64_t row = 0; row < m; row += kChunkRows) {
+      SmallMatMulT(x + row * k, w, y + row * n, std::min(kChunkRows, m - row), n, k, accumulate);
     }
     return;
   }
@@ -70,7 +81,7 @@ void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int
   // Output columns [from, to): rows [from, to) of W.
   const auto columns = [=](int64_t from, int64_t to) {
     const int cols = static_cast<int>(to - from);
-    if (m == 1) {  // one row without AVX-512: OpenBLAS's sgemv streams W once and is the fastest
+    if (m == 1) {  // one row: OpenBLAS's sgemv streams W once
       cblas_sgemv(CblasRowMajor, CblasNoTrans, cols, static_cast<int>(k), 1.0f, w + from * k, static_cast<int>(k), x,
                   1, beta, y + from, 1);
       return;

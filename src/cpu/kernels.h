@@ -12,7 +12,10 @@ namespace goodput::cpu {
 
 // Y[m x n] = X[m x k] * W[n x k]^T (+ Y when accumulate): W in PyTorch's
 // [out, in] layout, row-major. Runs on two threads (the caller and the
-// engine's helper, see small_matmul.h), each calling OpenBLAS single-threaded.
+// engine's helper, see small_matmul.h): few rows in goodput's dot-product
+// kernels (small_matmul.h), more in its packed panels (panel_matmul.h), both
+// with AVX2 or AVX-512 whatever kernels OpenBLAS picked; OpenBLAS
+// (single-threaded per thread) for the rest.
 void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int64_t k, bool accumulate = false);
 
 // Makes OpenBLAS single-threaded (once per process). The engine splits its
@@ -21,13 +24,12 @@ void MatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n, int
 // (a decode of 2 requests at 2,048 tokens: 57 ms with them, 42 ms without).
 void UseSingleThreadedBlas();
 
-// Which code runs MatMulT (and attention's products) on this CPU, for the
+// Which code runs MatMulT and attention's products on this CPU, for the
 // serve banner and the measurements it starts: "matrix products: goodput's
-// AVX-512 kernels for 1-64 rows, prefill 64 rows at a time; attention:
-// OpenBLAS 0.3.21 sgemm (its Haswell kernels, as OPENBLAS_CORETYPE=Haswell
-// asks); CPU: AMD EPYC, AVX-512F". A BLAS picks its kernels from its own
-// table of CPU models, or as the environment tells it; with AVX-512 the
-// matrix products run goodput's kernels whatever it picked.
+// AVX-512 kernels (1-64 rows: a dot product per output; more rows and
+// attention: packed panels); CPU: AMD EPYC (2 CPUs), AVX-512F". Where
+// OpenBLAS runs a part, it names the kernels OpenBLAS picked (from its own
+// table of CPU models, or as OPENBLAS_CORETYPE tells it).
 std::string MatMulKernels();
 
 // y = x / rms(x) * weight, per row of `dim` elements.

@@ -1,11 +1,16 @@
 #include "cpu/kernels.h"
 
-#include <cmath>
-#include <random>
-#include <vector>
-
 #include <cblas.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/small_matmul.h"
 
 namespace goodput::cpu {
 namespace {
@@ -21,14 +26,33 @@ TEST(Kernels, MatMulTAgainstHandComputed) {
   EXPECT_FLOAT_EQ(y[3], 5);
 }
 
+void ExpectEveryShapeMatchesPlainSum();
+
+// Restores the CPU's own instruction set when it goes out of scope.
+struct RestoreIsa {
+  ~RestoreIsa() { LimitKernelIsa(VectorIsa::kAvx512); }
+};
+
 // Every matmul path (sgemv, the blocked decode kernels with their remainder
-// rows and columns, the scalar fallback for odd k, sgemm) against a plain
-// double-precision sum. Tolerance: fp32 accumulation over k terms of size ~1.
+// rows and columns, prefill chunks, the scalar fallback for odd k, sgemm), at
+// every instruction set this CPU has, against a plain double-precision sum.
+// Tolerance: fp32 accumulation over k terms of size ~1.
 TEST(Kernels, MatMulTEveryPathMatchesPlainSum) {
+  RestoreIsa restore;
+  for (VectorIsa isa : IsasThisCpuRuns()) {
+    LimitKernelIsa(isa);
+    SCOPED_TRACE(VectorIsaName(isa));
+    ExpectEveryShapeMatchesPlainSum();
+  }
+}
+
+void ExpectEveryShapeMatchesPlainSum() {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1, 1);
-  for (int64_t m : {1, 2, 3, 5, 7, 8, 9, 13, 32, 64, 70, 129}) {
-    for (auto [n, k] : {std::pair<int64_t, int64_t>{37, 48}, {64, 768}, {6, 40}, {101, 33}}) {
+  for (int64_t m : {1, 2, 3, 5, 7, 8, 9, 13, 32, 64, 70, 129, 200}) {
+    // n = 40: halves of 16 and 24 columns; n = 544, k = 300: the panels' blocks of 256 columns and of 256 deep, and
+    // what is left of each.
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{37, 48}, {64, 768}, {6, 40}, {101, 33}, {40, 24}, {544, 300}}) {
       std::vector<float> x(m * k), w(n * k), y(m * n, 0.5f);
       for (float& v : x) v = u(rng);
       for (float& v : w) v = u(rng);
@@ -39,7 +63,8 @@ TEST(Kernels, MatMulTEveryPathMatchesPlainSum) {
           for (int64_t j = 0; j < n; ++j) {
             double ref = accumulate ? 0.5 : 0.0;
             for (int64_t t = 0; t < k; ++t) ref += static_cast<double>(x[i * k + t]) * w[j * k + t];
-            ASSERT_NEAR(out[i * n + j], ref, 1e-5 * k) << "m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j;
+            ASSERT_NEAR(out[i * n + j], ref, 1e-5 * k)
+                << "m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j;
           }
         }
       }
@@ -47,19 +72,41 @@ TEST(Kernels, MatMulTEveryPathMatchesPlainSum) {
   }
 }
 
-// The kernels line names what OpenBLAS itself says it runs, and goodput's own
-// kernels where the CPU has the instructions they need.
+// The kernels line names goodput's own kernels where the CPU has the
+// instructions they need, and what OpenBLAS itself says it runs where it runs.
 TEST(Kernels, MatMulKernelsNamesWhatRuns) {
-  const std::string line = MatMulKernels();
-  EXPECT_NE(line.find(std::string("its ") + openblas_get_corename() + " kernels"), std::string::npos) << line;
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) {
-    EXPECT_NE(line.find("goodput's AVX-512 kernels for 1-64 rows, prefill 64 rows at a time; attention: OpenBLAS"),
-              std::string::npos)
+  RestoreIsa restore;
+  for (VectorIsa isa : IsasThisCpuRuns()) {
+    LimitKernelIsa(isa);
+    const std::string line = MatMulKernels();
+    // With AVX-512 nothing runs on OpenBLAS; else its kernels are named.
+    EXPECT_EQ(line.find(std::string("its ") + openblas_get_corename() + " kernels") != std::string::npos,
+              isa != VectorIsa::kAvx512)
         << line;
-  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    EXPECT_NE(line.find("goodput's AVX2 kernels for 2-8 rows, above: OpenBLAS"), std::string::npos) << line;
+    const char* want = isa == VectorIsa::kAvx512
+                           ? "goodput's AVX-512 kernels (1-64 rows: a dot product per output; more rows and "
+                             "attention: packed panels); CPU"
+                       : isa == VectorIsa::kAvx2
+                           ? "goodput's AVX2 kernels (2-8 rows: a dot product per output; more rows and attention: "
+                             "packed panels); one row: OpenBLAS"
+                           : "matrix products: OpenBLAS";
+    EXPECT_NE(line.find(want), std::string::npos) << line;
   }
+}
+
+TEST(Kernels, GoodputCpuIsaNamesTheVariableWhenWrong) {
+  setenv("GOODPUT_CPU_ISA", "avx1024", 1);
+  const Result<std::optional<VectorIsa>> bad = KernelIsaFromEnvironment();
+  setenv("GOODPUT_CPU_ISA", "avx2", 1);
+  const Result<std::optional<VectorIsa>> avx2 = KernelIsaFromEnvironment();
+  unsetenv("GOODPUT_CPU_ISA");
+  const Result<std::optional<VectorIsa>> unset = KernelIsaFromEnvironment();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "GOODPUT_CPU_ISA='avx1024' is not one of avx512, avx2, baseline");
+  ASSERT_TRUE(avx2.ok());
+  EXPECT_EQ(avx2.value(), VectorIsa::kAvx2);
+  ASSERT_TRUE(unset.ok());
+  EXPECT_FALSE(unset.value().has_value());
 }
 
 TEST(Kernels, Bf16RoundsToNearestEven) {

@@ -1,11 +1,13 @@
 #include "cpu/small_matmul.h"
 
+#include <fmt/format.h>
 #include <immintrin.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -163,16 +165,30 @@ void ColumnsAvx512(const float* x, const float* w, float* y, int64_t m, int64_t 
 
 #pragma GCC diagnostic pop
 
-// Function-local so that the CPU model is initialised before the first query
-// (a namespace-scope initialiser could run before libgcc's).
-bool HasAvx512() {
-  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
-  return has;
+// The widest instructions the CPU has. Function-local so that the CPU model
+// is initialised before the first query (a namespace-scope initialiser could
+// run before libgcc's).
+VectorIsa CpuIsa() {
+  static const VectorIsa isa = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return VectorIsa::kAvx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return VectorIsa::kAvx2;
+    return VectorIsa::kBaseline;
+  }();
+  return isa;
 }
-bool HasAvx2() {
-  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
-  return has;
+
+// The cap LimitKernelIsa set, else GOODPUT_CPU_ISA's (read once), else none.
+std::atomic<int>& IsaCap() {
+  static std::atomic<int> cap{[] {
+    const Result<std::optional<VectorIsa>> env = KernelIsaFromEnvironment();
+    return static_cast<int>(env.ok() && env.value() ? *env.value() : VectorIsa::kAvx512);
+  }()};
+  return cap;
 }
+
+bool HasAvx512() { return KernelIsa() == VectorIsa::kAvx512; }
+bool HasAvx2() { return KernelIsa() >= VectorIsa::kAvx2; }
 
 void ColumnsBest(const float* x, const float* w, float* y, int64_t m, int64_t n0, int64_t n1, int64_t n, int64_t k,
                  bool accumulate) {
@@ -248,11 +264,47 @@ class Helper {
 
 }  // namespace
 
-bool SmallMatMulHandles(int64_t m) { return HasAvx512() ? (m >= 1 && m <= 64) : (m >= 2 && m <= 8); }
+const char* VectorIsaName(VectorIsa isa) {
+  switch (isa) {
+    case VectorIsa::kAvx512:
+      return "avx512";
+    case VectorIsa::kAvx2:
+      return "avx2";
+    case VectorIsa::kBaseline:
+      return "baseline";
+  }
+  return "?";
+}
 
-std::string SmallMatMulKernels() {
-  if (HasAvx512()) return "AVX-512 kernels for 1-64 rows";
-  return HasAvx2() ? "AVX2 kernels for 2-8 rows" : "";
+Result<std::optional<VectorIsa>> KernelIsaFromEnvironment() {
+  const char* v = std::getenv("GOODPUT_CPU_ISA");
+  if (!v || !*v) return std::optional<VectorIsa>();
+  for (VectorIsa isa : {VectorIsa::kAvx512, VectorIsa::kAvx2, VectorIsa::kBaseline}) {
+    if (std::string(v) == VectorIsaName(isa)) return std::optional<VectorIsa>(isa);
+  }
+  return Status::InvalidArgument(fmt::format("GOODPUT_CPU_ISA='{}' is not one of avx512, avx2, baseline", v));
+}
+
+VectorIsa KernelIsa() { return std::min(CpuIsa(), static_cast<VectorIsa>(IsaCap().load())); }
+
+std::vector<VectorIsa> IsasThisCpuRuns() {
+  std::vector<VectorIsa> out;
+  for (VectorIsa isa : {VectorIsa::kAvx512, VectorIsa::kAvx2, VectorIsa::kBaseline}) {
+    if (isa <= CpuIsa()) out.push_back(isa);
+  }
+  return out;
+}
+
+void LimitKernelIsa(VectorIsa isa) { IsaCap().store(static_cast<int>(isa)); }
+
+bool SmallMatMulHandles(int64_t m) {
+  if (HasAvx512()) return m >= 1 && m <= 64;
+  return HasAvx2() && m >= 2 && m <= 8;
+}
+
+std::string SmallMatMulRows() {
+  if (HasAvx512()) return "1-64 rows";
+  return HasAvx2() ? "2-8 rows" : "";
 }
 
 void RunOnTwoThreads(std::function<void()> helper_task, const std::function<void()>& own_task) {

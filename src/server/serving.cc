@@ -12,6 +12,7 @@
 #include "core/units.h"
 #include "cpu/cpu_runner.h"
 #include "cpu/kernels.h"
+#include "cpu/small_matmul.h"
 #include "cpu/step_time.h"
 #include "engine/engine_service.h"
 #include "engine/kv_groups.h"
@@ -110,6 +111,7 @@ Status FitStepTimes(Serving::Parts& s, double step_target, std::ostream& log) {
 Status LoadModelAndSettings(const ServeConfig& c, CpuEngine& e) {
   GOODPUT_ASSIGN_OR_RETURN(e.model, LoadModel(c.model));
   GOODPUT_RETURN_IF_ERROR(cpu::CheckCpuSupported(e.model));
+  GOODPUT_RETURN_IF_ERROR(cpu::KernelIsaFromEnvironment().status());
   GOODPUT_ASSIGN_OR_RETURN(e.tokenizer, MakeTokenizer(c, ModelDir(c.model)));
   if (e.tokenizer->vocab_size() > e.model.vocab_size) {
     return Status::InvalidArgument(fmt::format("the tokenizer has {} tokens but the model only {}",

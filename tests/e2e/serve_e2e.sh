@@ -109,6 +109,14 @@ check "serve refuses a model larger than the host's memory" bash -c "test $? = 2
 sed 's/"vocab_size": *[0-9]*/"vocab_size": 1e12/' "$GOODPUT_DATA_DIR/models/goodput-tiny/config.json" > "$work/typo/config.json"
 "$bin" serve --model "$work/typo" --port 0 > /dev/null 2> "$work/bad.err"
 check "serve refuses a size no model has" bash -c "test $? = 2 && grep -q 'a size beyond any model' $work/bad.err"
+GOODPUT_CPU_ISA=avx1024 "$bin" serve --model goodput-tiny --port 0 > /dev/null 2> "$work/bad.err"
+check "serve refuses a GOODPUT_CPU_ISA it does not know" bash -c "test $? = 2 && grep -q \"GOODPUT_CPU_ISA='avx1024' is not one of avx512, avx2, baseline\" $work/bad.err"
+# The variable caps goodput's kernels, and the banner says so.
+GOODPUT_CPU_ISA=avx2 timeout 60 "$bin" serve --model goodput-tiny --port 0 > /dev/null 2> "$work/isa.err" &
+isa_pid=$!
+for _ in $(seq 1 100); do grep -q "on http://" "$work/isa.err" && break; sleep 0.1; done
+kill "$isa_pid"; wait "$isa_pid" 2>/dev/null
+check "GOODPUT_CPU_ISA=avx2 runs goodput's AVX2 kernels and says so" grep -q "goodput's AVX2 kernels (2-8 rows: a dot product per output; more rows and attention: packed panels).*capped by GOODPUT_CPU_ISA=avx2" "$work/isa.err"
 trap 'rm -rf "$work"' EXIT
 if [ "$fail" -gt 0 ]; then echo "--- server stderr:"; tail -60 "$work/serve.err"; cp "$work/serve.err" /tmp/last_serve.err 2>/dev/null; fi
 echo "serve e2e: $fail failed"
