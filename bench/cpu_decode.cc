@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "cpu_engine.h"
 #include "cpu/cpu_runner.h"
 #include "cpu/kernels.h"
 #include "engine/scheduler.h"
@@ -29,6 +30,8 @@
 
 using namespace goodput;
 using namespace goodput::cpu;
+using goodput::bench::AddRequests;
+using goodput::bench::TimedStep;
 
 namespace {
 
@@ -83,51 +86,6 @@ double DecodeKernelPeak(RealClock& clock) {
   return best;
 }
 
-struct Engine {
-  ModelSpec m;
-  CpuKvLayout layout;
-  std::unique_ptr<KvCacheManager> kv;
-  std::unique_ptr<Scheduler> sched;
-  std::unique_ptr<CpuModelRunner> runner;
-};
-
-Engine MakeEngine(const ModelSpec& m, const ModelWeights& w, int64_t blocks) {
-  Engine e;
-  e.m = m;
-  e.layout = MakeCpuKvLayout(m, 16);
-  e.kv = std::make_unique<KvCacheManager>(e.layout.groups, blocks);
-  SchedulerConfig sc;
-  sc.max_num_batched_tokens = 4096;
-  sc.max_num_seqs = 256;
-  sc.max_model_len = m.max_position_embeddings;
-  e.sched = std::make_unique<Scheduler>(sc, e.kv.get(), nullptr);
-  e.runner = std::move(CpuModelRunner::Create(m, w, e.layout, KvFormat::kFp32, blocks, 16).value());
-  return e;
-}
-
-void AddRequests(Engine& e, int n, int prompt, int max_tokens) {
-  for (int i = 0; i < n; ++i) {
-    Request r;
-    r.id = i;
-    r.num_prompt_tokens = prompt;
-    for (int t = 0; t < prompt; ++t) r.token_ids.push_back(3 + (t * 31 + i) % 250);
-    r.sampling.max_tokens = max_tokens;
-    r.sampling.ignore_eos = true;
-    e.sched->Add(r);
-  }
-}
-
-double TimedStep(Engine& e, RealClock& clock, int64_t* tokens, StepPlan* copy = nullptr) {
-  const StepPlan& plan = e.sched->Schedule(clock.Now());
-  const double t0 = clock.Now();
-  StepResult r = e.runner->Execute(plan);
-  const double secs = clock.Now() - t0;
-  *tokens = plan.num_batched_tokens;
-  if (copy) *copy = plan;
-  e.sched->Update(plan, r);
-  return secs;
-}
-
 // The time goodput serve's step log takes to write one line for `plan` (to a
 // file, as --step-log does; one request finishing).
 double StepLogSeconds(const StepPlan& plan, RealClock& clock) {
@@ -167,7 +125,7 @@ int main() {
   std::printf("%6s %12s %14s %12s %16s %14s\n", "batch", "step ms", "tokens/s", "x batch 1", "matmul % peak",
               "step log us");
   {  // warm-up: thread pools, page faults and clocks settle before anything is measured
-    Engine e = MakeEngine(m, w, 4096);
+    bench::CpuEngine e = bench::MakeCpuEngine(m, w, 4096);
     AddRequests(e, 1, 16, 64);
     int64_t tokens = 0;
     for (int s = 0; s < 20; ++s) TimedStep(e, clock, &tokens);
@@ -175,7 +133,7 @@ int main() {
   double base = 0, batch1_step = 0;
   double log_share = 0;  // the step log's largest share of a step
   for (int batch : {1, 2, 3, 4, 6, 8, 16, 32, 64}) {
-    Engine e = MakeEngine(m, w, 4096);
+    bench::CpuEngine e = bench::MakeCpuEngine(m, w, 4096);
     AddRequests(e, batch, 16, 64);
     int64_t tokens = 0;
     TimedStep(e, clock, &tokens);  // prefill
@@ -195,7 +153,7 @@ int main() {
     std::printf("%6d %12.2f %14.0f %12.1f %15.0f%% %14.2f\n", batch, step * 1e3, tps, tps / base, 100 * matmul_share,
                 log_seconds * 1e6);
   }
-  Engine e = MakeEngine(m, w, 4096);
+  bench::CpuEngine e = bench::MakeCpuEngine(m, w, 4096);
   AddRequests(e, 1, 1024, 1);
   int64_t tokens = 0;
   const double secs = TimedStep(e, clock, &tokens);
