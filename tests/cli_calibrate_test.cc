@@ -247,6 +247,15 @@ TEST(CliCalibrate, ALedgerFitKeepsTheRunsArrivalShape) {
   EXPECT_LT(rms, 1e-4) << out;
 }
 
+// A load the card could not sustain is left out of a fit (its latencies grew
+// with the run's length), and the fit says how many it left out.
+TEST(CliCalibrate, ALedgerFitLeavesOutLoadsThatWereNotSustainable) {
+  auto [out, rms] = FitAtTheRunsOwnFactors("overload", "--rate 4,400 --repeat 1");
+  EXPECT_NE(out.find("1 points, 1 not sustainable left out"), std::string::npos) << out;
+  EXPECT_EQ(out.find("load 400/s:"), std::string::npos) << out;
+  EXPECT_LT(rms, 1e-4) << out;
+}
+
 // A ledger run recorded on a simulated card whose effective bandwidth is 60%
 // of the H100's datasheet figure and whose steps cost 2 ms: fitting the H100
 // simulator to that run recovers both.

@@ -34,6 +34,29 @@ TEST(CliSim, LadderTableWithCapacity) {
   EXPECT_NE(r.out.find("holds"), std::string::npos);
 }
 
+// Without an SLO every class "holds" at any rate, so a rate the card cannot
+// serve used to be the capacity ("still holding at the highest load tried").
+// Now it is not sustainable, with its evidence, and the capacity stops below it.
+TEST(CliSim, ALoadTheCardCannotSustainIsNeverTheCapacity) {
+  const std::string args = "sim --model llama-3.1-8b --gpu a100-40gb --workload " + kData +
+                           "/workloads/random-1024-128.yaml --rate 5,80 --repeat 1 --no-ledger";
+  auto r = RunGoodput(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("capacity: load 5/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at load 80/s: not sustainable: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("still holding"), std::string::npos) << r.out;
+  auto j = RunGoodput(args + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto points = Points(j.out);
+  EXPECT_EQ(points.at(0).at("verdict").as_string(), "holds");
+  EXPECT_FALSE(points.at(0).at("saturation").at("saturated").as_bool());
+  const auto& over = points.at(1).as_object();
+  EXPECT_EQ(over.at("verdict").as_string(), "not sustainable");
+  EXPECT_FALSE(over.at("holds").as_bool());
+  EXPECT_LT(over.at("saturation").at("served_share").to_number<double>(), 0.5);
+  EXPECT_GT(over.at("saturation").at("ttft_slope").to_number<double>(), 1);
+}
+
 // Published vLLM sweeps of Llama-3.1-8B (docs/calibration.md, "Validation against
 // published measurements"): the catalog's efficiency for each card is fitted
 // to its C=1 figure; the C=8 (A100) and C=4 (H100) figures are held out.

@@ -89,21 +89,32 @@ std::vector<std::tuple<const char*, double, double>> Figures(const MeasuredLoad&
 
 // The run's points of its first setting, each with the workload as it ran
 // there: the stored file is as given, so a `--requests` the run was started
-// with is only in the point's request count. At most `max_requests`.
-Result<std::vector<MeasuredLoad>> LedgerLoads(Ledger& ledger, int64_t run, const Workload& w, int64_t max_requests) {
+// with is only in the point's request count. At most `max_requests`. Loads
+// that were not sustainable are left out (counted in `saturated`): their
+// latencies grew with the run's length, which a fit cannot follow.
+Result<std::vector<MeasuredLoad>> LedgerLoads(Ledger& ledger, int64_t run, const Workload& w, int64_t max_requests,
+                                              int* saturated) {
   GOODPUT_ASSIGN_OR_RETURN(std::vector<StoredPoint> points, ledger.GetPoints(run));
   std::vector<MeasuredLoad> out;
   for (const StoredPoint& p : points) {
     if (p.setting != points.front().setting) continue;
     const PointResult& s = p.summary;
     if (!(s.ttft.p50 > 0) || !(s.tpot.p50 > 0) || !(s.throughput > 0)) continue;
+    if (s.saturation.saturated) {
+      ++*saturated;
+      continue;
+    }
     Workload ran = w;
     if (p.requests_per_run > 0) ran.requests = p.requests_per_run;
     ran.requests = std::min(ran.requests, max_requests);
     out.push_back(MeasuredLoad{std::move(ran), s.load, "load " + s.label, s.ttft.p50, s.tpot.p50, s.throughput,
                                std::max(1, s.repeats)});
   }
-  if (out.empty()) return Status::InvalidArgument(fmt::format("ledger run {} has no point with TTFT, TPOT and throughput", run));
+  if (out.empty()) {
+    return Status::InvalidArgument(fmt::format("ledger run {} has no sustained point with TTFT, TPOT and throughput{}",
+                                               run,
+                                               *saturated ? fmt::format(" ({} not sustainable)", *saturated) : ""));
+  }
   return out;
 }
 
@@ -155,11 +166,15 @@ Result<Calibration> FitLedgerRun(Ledger& ledger, int64_t run, const SimSetup& se
   GOODPUT_ASSIGN_OR_RETURN(StoredRun stored, ledger.GetRun(run));
   auto parsed = ParseWorkload(stored.info.workload_text, fmt::format("ledger run {}'s workload", run), ".");
   if (!parsed.ok()) return parsed.status();
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredLoad> loads, LedgerLoads(ledger, run, *parsed, options.max_requests));
-  return FitMeasuredLoads(loads, setup, hardware,
-                          fmt::format("goodput calibrate ledger: run {} ({}; {} points; target {})", run,
-                                      stored.info.command, loads.size(), stored.info.target),
-                          options);
+  int saturated = 0;
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredLoad> loads,
+                           LedgerLoads(ledger, run, *parsed, options.max_requests, &saturated));
+  return FitMeasuredLoads(
+      loads, setup, hardware,
+      fmt::format("goodput calibrate ledger: run {} ({}; {} points{}; target {})", run, stored.info.command,
+                  loads.size(), saturated ? fmt::format(", {} not sustainable left out", saturated) : "",
+                  stored.info.target),
+      options);
 }
 
 }  // namespace goodput

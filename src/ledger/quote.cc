@@ -19,6 +19,7 @@ Quotability JudgePoint(const PointResult& p, int64_t requests_per_run, const Quo
     q.quotable = false;
     q.reasons.push_back(std::move(why));
   };
+  if (p.saturation.saturated) fail("not sustainable: " + p.saturation.Evidence());
   if (p.repeats < r.min_repeats) fail(fmt::format("{} repetition(s), fewer than {}", p.repeats, r.min_repeats));
   if (p.throughput_spread > r.max_spread) {
     fail(fmt::format("throughput spread {:.1f}% > {:.0f}%", 100 * p.throughput_spread, 100 * r.max_spread));

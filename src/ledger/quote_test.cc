@@ -34,6 +34,11 @@ TEST(Quote, EveryRuleNamesItsReason) {
             "not quotable: measured on a busy host: other processes took 38% of its CPU time (> 10%)");
   busy.host_others_share = 0.03;  // a quiet host's daemons
   EXPECT_TRUE(JudgePoint(busy, 100).quotable);
+  PointResult over = Point(32, 5, 0.02);
+  over.saturation = Saturation{true, 40, 0.31, 27.6, 0.71};
+  EXPECT_EQ(JudgePoint(over, 100).Text(),
+            "not quotable: not sustainable: 31% of the 40 requests/s offered were served (in a window as long, one "
+            "median latency later), the backlog grew by 27.60 requests/s, TTFT rose 0.71 s per second of the run");
 }
 
 // The source: low-concurrency points with high variance are not quoted, even

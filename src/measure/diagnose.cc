@@ -70,11 +70,10 @@ std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double
                                      FormatDuration(p.send_lag_p99), FormatDuration(lag_threshold_s)));
     }
     for (const std::string& n : p.request_notes) notes.Add(p.label, n);
-    const bool open_loop = p.load.kind == ArrivalKind::kPoisson || p.load.kind == ArrivalKind::kGamma;
-    if (open_loop && p.load.rate > 0 && p.request_rate < 0.9 * p.load.rate) {
-      notes.Add(p.label, fmt::format("not sustainable: {:.2f} requests/s served of {:g} offered; the queue grows for "
-                                     "as long as the load lasts, so its latencies depend on the run's length",
-                                     p.request_rate, p.load.rate));
+    if (p.saturation.saturated) {
+      notes.Add(p.label, fmt::format("not sustainable: {}; the queue grows for as long as the load lasts, so its "
+                                     "latencies depend on the run's length",
+                                     p.saturation.Evidence()));
     }
     if (p.host_others_share && *p.host_others_share > kBusyHostShare) {
       notes.Add(p.label, fmt::format("measured on a busy host: other processes took more than {:.0f}% of its CPU time, "

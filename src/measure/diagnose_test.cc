@@ -92,18 +92,22 @@ TEST(Diagnose, RequestNotesAreSaid) {
   EXPECT_EQ(notes[0], "loads 1, 8: WARNING: no usage chunk: output tokens counted from chunks (3 requests)");
 }
 
-// An open-loop rate the target cannot keep up with is said to be unsustainable.
+// An open-loop rate the target cannot keep up with is said to be unsustainable, with its evidence.
 TEST(Diagnose, OpenLoopBeyondCapacityIsUnsustainable) {
   PointResult ok = Point(1, 100, 1, 0.01), over = Point(1, 100, 1, 0.01);
   ok.load = ArrivalSpec{ArrivalKind::kPoisson, 1, 4.0, 1};
   ok.label = "4/s";
-  ok.request_rate = 3.9;
   over.load = ArrivalSpec{ArrivalKind::kPoisson, 1, 8.0, 1};
   over.label = "8/s";
-  over.request_rate = 5.2;
+  over.saturation = Saturation{true, 8, 0.65, 2.8, 0.35};
   const auto notes = Diagnose({ok, over}, 0.01);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_EQ(notes[0].rfind("load 8/s: not sustainable: 5.20 requests/s served of 8 offered", 0), 0u) << notes[0];
+  EXPECT_EQ(notes[0].rfind("load 8/s: not sustainable: 65% of the 8 requests/s offered were served (in a window as "
+                           "long, one median latency later), the backlog grew by 2.80 requests/s, TTFT rose 0.35 s "
+                           "per second of the run",
+                           0),
+            0u)
+      << notes[0];
 }
 
 TEST(Diagnose, KvTokensAndMaxNumSeqsAdvice) {

@@ -184,8 +184,12 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
   std::map<std::string, ClassTally> tallies;
   Latencies lat;
   HostCpuUse host;
+  std::vector<Saturation> saturation;
+  const bool open_loop =
+      load.kind == ArrivalKind::kPoisson || load.kind == ArrivalKind::kGamma || load.kind == ArrivalKind::kTrace;
   for (const MeasuredRun& run : runs) {
     const SloReport rep = Evaluate(run.records, slo, run.window);
+    saturation.push_back(RunSaturation(run.records, run.window, open_loop));
     thr.push_back(rep.output_throughput);
     rate.push_back(rep.request_throughput);
     good.push_back(rep.goodput);
@@ -235,6 +239,8 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
   }
   SummariseHealth(runs, p);
   Judge(w, tallies, p);
+  p.saturation = PoolSaturation(saturation);
+  if (p.saturation.saturated) p.verdict = Verdict::kFails;
   AddSloMargins(w, runs, p);
   return p;
 }

@@ -15,6 +15,7 @@
 
 #include "core/stats.h"
 #include "measure/run.h"
+#include "measure/saturation.h"
 #include "workload/workload.h"
 
 namespace goodput {
@@ -91,7 +92,9 @@ struct PointResult {
   double steps = 0;
   std::vector<ClassAttainment> classes;
   double slo_margin = kNoValue;   // the least of the classes' (NaN when none has one)
-  Verdict verdict = Verdict::kHolds;  // fails if a class fails; undecided if one is undecided or has no data
+  Verdict verdict = Verdict::kHolds;  // fails if a class fails or the load is not sustainable; undecided if a
+                                      // class is undecided or has no data
+  Saturation saturation;              // an open load that outran the engine: its verdict fails, "not sustainable"
   // The measurement's own health (a load generator's; the simulator's are 0).
   double failed = 0;              // failed requests per run (median); they count against attainment
   std::string top_error;          // the most frequent failure reason, with its count
@@ -103,6 +106,8 @@ struct PointResult {
   std::vector<std::string> request_notes;  // the records' notes, each once: "text (N requests)"
 
   bool holds() const { return verdict == Verdict::kHolds; }
+  // "not sustainable" for a saturated load, else VerdictName(verdict).
+  const char* verdict_text() const { return saturation.saturated ? "not sustainable" : VerdictName(verdict); }
   // Successful measured requests behind the latencies (0: nothing to show).
   int64_t measured_ok() const { return e2e.count; }
 };

@@ -159,37 +159,43 @@ std::string ReadClass(const json::value& v, ClassAttainment& c) {
 json::value PointToJson(const PointResult& p) {
   json::array classes;
   for (const auto& c : p.classes) classes.push_back(ClassJson(c));
-  json::object point{{"load", p.label},
-                     {"arrival", ArrivalKindName(p.load.kind)},
-                     {"concurrency", p.load.concurrency},
-                     {"rate", p.load.rate},
-                     {"repeats", p.repeats},
-                     {"throughput_tokens_per_s", JsonNumber(p.throughput)},
-                     {"requests_per_s", JsonNumber(p.request_rate)},
-                     {"per_request_tokens_per_s", JsonNumber(p.per_request_speed)},
-                     {"ttft_p50_s", JsonNumber(p.ttft.p50)},
-                     {"ttft_p99_s", JsonNumber(p.ttft.p99)},
-                     {"tpot_p50_s", JsonNumber(p.tpot.p50)},
-                     {"tpot_p99_s", JsonNumber(p.tpot.p99)},
-                     {"latency", json::object{{"ttft", LatencyJson(p.ttft)},
-                                              {"tpot", LatencyJson(p.tpot)},
-                                              {"itl", LatencyJson(p.itl)},
-                                              {"e2e", LatencyJson(p.e2e)}}},
-                     {"goodput_requests_per_s", JsonNumber(p.goodput)},
-                     {"goodput_tokens_per_s", JsonNumber(p.goodput_tokens)},
-                     {"throughput_spread", JsonNumber(p.throughput_spread)},
-                     {"preemptions", JsonNumber(p.preemptions)},
-                     {"rejected", JsonNumber(p.rejected)},
-                     {"steps", JsonNumber(p.steps)},
-                     {"classes", classes},
-                     {"slo_margin", JsonNumber(p.slo_margin)},
-                     {"verdict", VerdictName(p.verdict)},
-                     {"holds", p.holds()},
-                     {"failed", JsonNumber(p.failed)},
-                     {"top_error", p.top_error},
-                     {"send_lag_p99_s", JsonNumber(p.send_lag_p99)},
-                     {"usage_mismatch", JsonNumber(p.usage_mismatch)},
-                     {"request_notes", json::value_from(p.request_notes)}};
+  json::object point{
+      {"load", p.label},
+      {"arrival", ArrivalKindName(p.load.kind)},
+      {"concurrency", p.load.concurrency},
+      {"rate", p.load.rate},
+      {"repeats", p.repeats},
+      {"throughput_tokens_per_s", JsonNumber(p.throughput)},
+      {"requests_per_s", JsonNumber(p.request_rate)},
+      {"per_request_tokens_per_s", JsonNumber(p.per_request_speed)},
+      {"ttft_p50_s", JsonNumber(p.ttft.p50)},
+      {"ttft_p99_s", JsonNumber(p.ttft.p99)},
+      {"tpot_p50_s", JsonNumber(p.tpot.p50)},
+      {"tpot_p99_s", JsonNumber(p.tpot.p99)},
+      {"latency", json::object{{"ttft", LatencyJson(p.ttft)},
+                               {"tpot", LatencyJson(p.tpot)},
+                               {"itl", LatencyJson(p.itl)},
+                               {"e2e", LatencyJson(p.e2e)}}},
+      {"goodput_requests_per_s", JsonNumber(p.goodput)},
+      {"goodput_tokens_per_s", JsonNumber(p.goodput_tokens)},
+      {"throughput_spread", JsonNumber(p.throughput_spread)},
+      {"preemptions", JsonNumber(p.preemptions)},
+      {"rejected", JsonNumber(p.rejected)},
+      {"steps", JsonNumber(p.steps)},
+      {"classes", classes},
+      {"slo_margin", JsonNumber(p.slo_margin)},
+      {"verdict", p.verdict_text()},
+      {"holds", p.holds()},
+      {"saturation", json::object{{"saturated", p.saturation.saturated},
+                                  {"offered_requests_per_s", JsonNumber(p.saturation.offered_rate)},
+                                  {"backlog_growth_requests_per_s", JsonNumber(p.saturation.backlog_growth)},
+                                  {"served_share", JsonNumber(p.saturation.served_share)},
+                                  {"ttft_slope", JsonNumber(p.saturation.ttft_slope)}}},
+      {"failed", JsonNumber(p.failed)},
+      {"top_error", p.top_error},
+      {"send_lag_p99_s", JsonNumber(p.send_lag_p99)},
+      {"usage_mismatch", JsonNumber(p.usage_mismatch)},
+      {"request_notes", json::value_from(p.request_notes)}};
   // Gamma arrivals are their shape as much as their rate (a constant profile
   // is shape 1000): without it a stored point reads back as Poisson.
   if (p.load.kind == ArrivalKind::kGamma) point["burstiness"] = p.load.burstiness;
@@ -279,6 +285,16 @@ Result<PointResult> PointFromJson(const std::string& text) {
   std::string verdict;
   r.Text("verdict", verdict);
   p.verdict = VerdictFrom(verdict, holds);
+  if (const json::object* sat = r.Object("saturation")) {  // absent in summaries written before it
+    Reader s{*sat, ""};
+    s.Bool("saturated", p.saturation.saturated);
+    s.Number("offered_requests_per_s", p.saturation.offered_rate);
+    s.Number("backlog_growth_requests_per_s", p.saturation.backlog_growth);
+    s.Number("served_share", p.saturation.served_share);
+    s.Number("ttft_slope", p.saturation.ttft_slope);
+    if (!s.error.empty()) return Status::InvalidArgument("stored summary: saturation: " + s.error);
+  }
+  if (p.saturation.saturated) p.verdict = Verdict::kFails;
   return p;
 }
 

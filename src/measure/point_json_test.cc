@@ -91,6 +91,33 @@ TEST(PointJson, RoundTripsTheHostsBusyShare) {
   EXPECT_DOUBLE_EQ(*back->host_others_share, 0.27);
 }
 
+// A load that was not sustainable reads back as such, with its evidence (and
+// fails, whatever its classes' verdicts); a summary written before the field
+// reads back as sustained.
+TEST(PointJson, RoundTripsANotSustainableLoadAndItsEvidence) {
+  PointResult p = Summarised();
+  p.saturation = Saturation{true, 40, 0.31, 27.6, 0.71};
+  p.verdict = Verdict::kFails;
+  const boost::json::value doc = PointToJson(p);
+  EXPECT_EQ(doc.at("verdict").as_string(), "not sustainable");
+  auto back = PointFromJson(boost::json::serialize(doc));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->saturation.saturated);
+  EXPECT_EQ(back->verdict, Verdict::kFails);
+  EXPECT_EQ(back->saturation.Evidence(), p.saturation.Evidence());
+  boost::json::object older = doc.as_object();
+  older.erase("saturation");
+  older["verdict"] = "holds";
+  older["holds"] = true;
+  auto old = PointFromJson(boost::json::serialize(older));
+  ASSERT_TRUE(old.ok());
+  EXPECT_FALSE(old->saturation.saturated);
+  EXPECT_TRUE(old->holds());
+  older["saturation"] = boost::json::object{{"served_share", "most"}};
+  EXPECT_EQ(PointFromJson(boost::json::serialize(older)).status().message(),
+            "stored summary: saturation: 'served_share' is not a number");
+}
+
 TEST(PointJson, RoundTripsTheArrivalKindAndAGammaPointsShape) {
   for (ArrivalKind kind : {ArrivalKind::kClosedLoop, ArrivalKind::kPoisson, ArrivalKind::kGamma, ArrivalKind::kTrace,
                            ArrivalKind::kBatch}) {

@@ -70,8 +70,8 @@ std::string FormatPointTable(const std::vector<PointResult>& points) {
     for (const auto& c : p.classes) {
       if (!c.has_slo) s += fmt::format("  {:<20}", fmt::format("{:.0f} n={}", c.throughput, c.total));
     }
-    s += fmt::format("{:>10.2f}{:>7.1f}%{:>8}{:>6}  {}\n", p.goodput, 100 * p.throughput_spread, Number(p.preemptions, 0),
-                     p.repeats, VerdictName(p.verdict));
+    s += fmt::format("{:>10.2f}{:>7.1f}%{:>8}{:>6}  {}\n", p.goodput, 100 * p.throughput_spread,
+                     Number(p.preemptions, 0), p.repeats, p.verdict_text());
   }
   return s;
 }
@@ -118,6 +118,9 @@ namespace {
 // Why the point after the capacity does not hold: its failing (else
 // undecided) class with the figures behind the verdict.
 std::string WhyNot(const PointResult& p, const std::string& unit) {
+  if (p.saturation.saturated) {
+    return fmt::format("  at {} {}: not sustainable: {}\n", unit, p.label, p.saturation.Evidence());
+  }
   const ClassAttainment* worst = nullptr;
   for (const auto& c : p.classes) {
     if (!c.has_slo || c.holds()) continue;

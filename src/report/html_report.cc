@@ -184,7 +184,7 @@ std::string Table(const std::vector<StoredPoint>& points) {
                      "<td>{:.2f}</td><td>{:.1f}%</td><td>{}</td><td>{}</td></tr>",
                      EscapeHtml(sp.setting.empty() ? "-" : sp.setting), EscapeHtml(p.label), p.throughput,
                      FormatDuration(p.ttft.p50), FormatDuration(p.ttft.p99), FormatDuration(p.tpot.p50),
-                     FormatDuration(p.tpot.p99), p.goodput, 100 * p.throughput_spread, VerdictName(p.verdict),
+                     FormatDuration(p.tpot.p99), p.goodput, 100 * p.throughput_spread, p.verdict_text(),
                      HostCell(p));
   }
   return s + "</table>";
