@@ -80,14 +80,15 @@ std::string LoadText(const PointResult& p) {
   return fmt::format("{} client{}", p.label, p.load.concurrency == 1 ? "" : "s");
 }
 
-// One class's ladder: each load judged by that class's verdict alone.
+// One class's ladder: each load judged by that class's verdict alone (a
+// load that was not sustainable fails for every class).
 std::vector<PointResult> ClassLadder(const std::vector<const StoredPoint*>& group, const std::string& name) {
   std::vector<PointResult> ladder;
   for (const StoredPoint* p : group) {
     PointResult q = p->summary;
     q.verdict = Verdict::kNoData;
     for (const ClassAttainment& c : q.classes) {
-      if (c.class_name == name) q.verdict = c.verdict;
+      if (c.class_name == name) q.verdict = q.saturation.saturated ? Verdict::kFails : c.verdict;
     }
     ladder.push_back(std::move(q));
   }
@@ -99,7 +100,9 @@ std::vector<PointResult> ClassLadder(const std::vector<const StoredPoint*>& grou
 std::string CapacityRange(const std::vector<PointResult>& ladder, std::optional<size_t> cap) {
   if (!cap) {
     for (const PointResult& p : ladder) {
-      if (p.verdict == Verdict::kFails) return fmt::format("none (fails at {})", LoadText(p));
+      if (p.verdict == Verdict::kFails) {
+        return fmt::format("none ({} at {})", p.saturation.saturated ? "not sustainable" : "fails", LoadText(p));
+      }
     }
     return "not shown (undecided at every load tried: more requests decide it)";
   }

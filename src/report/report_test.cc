@@ -1,6 +1,7 @@
 #include "report/html_report.h"
 #include "report/svg_chart.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace goodput::report {
@@ -175,6 +176,36 @@ TEST(HtmlReport, NoCapacitySaysWhy) {
   EXPECT_NE(HtmlReport(run, points).find("<strong>not shown (undecided at every load tried"), std::string::npos);
   points[1].summary.verdict = Verdict::kFails;
   EXPECT_NE(HtmlReport(run, points).find("<strong>none (fails at 16 clients)</strong>"), std::string::npos);
+}
+
+// A load that was not sustainable is named so, and no class claims it, even
+// one whose own attainment held there.
+TEST(HtmlReport, ALoadThatWasNotSustainableIsNoClasssCapacity) {
+  StoredRun run;
+  run.info.slo = "interactive: ttft p99 <= 1s";
+  std::vector<StoredPoint> points(2);
+  for (int i = 0; i < 2; ++i) {
+    PointResult& p = points[i].summary;
+    p.load = ArrivalSpec{ArrivalKind::kPoisson, 1, 4.0 * (i + 1), 1};
+    p.label = fmt::format("{}/s", 4 * (i + 1));
+    ClassAttainment a;
+    a.class_name = "interactive";
+    a.has_slo = true;
+    a.required = 0.99;
+    a.total = 500;
+    a.attainment = 1;
+    a.interval = {0.993, 1};
+    a.verdict = Verdict::kHolds;
+    p.classes = {a};
+  }
+  points[1].summary.saturation.saturated = true;
+  points[1].summary.verdict = Verdict::kFails;
+  const std::string html = HtmlReport(run, points);
+  EXPECT_NE(html.find("<td>interactive</td><td>4/s (not at 8/s)</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>not sustainable</td>"), std::string::npos);
+  points[0].summary.saturation.saturated = true;
+  points[0].summary.verdict = Verdict::kFails;
+  EXPECT_NE(HtmlReport(run, points).find("<strong>none (not sustainable at 4/s)</strong>"), std::string::npos);
 }
 
 }  // namespace
