@@ -57,6 +57,35 @@ TEST(CliSim, ALoadTheCardCannotSustainIsNeverTheCapacity) {
   EXPECT_GT(over.at("saturation").at("ttft_slope").to_number<double>(), 1);
 }
 
+// Weights in a format the card has no tensor cores for run weight-only at
+// its 16-bit peak, and the simulator says so as vLLM's start-up log does; a
+// card outside the catalog takes its FP8/FP4 figures by flag (a GH200-like
+// card: with its FP8 figure the prefill-heavy first token comes sooner).
+TEST(CliSim, WeightsInAFormatTheCardLacksRunWeightOnlyAndSaySo) {
+  const std::string base = "sim --model llama-3.1-8b --workload " + kData +
+                           "/workloads/chat.yaml --requests 100 --repeat 1 -c 8 --no-ledger ";
+  const std::string warning =
+      "has no FP4 FLOP/s figure (no FP4 tensor cores, or none given): nvfp4 weights run "
+      "weight-only";
+  auto hopper = RunGoodput(base + "--gpu h100 --weights nvfp4");
+  ASSERT_EQ(hopper.exit_code, 0) << hopper.err;
+  EXPECT_NE(hopper.out.find("engine: warning: NVIDIA H100 SXM 80GB " + warning), std::string::npos) << hopper.out;
+  auto blackwell = RunGoodput(base + "--gpu b200 --weights nvfp4");
+  ASSERT_EQ(blackwell.exit_code, 0) << blackwell.err;
+  EXPECT_EQ(blackwell.out.find("warning:"), std::string::npos) << blackwell.out;
+  const std::string card = base + "--weights fp8 --gpu-memory 96GiB --gpu-bandwidth 4TB/s --gpu-flops 989T --json ";
+  auto bf16_only = RunGoodput(card);
+  ASSERT_EQ(bf16_only.exit_code, 0) << bf16_only.err;
+  EXPECT_NE(bf16_only.out.find("no FP8 FLOP/s figure"), std::string::npos) << bf16_only.out;
+  auto with_fp8 = RunGoodput(card + "--gpu-flops-fp8 1979T");
+  ASSERT_EQ(with_fp8.exit_code, 0) << with_fp8.err;
+  EXPECT_EQ(with_fp8.out.find("no FP8 FLOP/s figure"), std::string::npos) << with_fp8.out;
+  const auto ttft = [](const std::string& out) { return Points(out).at(0).at("ttft_p50_s").to_number<double>(); };
+  EXPECT_LT(ttft(with_fp8.out), ttft(bf16_only.out));
+  testing::ExpectEachFails({{base + "--gpu h100 --gpu-flops-fp8 1979T", "describe a card given by --gpu-memory"},
+                            {card + "--gpu-flops-fp4 lots", "--gpu-flops-fp4"}});
+}
+
 // Published vLLM sweeps of Llama-3.1-8B (docs/calibration.md, "Validation against
 // published measurements"): the catalog's efficiency for each card is fitted
 // to its C=1 figure; the C=8 (A100) and C=4 (H100) figures are held out.

@@ -35,7 +35,7 @@ struct SimArgs {
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
   std::optional<double> frontend_latency;
-  std::string calibration, gpu_bandwidth, gpu_flops, step_log;
+  std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   bool expert_parallel = false;
   double routing_imbalance = 1.0;
   bool capacity = false;  // set by the `capacity` subcommand
@@ -80,6 +80,11 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--gpu-bandwidth", a.gpu_bandwidth, "With --gpu-memory (a card outside the catalog): memory "
                                                    "bandwidth, e.g. 3.35TB/s");
   c.add_option("--gpu-flops", a.gpu_flops, "With --gpu-memory: dense BF16 FLOP/s, e.g. 989T");
+  c.add_option("--gpu-flops-fp8", a.gpu_flops_fp8,
+               "With --gpu-memory: dense FP8 FLOP/s, e.g. 1979T (without it FP8 weights run weight-only at the BF16 "
+               "figure, as on a card without FP8 tensor cores)");
+  c.add_option("--gpu-flops-fp4", a.gpu_flops_fp4,
+               "With --gpu-memory: dense FP4 FLOP/s, e.g. 9P (without it FP4 weights run weight-only)");
   c.add_flag("--enable-expert-parallel", a.expert_parallel, "MoE: whole experts per GPU (vLLM's flag), not slices");
   c.add_option("--routing-imbalance", a.routing_imbalance,
                "Expert parallel: the busiest GPU's token load over the mean (1 = uniform routing)")
@@ -120,6 +125,26 @@ struct SimHardware {
   std::optional<Calibration> calibration;
 };
 
+// A card outside the catalog (--gpu-memory): its bandwidth and dense FLOP/s
+// per format, as given.
+Status ApplyCardFigures(const SimArgs& a, HardwareSpec& hw) {
+  if (a.gpu_bandwidth.empty() || a.gpu_flops.empty()) {
+    return Status::InvalidArgument("a card given by --gpu-memory needs --gpu-bandwidth and --gpu-flops too");
+  }
+  auto bw = ParseRate(a.gpu_bandwidth, "B/s");
+  if (!bw.ok()) return bw.status().WithContext("--gpu-bandwidth");
+  hw.memory_bandwidth = *bw;
+  for (auto [flag, text, field] : {std::tuple{"--gpu-flops", &a.gpu_flops, &hw.bf16_flops},
+                                   std::tuple{"--gpu-flops-fp8", &a.gpu_flops_fp8, &hw.fp8_flops},
+                                   std::tuple{"--gpu-flops-fp4", &a.gpu_flops_fp4, &hw.fp4_flops}}) {
+    if (text->empty()) continue;
+    auto flops = ParseRate(*text, "FLOPS");
+    if (!flops.ok()) return flops.status().WithContext(flag);
+    *field = *flops;
+  }
+  return Status::Ok();
+}
+
 Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
   SimHardware h;
   if (!a.calibration.empty()) {
@@ -132,17 +157,11 @@ Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
   } else {
     GOODPUT_ASSIGN_OR_RETURN(h.hw, ResolveHardware(a.d));
     if (!a.d.gpu_memory.empty()) {
-      if (a.gpu_bandwidth.empty() || a.gpu_flops.empty()) {
-        return Status::InvalidArgument("a card given by --gpu-memory needs --gpu-bandwidth and --gpu-flops too");
-      }
-      auto bw = ParseRate(a.gpu_bandwidth, "B/s");
-      if (!bw.ok()) return bw.status().WithContext("--gpu-bandwidth");
-      auto flops = ParseRate(a.gpu_flops, "FLOPS");
-      if (!flops.ok()) return flops.status().WithContext("--gpu-flops");
-      h.hw.memory_bandwidth = *bw;
-      h.hw.bf16_flops = *flops;
-    } else if (!a.gpu_bandwidth.empty() || !a.gpu_flops.empty()) {
-      return Status::InvalidArgument("--gpu-bandwidth and --gpu-flops describe a card given by --gpu-memory");
+      GOODPUT_RETURN_IF_ERROR(ApplyCardFigures(a, h.hw));
+    } else if (!a.gpu_bandwidth.empty() || !a.gpu_flops.empty() || !a.gpu_flops_fp8.empty() ||
+               !a.gpu_flops_fp4.empty()) {
+      return Status::InvalidArgument(
+          "--gpu-bandwidth and --gpu-flops(-fp8/-fp4) describe a card given by --gpu-memory");
     }
     GOODPUT_ASSIGN_OR_RETURN(h.plan, ToPlanOptions(a.d, h.hw));
   }

@@ -33,11 +33,14 @@ double CostFactors::AttentionEfficiencyAt(double query_tokens) const {
 
 namespace {
 
+bool IsFp8(const std::string& precision) { return precision == "fp8" || precision == "fp8-block"; }
+bool IsFp4(const std::string& precision) { return precision == "mxfp4" || precision == "nvfp4"; }
+
 Result<double> PeakFor(const HardwareSpec& hw, const std::string& precision) {
   std::optional<double> peak = hw.bf16_flops;
-  if (precision == "fp8" || precision == "fp8-block" || precision == "int8") {
+  if (IsFp8(precision) || precision == "int8") {
     peak = hw.fp8_flops ? hw.fp8_flops : hw.bf16_flops;
-  } else if (precision == "mxfp4" || precision == "nvfp4") {
+  } else if (IsFp4(precision)) {
     peak = hw.fp4_flops ? hw.fp4_flops : hw.bf16_flops;
   }
   if (!peak || *peak <= 0) return Status::InvalidArgument(fmt::format("{} has no FLOP/s figure for {}", hw.name, precision));
@@ -45,6 +48,17 @@ Result<double> PeakFor(const HardwareSpec& hw, const std::string& precision) {
 }
 
 }  // namespace
+
+std::optional<std::string> WeightOnlyWarning(const HardwareSpec& hw, const std::string& precision) {
+  const bool fp8 = IsFp8(precision), fp4 = IsFp4(precision);
+  if ((!fp8 || hw.fp8_flops) && (!fp4 || hw.fp4_flops)) return std::nullopt;
+  const std::string display = hw.display.empty() ? hw.name : hw.display;
+  return fmt::format(
+      "warning: {} has no {} FLOP/s figure (no {} tensor cores, or none given): {} weights run "
+      "weight-only, dequantized to 16-bit inside the kernels (as vLLM's Marlin kernels do), at its "
+      "16-bit peak of {:.0f} TFLOP/s",
+      display, fp8 ? "FP8" : "FP4", fp8 ? "FP8" : "FP4", precision, hw.bf16_flops.value_or(0) / 1e12);
+}
 
 Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precision) {
   CostFactors f;

@@ -94,6 +94,14 @@ struct CostFactors {
 // its factors.
 Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& weight_precision);
 
+// Where weights in `weight_precision` (fp8, fp8-block, mxfp4, nvfp4) run on
+// `hw` without a FLOP/s figure of their format (no tensor cores for it, as
+// FP8 on Ampere or FP4 on Hopper and MI300X, or a card given without one):
+// the engine then dequantizes them inside its kernels and multiplies in
+// 16-bit ("weight-only", as vLLM's Marlin kernels do), and FactorsFor uses
+// the 16-bit peak. Says so, as vLLM's start-up log warns; empty otherwise.
+std::optional<std::string> WeightOnlyWarning(const HardwareSpec& hw, const std::string& weight_precision);
+
 // `fitted` (a calibration's factors, fitted with weights in `fitted_precision`
 // on `hw`, a catalog entry) for weights in `precision`: the matmuls move to
 // that format's peak and the entry's efficiency for it, in the ratio the

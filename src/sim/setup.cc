@@ -15,6 +15,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
     factors = *calibrated;
   } else {
     GOODPUT_ASSIGN_OR_RETURN(factors, FactorsFor(hw, s.plan.precision.name));
+    if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.warnings.push_back(*w);
   }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
   s.options.scheduler = s.plan.options.engine.scheduler;  // sizes resolved by the plan

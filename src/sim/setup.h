@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/status.h"
@@ -19,6 +20,7 @@ struct SimSetup {
   Plan plan;
   std::unique_ptr<CostModel> cost;
   SimOptions options;
+  std::vector<std::string> warnings;  // what the engine would warn of at start (WeightOnlyWarning)
 };
 
 // Plans the deployment and fills the simulator's options: the engine

@@ -28,7 +28,9 @@ Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& 
 }
 
 std::string SimTarget::StartupLines() const {
-  return KvCapacityLogLines(setup_.plan.capacity, setup_.plan.options.engine.scheduler.max_model_len);
+  std::string lines = KvCapacityLogLines(setup_.plan.capacity, setup_.plan.options.engine.scheduler.max_model_len);
+  for (const std::string& w : setup_.warnings) lines += w + "\n";
+  return lines;
 }
 
 }  // namespace goodput
