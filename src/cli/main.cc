@@ -12,6 +12,7 @@
 #include "cli/serve_command.h"
 #include "cli/sim_command.h"
 #include "cli/tune_command.h"
+#include "cli/workload_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"goodput: how much load one machine takes while every request class meets its latency SLO"};
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   goodput::AddBenchCommands(app);
   goodput::AddTuneCommand(app);
   goodput::AddCompareOutputsCommand(app);
+  goodput::AddWorkloadCommand(app);
   goodput::AddCalibrateCommand(app);
   goodput::AddLedgerCommand(app);
   goodput::AddReportCommand(app);

@@ -76,8 +76,10 @@ bool ParseCount(const std::string& s, int64_t* out) {
 Result<std::vector<TraceRow>> ReadCsv(std::istream& in, const std::string& path, const std::string& header_line) {
   const auto header = SplitCsv(header_line);
   const int t = FindColumn(header, {"timestamp", "time", "arrival_time"});
-  const int i = FindColumn(header, {"input_length", "input_tokens", "prompt_tokens", "contexttokens"});
-  const int o = FindColumn(header, {"output_length", "output_tokens", "completion_tokens", "generatedtokens"});
+  const int i =
+      FindColumn(header, {"input_length", "input_tokens", "prompt_tokens", "contexttokens", "request tokens"});
+  const int o =
+      FindColumn(header, {"output_length", "output_tokens", "completion_tokens", "generatedtokens", "response tokens"});
   const int c = FindColumn(header, {"class"});
   if (t < 0 || i < 0 || o < 0) {
     return Status::InvalidArgument(fmt::format(

@@ -4,8 +4,10 @@
 //   CSV with a header naming a timestamp column and input/output length
 //   columns, optional class. Recognised names (case-insensitive):
 //     timestamp | time | arrival_time | TIMESTAMP (Azure LLM inference trace)
-//     input_length | input_tokens | prompt_tokens | ContextTokens (Azure)
-//     output_length | output_tokens | completion_tokens | GeneratedTokens (Azure)
+//     input_length | input_tokens | prompt_tokens | ContextTokens (Azure) |
+//       Request tokens (BurstGPT)
+//     output_length | output_tokens | completion_tokens | GeneratedTokens (Azure) |
+//       Response tokens (BurstGPT)
 //     class
 //   Numeric timestamps are seconds; Azure's "2023-11-16 18:15:46.6805900"
 //   date-times are read as such.

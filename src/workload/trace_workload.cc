@@ -1,0 +1,96 @@
+#include "workload/trace_workload.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/stats.h"
+
+namespace goodput {
+namespace {
+
+LengthSummary SummariseLengths(std::vector<double> v) {
+  LengthSummary s;
+  std::sort(v.begin(), v.end());
+  s.mean = *Mean(v);
+  s.p50 = PercentileOfSorted(v, 50);
+  s.p90 = PercentileOfSorted(v, 90);
+  s.p99 = PercentileOfSorted(v, 99);
+  s.max = static_cast<int64_t>(v.back());
+  std::vector<double> logs;
+  for (double x : v) {
+    if (x > 0) logs.push_back(std::log(x));
+  }
+  if (logs.size() >= 2) {
+    const double m = *Mean(logs);
+    double ss = 0;
+    for (double l : logs) ss += (l - m) * (l - m);
+    s.log_sigma = std::sqrt(ss / static_cast<double>(logs.size() - 1));
+  }
+  return s;
+}
+
+// The busiest run of 60 s starting at an arrival, in requests / s.
+double PeakMinuteRate(const std::vector<TraceRow>& rows, double span) {
+  if (span < 60) return span > 0 ? static_cast<double>(rows.size()) / span : 0;
+  size_t best = 0;
+  for (size_t i = 0, j = 0; i < rows.size(); ++i) {
+    while (j < rows.size() && rows[j].t < rows[i].t + 60) ++j;
+    best = std::max(best, j - i);
+  }
+  return static_cast<double>(best) / 60;
+}
+
+// A length distribution spec for `s`: lognormal at the trace's mean and
+// log-space spread, or fixed when every length is the same.
+std::string LengthSpec(const LengthSummary& s) {
+  const int64_t mean = std::max<int64_t>(1, std::llround(s.mean));
+  if (s.log_sigma < 1e-6) return fmt::format("fixed:{}", mean);
+  return fmt::format("lognormal:{},{:.3f}", mean, s.log_sigma);
+}
+
+}  // namespace
+
+TraceSummary SummariseTrace(const std::vector<TraceRow>& rows) {
+  TraceSummary s;
+  s.requests = static_cast<int64_t>(rows.size());
+  if (rows.empty()) return s;
+  s.span_s = rows.back().t - rows.front().t;
+  s.mean_rate = s.span_s > 0 ? static_cast<double>(rows.size()) / s.span_s : 0;
+  s.peak_minute_rate = PeakMinuteRate(rows, s.span_s);
+  std::vector<double> in, out;
+  for (const TraceRow& r : rows) {
+    in.push_back(static_cast<double>(r.input_tokens));
+    out.push_back(static_cast<double>(r.output_tokens));
+    ++s.classes[r.request_class];
+  }
+  s.input = SummariseLengths(std::move(in));
+  s.output = SummariseLengths(std::move(out));
+  return s;
+}
+
+std::string TraceWorkloadYaml(const std::vector<TraceRow>& rows, const std::string& trace_path, const std::string& name,
+                              const std::string& slo) {
+  const TraceSummary all = SummariseTrace(rows);
+  std::string y = fmt::format(
+      "# Made by `goodput workload from` from {}: {} requests over {:.0f} s ({:.3g} requests/s on average,\n"
+      "# {:.3g} in the busiest minute). The run replays the trace; each class's lengths are fitted to it\n"
+      "# (lognormal at the trace's mean and log-space spread) for a --rate or --concurrency that replaces it.\n"
+      "name: {}\nrequests: {}\nwarmup: 10%\ncooldown: 10%\narrival:\n  type: trace\n  file: \"{}\"\nclasses:\n",
+      trace_path, all.requests, all.span_s, all.mean_rate, all.peak_minute_rate, name, all.requests, trace_path);
+  for (const auto& [cls, count] : all.classes) {
+    std::vector<TraceRow> own;
+    for (const TraceRow& r : rows) {
+      if (r.request_class == cls) own.push_back(r);
+    }
+    const TraceSummary s = SummariseTrace(own);
+    y += fmt::format("  - name: \"{}\"\n    share: {:.6g}\n    prompt: {}\n    output: {}\n",
+                     cls.empty() ? "default" : cls, static_cast<double>(count) / static_cast<double>(all.requests),
+                     LengthSpec(s.input), LengthSpec(s.output));
+    if (!slo.empty()) y += fmt::format("    slo: {}\n", slo);
+  }
+  return y;
+}
+
+}  // namespace goodput

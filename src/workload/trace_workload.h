@@ -1,0 +1,43 @@
+// A recorded trace (Azure LLM inference, BurstGPT, Mooncake, or a CSV with
+// the columns trace.h names) turned into a workload file: `goodput workload
+// from FILE`. The file replays the trace's arrivals and lengths as they were,
+// and each class also carries lognormal lengths fitted to the trace, which a
+// `--rate` or `--concurrency` that replaces the trace's arrivals draws from.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "workload/trace.h"
+
+namespace goodput {
+
+struct LengthSummary {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+  int64_t max = 0;
+  double log_sigma = 0;  // standard deviation of log(length) over lengths > 0
+};
+
+struct TraceSummary {
+  int64_t requests = 0;
+  double span_s = 0;            // first to last arrival
+  double mean_rate = 0;         // requests / s over the span
+  double peak_minute_rate = 0;  // requests / s in the busiest whole minute (the span's mean when shorter)
+  LengthSummary input, output;
+  std::map<std::string, int64_t> classes;  // requests per class ("" when the trace names none)
+};
+
+// The figures of `rows` (at least one).
+TraceSummary SummariseTrace(const std::vector<TraceRow>& rows);
+
+// The workload file's text: `name`, the trace at `trace_path` (as the file
+// will name it: relative paths resolve against the workload file's folder),
+// one class per class the trace names ("default" when none) with its share
+// and fitted lengths, and `slo` (a class SLO such as "ttft p99 <= 1s") on
+// every class when not empty.
+std::string TraceWorkloadYaml(const std::vector<TraceRow>& rows, const std::string& trace_path, const std::string& name,
+                              const std::string& slo);
+
+}  // namespace goodput

@@ -1,0 +1,74 @@
+#include "workload/trace_workload.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "support/temp_file.h"
+#include "workload/workload.h"
+
+namespace goodput {
+namespace {
+
+using testing::WriteTempFile;
+
+// BurstGPT's columns (its public CSV's header), read as a trace.
+TEST(TraceWorkload, BurstGptColumnsAreATrace) {
+  auto t = ReadTrace(WriteTempFile("burst.csv",
+                                   "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                   "5,ChatGPT,472,18,490,Conversation log\n"
+                                   "45,ChatGPT,1087,184,1271,Conversation log\n"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->size(), 2u);
+  EXPECT_DOUBLE_EQ((*t)[1].t, 40);
+  EXPECT_EQ((*t)[1].input_tokens, 1087);
+  EXPECT_EQ((*t)[1].output_tokens, 184);
+}
+
+// By hand: arrivals at 0, 10, ..., 190 s (20 over 190 s); any 60 s from an
+// arrival holds 6 of them (0-50 s): 0.1/s. Inputs 100 and 400 alternating:
+// mean 250, p50 between the sorted ten 100s and ten 400s 250, log sigma
+// ln(4)/2 * sqrt(20/19) (the sample's, n - 1).
+TEST(TraceWorkload, SummaryByHand) {
+  std::vector<TraceRow> rows;
+  for (int i = 0; i < 20; ++i) rows.push_back(TraceRow{10.0 * i, i % 2 ? 400 : 100, 50, ""});
+  const TraceSummary s = SummariseTrace(rows);
+  EXPECT_EQ(s.requests, 20);
+  EXPECT_DOUBLE_EQ(s.span_s, 190);
+  EXPECT_NEAR(s.mean_rate, 20.0 / 190, 1e-12);
+  EXPECT_NEAR(s.peak_minute_rate, 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(s.input.mean, 250);
+  EXPECT_DOUBLE_EQ(s.input.p50, 250);
+  EXPECT_EQ(s.input.max, 400);
+  EXPECT_NEAR(s.input.log_sigma, std::log(4.0) / 2 * std::sqrt(20.0 / 19), 1e-12);
+  EXPECT_NEAR(s.output.log_sigma, 0, 1e-12);
+}
+
+// The written file loads as a workload that replays the trace, one class per
+// class the trace names with its share and fitted lengths.
+TEST(TraceWorkload, TheFileReplaysTheTraceAndFitsEachClass) {
+  const std::string trace = WriteTempFile("classes.csv",
+                                          "timestamp,input_length,output_length,class\n"
+                                          "0,100,10,chat\n1,300,10,chat\n2,5000,200,batch\n3,100,30,chat\n");
+  auto rows = ReadTrace(trace);
+  ASSERT_TRUE(rows.ok());
+  const std::string dir = std::filesystem::path(trace).parent_path().string();
+  const std::string yaml =
+      TraceWorkloadYaml(*rows, std::filesystem::path(trace).filename().string(), "mine", "ttft p99 <= 2s");
+  auto w = ParseWorkload(yaml, "mine.yaml", dir);
+  ASSERT_TRUE(w.ok()) << w.status().message() << "\n" << yaml;
+  EXPECT_EQ(w->arrival.kind, ArrivalKind::kTrace);
+  EXPECT_EQ(w->trace.size(), 4u);
+  EXPECT_EQ(w->requests, 4);
+  ASSERT_EQ(w->classes.size(), 2u);
+  EXPECT_EQ(w->classes[0].name, "batch");
+  EXPECT_DOUBLE_EQ(w->classes[0].share, 0.25);
+  EXPECT_NE(yaml.find("prompt: fixed:5000"), std::string::npos) << yaml;      // one request: no spread
+  EXPECT_NE(yaml.find("prompt: lognormal:167,"), std::string::npos) << yaml;  // chat: (100 + 300 + 100) / 3
+  EXPECT_NE(yaml.find("slo: ttft p99 <= 2s"), std::string::npos);
+  EXPECT_TRUE(w->Slo().For("chat") != nullptr);
+}
+
+}  // namespace
+}  // namespace goodput
