@@ -145,6 +145,7 @@ std::string LimitOf(const SettingResult& r) {
   }
   const PointResult& p = points[at];
   std::vector<std::string> why;
+  if (p.saturation.saturated) why.push_back("not sustainable: " + p.saturation.Evidence());
   if (std::isfinite(p.preemptions) && p.preemptions > 0)
     why.push_back(fmt::format("{:.0f} preemptions (the KV pool filled)", p.preemptions));
   if (p.rejected > 0) why.push_back(fmt::format("{:.0f} requests refused as too long", p.rejected));
