@@ -109,7 +109,8 @@ TEST(CliBench, LaunchTemplateRestartsAUrlTargetPerValue) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // CSV: a header and one row per setting, each holding its SLO with no failures.
   std::vector<std::string> lines;
-  for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1) lines.push_back(r.out.substr(at, nl - at));
+  for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(r.out.substr(at, nl - at));
   ASSERT_EQ(lines.size(), 3u) << r.out;
   EXPECT_EQ(lines[0].rfind("setting,load,arrival,concurrency,", 0), 0u);
   EXPECT_EQ(lines[1].rfind("max-num-seqs=1,2,closed,2,", 0), 0u) << lines[1];

@@ -72,9 +72,11 @@ constexpr char kTinyCalibration[] = R"({"goodput_calibration": 1, "source": "tes
 TEST(CliCalibrate, SimulatedStepsAreLoggedAsServesAndFitBack) {
   const std::string cal = testing::WriteTempFile("known-cal.json", kTinyCalibration);
   const std::string log = TempPath("sim-steps.log");
-  auto sim = RunGoodput("sim --model goodput-tiny --kv-cache-memory 64MiB --calibration " + cal + " --workload " + kData +
-                        "/workloads/chat-cpu.yaml --concurrency 4 --requests 40 --repeat 1 --max-repeat 1 --json "
-                        "--step-log " + log);
+  auto sim =
+      RunGoodput("sim --model goodput-tiny --kv-cache-memory 64MiB --calibration " + cal + " --workload " + kData +
+                 "/workloads/chat-cpu.yaml --concurrency 4 --requests 40 --repeat 1 --max-repeat 1 --json "
+                 "--step-log " +
+                 log);
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   const double steps = FirstPoint(sim.out, "steps");
   std::ifstream in(log);
@@ -85,12 +87,13 @@ TEST(CliCalibrate, SimulatedStepsAreLoggedAsServesAndFitBack) {
   while (std::getline(in, line)) lines += !line.empty();
   EXPECT_EQ(lines, steps) << "one line per simulated step";
   const std::string fit = TempPath("refit.json");
-  auto r = RunGoodput("calibrate steps --model goodput-tiny --kv-cache-memory 64MiB --from-step-log " + log + " -o " + fit);
+  auto r =
+      RunGoodput("calibrate steps --model goodput-tiny --kv-cache-memory 64MiB --from-step-log " + log + " -o " + fit);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double rms = boost::json::parse(ReadFile(fit)).at("fit").at("rms_log_error").to_number<double>();
   EXPECT_LT(rms, 0.03) << "the simulated steps follow one cost model, which the fit finds again\n" << r.out;
-  auto bad = RunGoodput("sim --model goodput-tiny --kv-cache-memory 64MiB --calibration " + cal + " --workload " + kData +
-                        "/workloads/chat-cpu.yaml --concurrency 4 --step-log /nonexistent-dir/steps.log");
+  auto bad = RunGoodput("sim --model goodput-tiny --kv-cache-memory 64MiB --calibration " + cal + " --workload " +
+                        kData + "/workloads/chat-cpu.yaml --concurrency 4 --step-log /nonexistent-dir/steps.log");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("cannot write the step log /nonexistent-dir/steps.log"), std::string::npos) << bad.err;
 }
@@ -124,9 +127,12 @@ TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
            {"calibrate ledger 1 --model llama-3.1-8b --gpu h100 --ledger " + broken, broken},
            {"calibrate published /nonexistent.yaml --model llama-3.1-8b --gpu h100", "cannot read published figures"},
            {"calibrate published " + broken + " --model llama-3.1-8b --gpu h100", broken},
-           {"calibrate published " + kData + "/published/deepseek-r1-h200.yaml --model deepseek-v3 --gpu h200 --tp 8 "
-            "--fit compute-efficiency,warp", "unknown factor 'warp'"},
-           {"calibrate published " + kData + "/published/deepseek-r1-h200.yaml --gpu h200 --tp 8", "--model is required"},
+           {"calibrate published " + kData +
+                "/published/deepseek-r1-h200.yaml --model deepseek-v3 --gpu h200 --tp 8 "
+                "--fit compute-efficiency,warp",
+            "unknown factor 'warp'"},
+           {"calibrate published " + kData + "/published/deepseek-r1-h200.yaml --gpu h200 --tp 8",
+            "--model is required"},
        }) {
     auto r = RunGoodput(args);
     EXPECT_NE(r.exit_code, 0) << args;
@@ -140,8 +146,10 @@ TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
 // calibration then gives back.
 TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {
   const std::string out = TempPath("r1-h200.json");
-  auto r = RunGoodput("calibrate published " + kData + "/published/deepseek-r1-h200.yaml --model deepseek-v3 --gpu h200 "
-                      "--tp 8 --fit compute-efficiency,step-overhead -o " + out);
+  auto r = RunGoodput("calibrate published " + kData +
+                      "/published/deepseek-r1-h200.yaml --model deepseek-v3 --gpu h200 "
+                      "--tp 8 --fit compute-efficiency,step-overhead -o " +
+                      out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("random-4000-200-burst at load batch: TTFT p50"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gpustack performance lab"), std::string::npos) << r.out;
@@ -272,7 +280,8 @@ TEST(CliCalibrate, LedgerFitRecoversTheCardThatMadeTheRun) {
                         " --serve-args '--max-model-len 32k'");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const std::string out = TempPath("fitted.json");
-  auto fit = RunGoodput("calibrate ledger 1 --ledger " + db + " --model llama-3.1-8b --gpu h100 --max-model-len 32k -o " + out);
+  auto fit = RunGoodput("calibrate ledger 1 --ledger " + db +
+                        " --model llama-3.1-8b --gpu h100 --max-model-len 32k -o " + out);
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   EXPECT_NE(fit.out.find("load 32: TPOT p50"), std::string::npos) << fit.out;
   auto doc = boost::json::parse(ReadFile(out));

@@ -89,13 +89,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"plan --model llama-3.1-8b --gpu h100 --length-dist 0-200k:x", "weight: 'x' is not a number"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --lengths /nonexistent", "cannot read lengths file"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --compare kv-cache-dtype", "must look like FLAG=VALUE"},
-        BadCase{"plan --model llama-3.1-8b --gpu h100 --compare warp-speed=9", "'warp-speed=9': The following argument was not expected"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --compare warp-speed=9",
+                "'warp-speed=9': The following argument was not expected"},
         BadCase{"plan --model llama-3.1-70b --gpu h100 --tp 3", "not divisible"},
         BadCase{"plan --model /nonexistent/config.json --gpu h100", "unknown model"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --no-such-flag", "no-such-flag"}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
       std::string name;
-      for (const char* c = info.param.args + 5; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+      for (const char* c = info.param.args + 5; *c; ++c)
+        name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
       return name + "_" + std::to_string(info.index);
     });
 

@@ -99,7 +99,8 @@ TEST(CliSim, ReproducesPublishedVllmSweeps) {
   const auto a100 = points("a100-40gb");
   const double decode = 1 / a100[0].at("tpot_p50_s").as_double();
   EXPECT_NEAR(decode / 75, 1, 0.03);  // about 75 tok/s
-  const double batching = a100[2].at("throughput_tokens_per_s").as_double() / a100[0].at("throughput_tokens_per_s").as_double();
+  const double batching =
+      a100[2].at("throughput_tokens_per_s").as_double() / a100[0].at("throughput_tokens_per_s").as_double();
   EXPECT_NEAR(batching / 6.6, 1, 0.12);  // 6.6x from C=1 to C=8
   const auto h100 = points("h100");
   EXPECT_NEAR(h100[0].at("tpot_p50_s").as_double() / 6.48e-3, 1, 0.03);
@@ -430,14 +431,16 @@ TEST(CliSim, BrokenWorkloadFilesNameFileAndLine) {
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find(":3: class 'a': 'prompt'"), std::string::npos) << r.err;
   const std::string trace = WriteTempFile("trace.csv", "timestamp,input_length,output_length\n2,10,10\n1,10,10\n");
-  const std::string traced = WriteTempFile("traced.yaml", "arrival:\n  type: trace\n  file: " + trace +
-                                                         "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
+  const std::string traced =
+      WriteTempFile("traced.yaml", "arrival:\n  type: trace\n  file: " + trace +
+                                       "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
   r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + traced);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("timestamps go backwards at request 2"), std::string::npos) << r.err;
   const std::string no_cols = WriteTempFile("nocols.csv", "when,prompt\n1,2\n");
-  const std::string traced2 = WriteTempFile("traced2.yaml", "arrival:\n  type: trace\n  file: " + no_cols +
-                                                          "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
+  const std::string traced2 =
+      WriteTempFile("traced2.yaml", "arrival:\n  type: trace\n  file: " + no_cols +
+                                        "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
   r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + traced2);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("nocols.csv:1: the header needs a timestamp"), std::string::npos) << r.err;
@@ -446,8 +449,9 @@ TEST(CliSim, BrokenWorkloadFilesNameFileAndLine) {
 TEST(CliSim, TraceReplayRuns) {
   const std::string trace = WriteTempFile("ok_trace.csv", "timestamp,input_length,output_length\n0,100,20\n0.5,200,30\n"
                                                      "1.0,300,40\n1.5,50,10\n");
-  const std::string wl = WriteTempFile("ok_traced.yaml", "requests: 100\narrival:\n  type: trace\n  file: " + trace +
-                                                        "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
+  const std::string wl =
+      WriteTempFile("ok_traced.yaml", "requests: 100\narrival:\n  type: trace\n  file: " + trace +
+                                          "\nclasses:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n");
   auto r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --repeat 1 --json --workload " + wl);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = boost::json::parse(r.out);

@@ -52,9 +52,9 @@ TEST(CliTune, OnTheSimulatorTheSettingThatHoldsMostLoadIsRecommended) {
   EXPECT_NE(reason.find("max-num-seqs=64 over 32"), std::string::npos) << reason;
   EXPECT_NE(reason.find("capacity"), std::string::npos) << reason;
   const std::string config = testing::TempPath("tuned.yaml");
-  auto table = RunGoodput("tune --target sim:h100 --model llama-3.1-8b --workload " + kData +
-                          "/workloads/chat.yaml --requests 300 --space 'max-num-seqs=4..64' --no-ledger --write-config " +
-                          config);
+  auto table = RunGoodput(
+      "tune --target sim:h100 --model llama-3.1-8b --workload " + kData +
+      "/workloads/chat.yaml --requests 300 --space 'max-num-seqs=4..64' --no-ledger --write-config " + config);
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("Recommendation: max-num-seqs=64"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("vllm serve ... --max-num-seqs 64"), std::string::npos) << table.out;

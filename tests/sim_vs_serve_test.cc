@@ -161,7 +161,8 @@ classes:
   spec.workload = *w;
   spec.repeat = 2;
   for (int c : {1, 2}) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("goodput-passes-" + std::to_string(getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("goodput-passes-" + std::to_string(getpid()));
   const HeldOutOptions kept{dir.string(), true, (dir / "serve.db").string()};
   auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}}, {}, kept);
   ASSERT_TRUE(held_out.ok()) << held_out.status().message();
@@ -197,7 +198,8 @@ classes:
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), 2u);
   EXPECT_EQ(stored->at(1).info.command, "sim_vs_serve: goodput serve, case 1 (tiny-chat), rerun");
-  EXPECT_NE(stored->at(0).info.target.find("--kv-cache-memory 134217728"), std::string::npos) << stored->at(0).info.target;
+  EXPECT_NE(stored->at(0).info.target.find("--kv-cache-memory 134217728"), std::string::npos)
+      << stored->at(0).info.target;
   auto replay = ReplaySimToServeHeldOut({{config, spec}}, {}, kept);
   ASSERT_TRUE(replay.ok()) << replay.status().message();
   const Comparison &original = held_out->cases.front(), &again = replay->cases.front();

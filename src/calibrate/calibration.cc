@@ -47,7 +47,8 @@ struct Reader {
 Status CheckFactors(const CostFactors& f, const std::string& where) {
   const auto bad = [&](const char* what) { return Status::InvalidArgument(where + ": " + what); };
   if (!(f.peak_flops > 0) || !(f.bandwidth > 0)) return bad("peak_flops and bandwidth must be positive");
-  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1)) {
+  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) ||
+      !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1)) {
     return bad("efficiencies must be in (0, 1]");
   }
   if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0) {
@@ -186,7 +187,8 @@ std::string CalibrationToJson(const Calibration& c) {
   for (const auto& [tokens, eff] : c.factors.attention_curve) attention.push_back(json::array{tokens, eff});
   json::array residuals;
   for (const FitResidual& r : c.residuals) {
-    residuals.push_back(json::object{{"what", r.what}, {"measured", JsonNumber(r.measured)}, {"modeled", JsonNumber(r.modeled)}});
+    residuals.push_back(
+        json::object{{"what", r.what}, {"measured", JsonNumber(r.measured)}, {"modeled", JsonNumber(r.modeled)}});
   }
   const HardwareSpec& h = c.hardware;
   const CostFactors& f = c.factors;
@@ -195,15 +197,16 @@ std::string CalibrationToJson(const Calibration& c) {
       {"source", c.source},
       {"model", c.model},
       {"weight_precision", c.weight_precision},
-      {"hardware", json::object{{"name", h.name},
-                                {"display", h.display},
-                                {"arch", h.arch},
-                                {"cpu", h.cpu},
-                                {"memory_bytes", h.memory_bytes},
-                                {"usable_memory_gib", h.usable_memory_gib ? json::value(JsonNumber(*h.usable_memory_gib))
-                                                                          : json::value(nullptr)},
-                                {"link_bandwidth", JsonNumber(h.link_bandwidth)},
-                                {"link_latency_s", JsonNumber(h.link_latency_s)}}},
+      {"hardware",
+       json::object{{"name", h.name},
+                    {"display", h.display},
+                    {"arch", h.arch},
+                    {"cpu", h.cpu},
+                    {"memory_bytes", h.memory_bytes},
+                    {"usable_memory_gib",
+                     h.usable_memory_gib ? json::value(JsonNumber(*h.usable_memory_gib)) : json::value(nullptr)},
+                    {"link_bandwidth", JsonNumber(h.link_bandwidth)},
+                    {"link_latency_s", JsonNumber(h.link_latency_s)}}},
       {"factors", json::object{{"peak_flops", JsonNumber(f.peak_flops)},
                                {"bandwidth", JsonNumber(f.bandwidth)},
                                {"compute_efficiency", JsonNumber(f.compute_efficiency)},
@@ -267,7 +270,8 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   k.overlap = f.Number("overlap", k.overlap);
   k.frontend_latency_s = f.Number("frontend_latency_s", 0);  // absent in files written before the front end: none
   GOODPUT_RETURN_IF_ERROR(f.status);
-  for (auto [key, curve] : {std::pair{"efficiency_curve", &k.efficiency_curve}, {"attention_curve", &k.attention_curve}}) {
+  for (auto [key, curve] :
+       {std::pair{"efficiency_curve", &k.efficiency_curve}, {"attention_curve", &k.attention_curve}}) {
     const json::value* v = fo->if_contains(key);
     if (!v || v->is_null()) continue;
     if (!v->is_array()) {
@@ -313,8 +317,9 @@ Status SaveCalibration(const Calibration& c, const std::string& path) {
 
 std::string FormatResiduals(const Calibration& c) {
   std::vector<FitResidual> rs = c.residuals;
-  std::stable_sort(rs.begin(), rs.end(),
-                   [](const FitResidual& a, const FitResidual& b) { return std::fabs(a.Error()) < std::fabs(b.Error()); });
+  std::stable_sort(rs.begin(), rs.end(), [](const FitResidual& a, const FitResidual& b) {
+    return std::fabs(a.Error()) < std::fabs(b.Error());
+  });
   std::string s = fmt::format("  {:<52}{:>14}{:>14}{:>10}\n", "measurement", "measured", "model", "error");
   for (const FitResidual& r : rs) {
     s += fmt::format("  {:<52}{:>14.6g}{:>14.6g}{:>9.1f}%\n", r.what, r.measured, r.modeled, 100 * r.Error());

@@ -228,7 +228,8 @@ TEST(FitSteps, FollowsTheMatmulKernelSwitchAt64Rows) {
   const CostModel fitted(m, fit->factors);
   for (auto [b, ctx, n] : {std::tuple<int64_t, int64_t, int64_t>{44, 100, 1}, {60, 100, 1}, {1, 0, 56}, {1, 0, 80},
                            {1, 0, 112}}) {
-    EXPECT_NEAR(StepSeconds(fitted, b, ctx, n) / StepSeconds(cost, b, ctx, n), 1.0, 0.05) << b << " x " << n << " tokens";
+    EXPECT_NEAR(StepSeconds(fitted, b, ctx, n) / StepSeconds(cost, b, ctx, n), 1.0, 0.05)
+        << b << " x " << n << " tokens";
   }
 }
 
@@ -335,7 +336,8 @@ TEST(FormatComparison, SaysWhyTheCapacitiesDiffer) {
   c.serve_capacity = std::nullopt;
   c.sim_capacity = "4";
   c.capacity_steps_apart = 3;
-  c.serve_capacity_why = "capacity: none\n  at concurrency 1: interactive undecided: attainment 100% of 34 measured requests\n";
+  c.serve_capacity_why =
+      "capacity: none\n  at concurrency 1: interactive undecided: attainment 100% of 34 measured requests\n";
   c.sim_capacity_why = "capacity: concurrency 4 (17 tok/s, goodput 0.30 req/s)\n";
   const std::string differ = FormatComparison(c);
   EXPECT_NE(differ.find("goodput serve's capacity: none\n  at concurrency 1: interactive undecided"), std::string::npos)

@@ -39,7 +39,8 @@ class Runner {
   // The median of `repeats` decode steps of `batch` requests at `context` tokens.
   Result<MeasuredStep> Decode(int64_t batch, int64_t context, int repeats) {
     for (int64_t i = 0; i < batch; ++i) {
-      if (sched_.Add(cpu::StepTimingRequest(next_id_++, context, repeats + 2))) return Status::FailedPrecondition("rejected");
+      if (sched_.Add(cpu::StepTimingRequest(next_id_++, context, repeats + 2)))
+        return Status::FailedPrecondition("rejected");
     }
     std::vector<MeasuredStep> steps;
     while (sched_.HasWork()) {

@@ -91,7 +91,8 @@ Result<Calibration> FitCpuEngine(const server::CpuEngine& engine, const std::vec
   shell.hardware.memory_bytes = HostMemoryBytes();
   EngineConfig planned = engine.config;
   planned.scheduler.eos_token_id = -1;
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCalibratedSimulation(engine.model, PlanOptionsFor(shell, planned), shell));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
+                           SetupCalibratedSimulation(engine.model, PlanOptionsFor(shell, planned), shell));
   const DeployedModel deployed = DeployedModelFromPlan(setup.plan);
   GOODPUT_ASSIGN_OR_RETURN(Calibration c, FitSteps(deployed, steps));
   if (judged) c.residuals = ShapeResiduals(deployed, c.factors, *judged);
@@ -201,9 +202,9 @@ Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, con
   // few dozen fitted steps can miss its mean by the odd stall they include
   // (in one session's logs, decodes of 1 request at 1K-4K context: 17.2 ms
   // over the 30 fitted, 16.4 over all 1,190).
-  GOODPUT_ASSIGN_OR_RETURN(Calibration c, FitCpuEngine(engine, steps,
-                                                       fmt::format("goodput serve's step log ({})", fmt::join(step_logs, ", ")),
-                                                       &every));
+  GOODPUT_ASSIGN_OR_RETURN(
+      Calibration c,
+      FitCpuEngine(engine, steps, fmt::format("goodput serve's step log ({})", fmt::join(step_logs, ", ")), &every));
   c.engine_loop = FitEngineLoop(logs);
   return c;
 }

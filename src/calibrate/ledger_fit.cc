@@ -46,7 +46,8 @@ Result<std::vector<FittedFactor>> Selected(const std::vector<std::string>& names
 }
 
 // `base` with the selected factors at exp(x).
-CostFactors FactorsFrom(const CostFactors& base, const std::vector<FittedFactor>& fitted, const std::vector<double>& x) {
+CostFactors FactorsFrom(const CostFactors& base, const std::vector<FittedFactor>& fitted,
+                        const std::vector<double>& x) {
   CostFactors f = base;
   for (size_t i = 0; i < fitted.size(); ++i) {
     f.*fitted[i].field = std::exp(x[i]);

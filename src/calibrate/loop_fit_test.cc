@@ -84,7 +84,8 @@ TEST(FitEngineLoop, RecoversTheLoopASimulatorRan) {
 // measured, the follow-up's chance and time keep their defaults. An untimed (version 1) log
 // measures nothing.
 TEST(FitEngineLoop, PairsFollowUpsOnlyInClosedLoops) {
-  const auto open = FitEngineLoop({SimulatedLog("open.log", KnownLoop(), ArrivalSpec{ArrivalKind::kPoisson, 20, 1, 1})});
+  const auto open =
+      FitEngineLoop({SimulatedLog("open.log", KnownLoop(), ArrivalSpec{ArrivalKind::kPoisson, 20, 1, 1})});
   EXPECT_EQ(open.closed_logs, 0);
   EXPECT_EQ(open.follow_ups, 0);
   ASSERT_TRUE(open.loop.measured);
@@ -148,7 +149,8 @@ TEST(FitEngineLoop, TravelsInTheCalibrationFile) {
   };
   EXPECT_EQ(broken("\"spread\": [0.6, 0.8", "\"spread\": [0.9, 0.8"),
             "cal.json: engine_loop: between_steps: spread must list positive ratios, rising");
-  EXPECT_EQ(broken("\"base_s\": 0.0003", "\"base_s\": -0.0003"), "cal.json: engine_loop: between_steps: times must be >= 0");
+  EXPECT_EQ(broken("\"base_s\": 0.0003", "\"base_s\": -0.0003"),
+            "cal.json: engine_loop: between_steps: times must be >= 0");
   EXPECT_EQ(broken("\"per_rank_s\": 0.001", "\"per_rank_s\": \"x\""),
             "cal.json: engine_loop: late_follow_up: 'per_rank_s' must be a number");
   EXPECT_EQ(broken("\"late_follow_up\": {", "\"late_follow_upx\": {"),

@@ -112,8 +112,8 @@ TEST(PublishedFigures, AFitFindsTheFrontEndsLatency) {
   CostFactors truth = setup->cost->factors();
   truth.bandwidth_efficiency = 0.7;
   truth.frontend_latency_s = 0.04;
-  auto workload = ParseWorkload("requests: 20\nclasses:\n  - name: chat\n    prompt: fixed:200\n    output: fixed:100\n",
-                                "w.yaml", ".");
+  auto workload = ParseWorkload(
+      "requests: 20\nclasses:\n  - name: chat\n    prompt: fixed:200\n    output: fixed:100\n", "w.yaml", ".");
   ASSERT_TRUE(workload.ok());
   const ArrivalSpec load{ArrivalKind::kClosedLoop, 1, 1, 1};
   auto run = Simulate(*workload, load, setup->options, CostModel(setup->cost->model(), truth));

@@ -167,8 +167,10 @@ Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<Measu
   // nothing about its rate, which would otherwise run off to infinity.
   const double bound = 2 * FastestApparentRate(model, steps);
   const Knots knots = KnotsFor(steps);
-  for (size_t i = 0; i < knots.attention.size(); ++i) params.push_back({std::log(bound / 20), std::log(1e7), std::log(bound)});
-  for (size_t i = 0; i < knots.matmul.size(); ++i) params.push_back({std::log(bound / 4), std::log(1e8), std::log(bound)});
+  for (size_t i = 0; i < knots.attention.size(); ++i)
+    params.push_back({std::log(bound / 20), std::log(1e7), std::log(bound)});
+  for (size_t i = 0; i < knots.matmul.size(); ++i)
+    params.push_back({std::log(bound / 4), std::log(1e8), std::log(bound)});
   params.push_back({0.5, 0, 1});  // overlap
   if (steps.size() < params.size()) {
     return Status::InvalidArgument("a step fit needs at least " + std::to_string(params.size()) + " measured steps");

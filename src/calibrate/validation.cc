@@ -54,7 +54,8 @@ Result<std::vector<std::string>> ServeArgsFor(const server::ServeConfig& config)
 Result<std::unique_ptr<Target>> SimTargetFor(const server::ServeConfig& config, const Calibration& calibration) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
   const EngineConfig engine = ResolvedEngine(config, model);
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupCalibratedSimulation(model, PlanOptionsFor(calibration, engine), calibration));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
+                           SetupCalibratedSimulation(model, PlanOptionsFor(calibration, engine), calibration));
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), "sim (calibrated)"));
 }
 
@@ -480,7 +481,8 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
   GOODPUT_ASSIGN_OR_RETURN(auto runs, MeasureServeInPasses(goodput_binary, cases, 1, nullptr, hooks));
   GOODPUT_ASSIGN_OR_RETURN(auto serve_sides, PooledRounds(cases, runs));
   const Side& serve = serve_sides.front().front();
-  GOODPUT_ASSIGN_OR_RETURN(Side sim, RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
+  GOODPUT_ASSIGN_OR_RETURN(Side sim,
+                           RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
                              return MeasureLoadOnSim(config, calibration, spec, load, hooks, each);
                            }));
   Comparison c = Compare(spec.workload.name, serve, sim);

@@ -110,7 +110,8 @@ std::string FormatComparison(const Comparison& c) {
                               c.workload);
   // serve's own spread (max - min over its repeats, of the median) is the
   // noise floor the simulator's errors are read against.
-  const bool in_sample = std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) { return r.sim_in_sample.has_value(); });
+  const bool in_sample =
+      std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) { return r.sim_in_sample.has_value(); });
   const bool rerun = std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) { return r.serve_rerun.has_value(); });
   s += fmt::format("{:>6} {:>26} {:>26} {:>26} {:>26} {:>24} {:>13} {:>18}{}{}\n", "load", "TTFT p50 serve/sim/err",
                    "TTFT p99 serve/sim/err", "TPOT p50 serve/sim/err", "TPOT p99 serve/sim/err",
@@ -145,18 +146,21 @@ std::string FormatComparison(const Comparison& c) {
       steps_lo = std::min(steps_lo, r.fit_steps), steps_hi = std::max(steps_hi, r.fit_steps);
     }
     const auto range = [](auto lo, auto hi, const char* f) {
-      return lo == hi ? fmt::format(fmt::runtime(f), lo) : fmt::format(fmt::runtime(f), lo) + "-" + fmt::format(fmt::runtime(f), hi);
+      return lo == hi ? fmt::format(fmt::runtime(f), lo)
+                      : fmt::format(fmt::runtime(f), lo) + "-" + fmt::format(fmt::runtime(f), hi);
     };
-    s += fmt::format("the simulator's calibration: rms log error {} over {} fitted steps\n", range(rms_lo, rms_hi, "{:.3f}"),
-                     range(steps_lo, steps_hi, "{}"));
+    s += fmt::format("the simulator's calibration: rms log error {} over {} fitted steps\n",
+                     range(rms_lo, rms_hi, "{:.3f}"), range(steps_lo, steps_hi, "{}"));
   }
   s += OpenP99Note(c);
   s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),
                    c.sim_capacity.value_or("none"), c.capacity_steps_apart, c.capacity_steps_apart == 1 ? "" : "s");
-  if (c.serve_capacity != c.sim_capacity) s += "goodput serve's " + c.serve_capacity_why + "the simulator's " + c.sim_capacity_why;
+  if (c.serve_capacity != c.sim_capacity)
+    s += "goodput serve's " + c.serve_capacity_why + "the simulator's " + c.sim_capacity_why;
   // Failed requests count against attainment but not in the latencies: say so.
   for (const auto& r : c.rows) {
-    if (!r.serve.top_error.empty()) s += fmt::format("load {}: goodput serve failed {}\n", r.serve.label, r.serve.top_error);
+    if (!r.serve.top_error.empty())
+      s += fmt::format("load {}: goodput serve failed {}\n", r.serve.label, r.serve.top_error);
     if (!r.sim.top_error.empty()) s += fmt::format("load {}: the simulator failed {}\n", r.sim.label, r.sim.top_error);
   }
   return s;

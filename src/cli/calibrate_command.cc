@@ -39,7 +39,8 @@ struct LedgerArgs {
   FitArgs fit;
 };
 
-constexpr const char* kStepsFooter = R"(Runs goodput serve's CPU engine (the same model, KV pool and runner) in this process
+constexpr const char* kStepsFooter =
+    R"(Runs goodput serve's CPU engine (the same model, KV pool and runner) in this process
 over a grid of steps — decodes of 1 to 65 requests at short and long contexts,
 prefills of 16 to 1,024 tokens — times each on the real clock (median of --repeats),
 and fits the cost model: per-step and per-request costs, effective memory bandwidth,
@@ -59,7 +60,8 @@ struct PublishedArgs {
   FitArgs fit;
 };
 
-constexpr const char* kPublishedFooter = R"(Figures someone published for a deployment (a vendor's page, an engine's benchmark):
+constexpr const char* kPublishedFooter =
+    R"(Figures someone published for a deployment (a vendor's page, an engine's benchmark):
 each point's workload is simulated at its load on the deployment the flags describe
 (--model, --gpu, --tp and the engine settings that run used), and compute and bandwidth
 efficiency, step overhead and per-request cost (or those --fit names) are fitted so the
@@ -115,9 +117,10 @@ void RunSteps(const StepsArgs& a) {
   StepGrid grid;
   grid.repeats = a.repeats;
   if (!a.step_logs.empty()) Progress("calibrate: fitting the logged steps");
-  auto c = !a.step_logs.empty()
-               ? CalibrateFromStepLogs(config, a.step_logs)
-               : CalibrateCpuEngine(config, grid, [](const std::string& shape) { Progress("calibrate: measured " + shape); });
+  auto c = !a.step_logs.empty() ? CalibrateFromStepLogs(config, a.step_logs)
+                                : CalibrateCpuEngine(config, grid, [](const std::string& shape) {
+                                    Progress("calibrate: measured " + shape);
+                                  });
   Progress("");
   if (!c.ok()) Fail(c.status());
   Report(*c, a.out);
@@ -180,7 +183,8 @@ void AddFitFlags(CLI::App& app, FitArgs& a) {
 }  // namespace
 
 void AddCalibrateCommand(CLI::App& app) {
-  CLI::App* cal = app.add_subcommand("calibrate", "Fit the simulator's cost model to measurements: write a calibration file");
+  CLI::App* cal =
+      app.add_subcommand("calibrate", "Fit the simulator's cost model to measurements: write a calibration file");
   cal->require_subcommand(1);
   auto steps = std::make_shared<StepsArgs>();
   CLI::App* s = cal->add_subcommand("steps", "Measure goodput serve's CPU engine step by step and fit the cost model");

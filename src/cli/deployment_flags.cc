@@ -19,7 +19,8 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
   c.add_option("--model,-m", a.model, "Catalog model name or path to a config.json (or its directory)");
   c.add_option("--gpu", a.gpu, "GPU from the hardware catalog (see goodput plan --list-gpus)");
   c.add_option("--gpu-memory", a.gpu_memory, "Total GPU memory instead of --gpu, e.g. 79.18GiB");
-  c.add_option("--tensor-parallel-size,--tp", a.tensor_parallel, "GPUs the model is split across")->capture_default_str();
+  c.add_option("--tensor-parallel-size,--tp", a.tensor_parallel, "GPUs the model is split across")
+      ->capture_default_str();
   c.add_option("--weights", a.weights,
                "Weight precision: auto (the checkpoint's), bf16, fp16, fp32, fp8, fp8-block, int8, int4 (g128), "
                "mxfp4, nvfp4")->capture_default_str();
@@ -39,7 +40,8 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
   c.add_option("--weights-memory", a.weights_memory, "Measured weights (vLLM: 'Model loading took X GiB')");
   c.add_option("--activation-memory", a.activation_memory, "Measured activation peak of vLLM's profiling run");
   c.add_option("--non-torch-memory", a.non_torch_memory, "Measured non-torch memory");
-  c.add_option("--cuda-graph-memory", a.cuda_graph_memory, "Measured CUDA graph memory ('Graph capturing ... took X GiB')");
+  c.add_option("--cuda-graph-memory", a.cuda_graph_memory,
+               "Measured CUDA graph memory ('Graph capturing ... took X GiB')");
   c.add_option("--safety-buffer", a.safety_buffer, "Headroom wanted beyond CUDA graphs")->capture_default_str();
   AddEngineFlags(c, a.engine, engine_flags);
 }

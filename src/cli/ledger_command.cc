@@ -26,7 +26,8 @@ struct LedgerArgs {
 
 std::unique_ptr<Ledger> OpenExisting(const LedgerArgs& a) {
   if (a.path != ":memory:" && !std::filesystem::exists(a.path)) {
-    throw CLI::RuntimeError("goodput ledger: no ledger at " + a.path + " (runs of bench, sweep and capacity create it)", 2);
+    throw CLI::RuntimeError("goodput ledger: no ledger at " + a.path + " (runs of bench, sweep and capacity create it)",
+                            2);
   }
   auto l = Ledger::Open(a.path);
   if (!l.ok()) throw CLI::RuntimeError("goodput ledger: " + l.status().message(), 2);
@@ -125,11 +126,11 @@ void Quote(const LedgerArgs& a) {
   }
   std::cout << fmt::format("run {} ({}): {}\n", run.id, run.status, run.info.command);
   if (run.status != "complete") std::cout << "note: the run did not complete; its points stand on their own\n";
-  std::cout << fmt::format("rules: >= {} repetitions, throughput spread <= {:.0f}%, failures <= {:.0f}%, send lag p99 <= "
-                           "{}, at concurrency <= {} spread <= {:.0f}%\n\n",
-                           rules.min_repeats, 100 * rules.max_spread, 100 * rules.max_error_rate,
-                           FormatDuration(rules.max_send_lag_s), rules.low_concurrency,
-                           100 * rules.low_concurrency_max_spread);
+  std::cout << fmt::format(
+      "rules: >= {} repetitions, throughput spread <= {:.0f}%, failures <= {:.0f}%, send lag p99 <= "
+      "{}, at concurrency <= {} spread <= {:.0f}%\n\n",
+      rules.min_repeats, 100 * rules.max_spread, 100 * rules.max_error_rate, FormatDuration(rules.max_send_lag_s),
+      rules.low_concurrency, 100 * rules.low_concurrency_max_spread);
   std::cout << fmt::format("{:<20}{:>8}{:>12}{:>10}{:>11}{:>11}  {}\n", "setting", "load", "tok/s", "goodput",
                            "TTFT p99", "TPOT p99", "verdict");
   int quotable = 0;
@@ -166,8 +167,8 @@ void Studies(const LedgerArgs& a) {
     std::cout << boost::json::serialize(out) << "\n";
     return;
   }
-  std::cout << fmt::format("{:>5}  {:<19}  {:<11}  {:<6}{:>5}  {}\n", "study", "started (UTC)", "status", "kind", "runs",
-                           "command");
+  std::cout << fmt::format("{:>5}  {:<19}  {:<11}  {:<6}{:>5}  {}\n", "study", "started (UTC)", "status", "kind",
+                           "runs", "command");
   for (const auto& s : studies) {
     std::cout << fmt::format("{:>5}  {:<19}  {:<11}  {:<6}{:>5}  {}\n", s.id, s.started_at, s.status, s.kind,
                              s.runs.size(), Cut(s.command, 90));
@@ -246,7 +247,8 @@ void AddReportCommand(CLI::App& app) {
 
 void AddLedgerCommand(CLI::App& app) {
   auto args = std::make_shared<LedgerArgs>();
-  CLI::App* ledger = app.add_subcommand("ledger", "The record of every bench/sweep/capacity run, and what may be quoted");
+  CLI::App* ledger =
+      app.add_subcommand("ledger", "The record of every bench/sweep/capacity run, and what may be quoted");
   ledger->require_subcommand(1);
   const auto common = [&](CLI::App* c) {
     c->add_option("--ledger", args->path, "The SQLite ledger")->capture_default_str();

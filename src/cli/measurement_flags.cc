@@ -18,7 +18,8 @@ void AddMeasurementFlags(CLI::App& c, MeasurementArgs& a, LoadUse use) {
                : use.capacity ? "Closed-loop clients: one to start a doubling-then-bisection search from, or a ladder "
                                 "(e.g. 2,4,8,16) to walk up to the first load that does not hold"
                               : "Closed-loop clients");
-  c.add_option("--rate,-r", a.rate, use.ladder ? "Open-loop request rates (requests/s), e.g. 1,2,4" : "Open-loop requests/s");
+  c.add_option("--rate,-r", a.rate,
+               use.ladder ? "Open-loop request rates (requests/s), e.g. 1,2,4" : "Open-loop requests/s");
   c.add_option("--burstiness", a.burstiness,
                "With --rate: gamma shape (1 = Poisson, < 1 burstier; default: the workload's arrival shape, "
                "Poisson when it has none)");

@@ -92,7 +92,8 @@ void RunServe(const ServeArgs& a) {
 
 void AddServeCommand(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
-  CLI::App* c = app.add_subcommand("serve", "Serve a CPU transformer behind an OpenAI-compatible API (completions, chat, SSE)");
+  CLI::App* c =
+      app.add_subcommand("serve", "Serve a CPU transformer behind an OpenAI-compatible API (completions, chat, SSE)");
   AddServeFlags(*c, *args);
   c->callback([args]() { RunServe(*args); });
 }

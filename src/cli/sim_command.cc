@@ -106,8 +106,9 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   f.step_overhead_s = a.step_overhead.value_or(f.step_overhead_s);
   f.per_sequence_s = a.per_request_cost.value_or(f.per_sequence_s);
   f.frontend_latency_s = a.frontend_latency.value_or(f.frontend_latency_s);
-  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1) ||
-      f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0) {
+  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) ||
+      !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1) || f.step_overhead_s < 0 || f.per_sequence_s < 0 ||
+      f.frontend_latency_s < 0) {
     return Status::InvalidArgument("efficiencies must be in (0, 1]; --step-overhead, --per-request-cost and "
                                    "--frontend-latency >= 0");
   }

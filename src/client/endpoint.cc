@@ -12,7 +12,9 @@
 
 namespace goodput::client {
 
-std::string Endpoint::Url() const { return fmt::format("{}://{}:{}{}", tls ? "https" : "http", host, port, api_prefix); }
+std::string Endpoint::Url() const {
+  return fmt::format("{}://{}:{}{}", tls ? "https" : "http", host, port, api_prefix);
+}
 
 Result<Endpoint> ParseEndpoint(const std::string& url) {
   auto parsed = boost::urls::parse_absolute_uri(url);

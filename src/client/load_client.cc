@@ -31,7 +31,8 @@ constexpr auto kNoThrow = net::experimental::as_tuple(net::use_awaitable);
 namespace {
 
 std::chrono::steady_clock::duration Seconds(double s) {
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(0.0, s)));
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(std::max(0.0, s)));
 }
 
 // The reason a reused keep-alive connection gives when the server closed it
@@ -410,7 +411,8 @@ class Run {
   static std::string Finish(http::response_parser<http::buffer_body>& parser, Reading& r, bool& reusable) {
     reusable = parser.get().keep_alive();
     if (r.status != 200) return fmt::format("HTTP {}: {}", r.status, r.text);
-    if (!r.sse) return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
+    if (!r.sse)
+      return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
     // A fixed-length answer that ended cleanly with its finish reason (or all
     // its tokens) is whole, even without usage and [DONE].
     const bool whole = r.expected.fixed_length && (r.finished || r.counted >= r.expected.output_tokens);

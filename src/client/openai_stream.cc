@@ -45,8 +45,8 @@ Result<StreamChunk> ParseStreamChunk(std::string_view data) {
   const json::object& o = v.as_object();
   if (const json::value* err = o.if_contains("error")) {
     const json::value* msg = err->is_object() ? err->as_object().if_contains("message") : nullptr;
-    return Status::FailedPrecondition("in-stream error: " +
-                                      (msg && msg->is_string() ? std::string(msg->as_string()) : json::serialize(*err)));
+    return Status::FailedPrecondition(
+        "in-stream error: " + (msg && msg->is_string() ? std::string(msg->as_string()) : json::serialize(*err)));
   }
   if (const json::value* choices = o.if_contains("choices"); choices && choices->is_array()) {
     for (const json::value& ch : choices->as_array()) {

@@ -142,8 +142,9 @@ Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Start(const std::string&
       options.endpoint.host = endpoint->host;
       options.endpoint.port = endpoint->port;
       options.model = line->first;
-      const std::string describe = fmt::format("embedded `goodput serve --model {}{}{}` on port {}", model,
-                                               serve_args.empty() ? "" : " ", fmt::join(serve_args, " "), endpoint->port);
+      const std::string describe =
+          fmt::format("embedded `goodput serve --model {}{}{}` on port {}", model, serve_args.empty() ? "" : " ",
+                      fmt::join(serve_args, " "), endpoint->port);
       return std::unique_ptr<EmbeddedTarget>(new EmbeddedTarget(pid, log_fd, log, describe, std::move(options)));
     }
     int status = 0;

@@ -68,7 +68,9 @@ TEST_P(StreamShape, CountsEveryTokenAndSplitsTheChunkGap) {
   EXPECT_NEAR(itl.back() * k, r.chunks.back().t - r.chunks[r.chunks.size() - 2].t, 1e-12);
   const bool spread = k > 1 && usage != Usage::kEveryChunk;
   EXPECT_EQ(r.note.find("the tokens spread evenly over the chunks") != std::string::npos, spread) << r.note;
-  if (!done) EXPECT_NE(r.note.find("without"), std::string::npos) << r.note;
+  if (!done) {
+    EXPECT_NE(r.note.find("without"), std::string::npos) << r.note;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(KTokensPerChunk, StreamShape,

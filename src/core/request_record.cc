@@ -47,7 +47,8 @@ double TokensServedIn(const RequestRecord& r, double start, double end) {
     return n;
   }
   if (!r.t_first || r.n_out <= 0) return 0;
-  if (r.n_out == 1 || !r.t_last || *r.t_last <= *r.t_first) return inside(*r.t_first) ? static_cast<double>(r.n_out) : 0;
+  if (r.n_out == 1 || !r.t_last || *r.t_last <= *r.t_first)
+    return inside(*r.t_first) ? static_cast<double>(r.n_out) : 0;
   // Token i (0-based) at t_first + i * step: count the i with start <= t < end.
   const double step = (*r.t_last - *r.t_first) / static_cast<double>(r.n_out - 1);
   const auto first_at_or_after = [&](double t) {

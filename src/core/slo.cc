@@ -84,7 +84,8 @@ Result<ClassSlo> ParseClause(std::string_view clause) {
     if (c.class_name.empty()) return Status::InvalidArgument(fmt::format("empty class name in '{}'", Trim(clause)));
     for (char ch : c.class_name) {
       if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.' || ch == '*')) {
-        return Status::InvalidArgument(fmt::format("class name '{}' may only hold letters, digits, _ - .", c.class_name));
+        return Status::InvalidArgument(
+            fmt::format("class name '{}' may only hold letters, digits, _ - .", c.class_name));
       }
     }
   } else {
@@ -159,7 +160,8 @@ std::string SloSpec::ToString() const {
       const auto& t = c.targets[i];
       if (i) out += ", ";
       const bool whole_seconds = t.threshold_s >= 1 && t.threshold_s == std::floor(t.threshold_s);
-      const std::string value = whole_seconds ? fmt::format("{:g}s", t.threshold_s) : fmt::format("{:g}ms", t.threshold_s * 1e3);
+      const std::string value =
+          whole_seconds ? fmt::format("{:g}s", t.threshold_s) : fmt::format("{:g}ms", t.threshold_s * 1e3);
       out += fmt::format("{} p{:g} {} {}", SloMetricName(t.metric), t.percentile, t.strict ? "<" : "<=", value);
     }
   }

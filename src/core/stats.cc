@@ -108,7 +108,8 @@ Interval PercentileIntervalOfSorted(const std::vector<double>& sorted, double p,
   // the first k with P(B <= k) >= 1 - tail; outside 1..n that side is open.
   const auto [low, high] = BinomialTailRanks(n, p / 100, (1 - confidence) / 2);
   const int64_t l = low, u = high + 1;
-  return Interval{l >= 1 ? sorted[static_cast<size_t>(l - 1)] : -inf, u <= n ? sorted[static_cast<size_t>(u - 1)] : inf};
+  return Interval{l >= 1 ? sorted[static_cast<size_t>(l - 1)] : -inf,
+                  u <= n ? sorted[static_cast<size_t>(u - 1)] : inf};
 }
 
 int64_t MinSampleToBoundPercentile(double p, double confidence) {

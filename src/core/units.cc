@@ -15,7 +15,8 @@ namespace {
 
 // "" 1, "k" 1e3, "m" 1e6, "g" 1e9, "t" 1e12, "p" 1e15 (lower case); 0 for anything else.
 double SiScale(const std::string& prefix) {
-  static const std::pair<const char*, double> kScales[] = {{"", 1}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}, {"p", 1e15}};
+  static const std::pair<const char*, double> kScales[] = {{"", 1},    {"k", 1e3},  {"m", 1e6},
+                                                           {"g", 1e9}, {"t", 1e12}, {"p", 1e15}};
   for (const auto& [name, scale] : kScales) {
     if (prefix == name) return scale;
   }
@@ -144,7 +145,8 @@ Result<double> ParseRate(std::string_view text, std::string_view unit) {
   if (Status st = SplitNumber(text, &n, &rest, std::chars_format::general); !st.ok()) return st;
   std::string u = Lower(std::string(Trim(rest)));
   const std::string want = Lower(std::string(unit));
-  if (u.size() >= want.size() && u.compare(u.size() - want.size(), want.size(), want) == 0) u.resize(u.size() - want.size());
+  if (u.size() >= want.size() && u.compare(u.size() - want.size(), want.size(), want) == 0)
+    u.resize(u.size() - want.size());
   const double scale = SiScale(u);
   if (scale == 0) {
     return Status::InvalidArgument(fmt::format("'{}' has unknown unit '{}' (use k, M, G, T or P, then {})", Trim(text),

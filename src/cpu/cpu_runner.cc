@@ -36,8 +36,10 @@ CpuKvLayout MakeCpuKvLayout(const ModelSpec& m, int64_t block_size) {
   return out;
 }
 
-int64_t CpuKvBlocksFor(const ModelSpec& m, const CpuKvLayout& layout, KvFormat format, int64_t block_size, int64_t bytes) {
-  const int64_t per_block = KvStore::BlockBytes(format, block_size, m.attn.num_kv_heads, m.attn.head_dim) * layout.num_slots;
+int64_t CpuKvBlocksFor(const ModelSpec& m, const CpuKvLayout& layout, KvFormat format, int64_t block_size,
+                       int64_t bytes) {
+  const int64_t per_block =
+      KvStore::BlockBytes(format, block_size, m.attn.num_kv_heads, m.attn.head_dim) * layout.num_slots;
   return per_block > 0 ? bytes / per_block : 0;
 }
 
@@ -47,7 +49,8 @@ CpuModelRunner::CpuModelRunner(const ModelSpec& m, ModelWeights w, CpuKvLayout l
       w_(std::move(w)),
       layout_(std::move(layout)),
       rope_(std::move(rope)),
-      kv_(format, num_blocks, block_size, m.attn.num_kv_heads, m.attn.head_dim, layout_.layer_slot, layout_.num_slots) {}
+      kv_(format, num_blocks, block_size, m.attn.num_kv_heads, m.attn.head_dim, layout_.layer_slot, layout_.num_slots) {
+}
 
 Result<std::unique_ptr<CpuModelRunner>> CpuModelRunner::Create(const ModelSpec& m, ModelWeights weights,
                                                                const CpuKvLayout& layout, KvFormat format,

@@ -31,7 +31,8 @@ struct CpuKvLayout {
 CpuKvLayout MakeCpuKvLayout(const ModelSpec& m, int64_t block_size);
 
 // KV blocks that fit in `bytes` (each block id takes a page in every slot).
-int64_t CpuKvBlocksFor(const ModelSpec& m, const CpuKvLayout& layout, KvFormat format, int64_t block_size, int64_t bytes);
+int64_t CpuKvBlocksFor(const ModelSpec& m, const CpuKvLayout& layout, KvFormat format, int64_t block_size,
+                       int64_t bytes);
 
 class CpuModelRunner final : public ModelRunner {
  public:

@@ -76,8 +76,9 @@ void KvStore::Store(uint8_t* dst, float* scale, const float* src) const {
       *scale = amax > 0 ? amax / limit : 1.0f;
       for (int64_t i = 0; i < head_dim_; ++i) {
         const float x = src[i] / *scale;
-        dst[i] = format_ == KvFormat::kFp8 ? FloatToFp8E4M3(x)
-                                            : static_cast<uint8_t>(static_cast<int8_t>(std::lround(std::clamp(x, -127.0f, 127.0f))));
+        dst[i] = format_ == KvFormat::kFp8
+                     ? FloatToFp8E4M3(x)
+                     : static_cast<uint8_t>(static_cast<int8_t>(std::lround(std::clamp(x, -127.0f, 127.0f))));
       }
       return;
     }
@@ -119,13 +120,15 @@ void KvStore::Write(int layer, int32_t block, int64_t offset, const float* k, co
 void KvStore::ReadK(int layer, int32_t block, int64_t offset, int64_t head, float* out) const {
   const int s = layer_slot_[layer];
   const int64_t si = (static_cast<int64_t>(block) * block_size_ + offset) * kv_heads_ + head;
-  Load(&k_[s][ElementIndex(block, offset, head) * KvElementBytes(format_)], KvHasScales(format_) ? k_scale_[s][si] : 1.0f, out);
+  Load(&k_[s][ElementIndex(block, offset, head) * KvElementBytes(format_)],
+       KvHasScales(format_) ? k_scale_[s][si] : 1.0f, out);
 }
 
 void KvStore::ReadV(int layer, int32_t block, int64_t offset, int64_t head, float* out) const {
   const int s = layer_slot_[layer];
   const int64_t si = (static_cast<int64_t>(block) * block_size_ + offset) * kv_heads_ + head;
-  Load(&v_[s][ElementIndex(block, offset, head) * KvElementBytes(format_)], KvHasScales(format_) ? v_scale_[s][si] : 1.0f, out);
+  Load(&v_[s][ElementIndex(block, offset, head) * KvElementBytes(format_)],
+       KvHasScales(format_) ? v_scale_[s][si] : 1.0f, out);
 }
 
 }  // namespace goodput::cpu

@@ -81,7 +81,8 @@ std::vector<float> ReferenceModel::Forward(int32_t token) {
     for (int64_t i = 0; i < h; ++i) x[i] += d[i];
   }
   ++pos_;
-  return MatVec(m_.tie_word_embeddings ? w_.embed : w_.lm_head, Norm(x, w_.final_norm, m_.rms_norm_eps), m_.vocab_size, h);
+  return MatVec(m_.tie_word_embeddings ? w_.embed : w_.lm_head, Norm(x, w_.final_norm, m_.rms_norm_eps), m_.vocab_size,
+                h);
 }
 
 }  // namespace goodput::cpu

@@ -27,7 +27,8 @@ double YarnMscale(double scale, double mscale) { return scale <= 1 ? 1.0 : 0.1 *
 
 void Yarn(const RopeSpec& s, int64_t dim, int64_t max_pos, std::vector<double>& inv, double& attention_factor) {
   const double base = s.theta;
-  const double orig = static_cast<double>(s.original_max_position_embeddings > 0 ? s.original_max_position_embeddings : max_pos);
+  const double orig =
+      static_cast<double>(s.original_max_position_embeddings > 0 ? s.original_max_position_embeddings : max_pos);
   attention_factor = s.mscale > 0 && s.mscale_all_dim > 0
                          ? YarnMscale(s.factor, s.mscale) / YarnMscale(s.factor, s.mscale_all_dim)
                          : YarnMscale(s.factor, 1.0);

@@ -82,7 +82,8 @@ Result<std::map<std::string, Tensor>> ReadSafetensors(const std::string& path) {
   std::map<std::string, Tensor> out;
   for (const auto& [key, value] : header.as_object()) {
     if (key == "__metadata__") continue;
-    if (!value.is_object()) return Status::InvalidArgument(fmt::format("{}: entry '{}' is not an object", path, std::string(key)));
+    if (!value.is_object())
+      return Status::InvalidArgument(fmt::format("{}: entry '{}' is not an object", path, std::string(key)));
     GOODPUT_ASSIGN_OR_RETURN(Tensor t, Decode(std::string(key), value.as_object(), data, path));
     out.emplace(std::string(key), std::move(t));
   }
@@ -105,7 +106,8 @@ Result<std::map<std::string, Tensor>> ReadSafetensorsDir(const std::string& dir)
   return all;
 }
 
-Status WriteSafetensors(const std::string& path, const std::map<std::string, Tensor>& tensors, const std::string& dtype) {
+Status WriteSafetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
+                        const std::string& dtype) {
   if (dtype != "F32" && dtype != "BF16") return Status::InvalidArgument("write F32 or BF16");
   const int64_t elem = dtype == "F32" ? 4 : 2;
   boost::json::object header;

@@ -91,7 +91,8 @@ TEST(Safetensors, BrokenCheckpointsSayWhat) {
   ASSERT_TRUE(WriteSafetensors(dir2 + "/model.safetensors", tensors).ok());
   auto shape = LoadSafetensorsWeights(m, dir2);
   ASSERT_FALSE(shape.ok());
-  EXPECT_NE(shape.status().message().find("has shape [8, 8], expected [64]"), std::string::npos) << shape.status().message();
+  EXPECT_NE(shape.status().message().find("has shape [8, 8], expected [64]"), std::string::npos)
+      << shape.status().message();
   const std::string dir3 = TempDirFor("ckpt_trunc");
   std::ofstream(dir3 + "/model.safetensors") << "\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":";
   EXPECT_FALSE(ReadSafetensors(dir3 + "/model.safetensors").ok());

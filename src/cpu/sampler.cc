@@ -12,7 +12,8 @@ int32_t SampleToken(std::vector<float>& logits, const SamplingParams& p, std::mt
   std::vector<int32_t> idx(static_cast<size_t>(n));
   std::iota(idx.begin(), idx.end(), 0);
   const int32_t k = p.top_k > 0 ? std::min<int32_t>(p.top_k, n) : n;
-  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int32_t a, int32_t b) { return logits[a] > logits[b]; });
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
+                    [&](int32_t a, int32_t b) { return logits[a] > logits[b]; });
   idx.resize(static_cast<size_t>(k));
   std::vector<double> probs(idx.size());
   const double mx = logits[idx[0]];

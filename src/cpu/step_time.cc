@@ -49,7 +49,8 @@ Result<StepSample> MedianDecodeStep(Scheduler& s, ModelRunner& runner, const Clo
                                     RequestId& next_id) {
   constexpr int64_t kSteps = 7;
   for (int64_t i = 0; i < batch; ++i) {
-    if (s.Add(StepTimingRequest(next_id++, 16, kSteps + 1))) return Status::FailedPrecondition("calibration request rejected");
+    if (s.Add(StepTimingRequest(next_id++, 16, kSteps + 1)))
+      return Status::FailedPrecondition("calibration request rejected");
   }
   TimedStep(s, runner, clock);
   std::vector<StepSample> steps;

@@ -57,7 +57,8 @@ Status CheckCpuSupported(const ModelSpec& m) {
   if (m.attn.bias || m.attn.qk_norm || m.attn.output_gate || m.attn.sinks) {
     return Status::InvalidArgument(m.name + ": attention biases, q/k norms, output gates and sinks are not supported");
   }
-  if (m.attn.num_heads % m.attn.num_kv_heads != 0) return Status::InvalidArgument(m.name + ": heads must be a multiple of KV heads");
+  if (m.attn.num_heads % m.attn.num_kv_heads != 0)
+    return Status::InvalidArgument(m.name + ": heads must be a multiple of KV heads");
   if (m.intermediate_size <= 0) return Status::InvalidArgument(m.name + ": intermediate_size is missing");
   // The runner is Llama's: a SiLU-gated MLP, two RMS norms per layer, embeddings unscaled.
   if (m.hidden_act != "silu" && m.hidden_act != "swish") {

@@ -157,7 +157,8 @@ int64_t KvCacheManager::NewBlocksNeeded(const BlockTable& t, int64_t total_token
   int64_t needed = 0;
   for (size_t g = 0; g < groups_.size(); ++g) {
     const int64_t have = static_cast<int64_t>(t.groups[g].size());
-    const int64_t want = groups_[g].type == KvGroupSpec::Type::kState ? 1 : CeilDiv(total_tokens, groups_[g].block_size);
+    const int64_t want =
+        groups_[g].type == KvGroupSpec::Type::kState ? 1 : CeilDiv(total_tokens, groups_[g].block_size);
     needed += std::max<int64_t>(0, want - have);
   }
   return needed;

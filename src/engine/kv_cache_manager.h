@@ -52,7 +52,9 @@ class KvCacheManager {
   // The most blocks a request of `tokens` tokens holds at once in this pool
   // (goodput::PeakBlocks over its groups). A request needing more than
   // num_blocks() can never run.
-  int64_t PeakBlocks(int64_t tokens, int64_t max_chunk) const { return goodput::PeakBlocks(groups_, tokens, max_chunk); }
+  int64_t PeakBlocks(int64_t tokens, int64_t max_chunk) const {
+    return goodput::PeakBlocks(groups_, tokens, max_chunk);
+  }
 
   const BlockTable* Table(RequestId id) const;
   int64_t num_blocks() const { return num_blocks_; }

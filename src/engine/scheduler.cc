@@ -75,7 +75,8 @@ int32_t Scheduler::TokensToCompute(const Request& r, int64_t budget) const {
     n = std::min(n, config_.long_prefill_token_threshold);
   }
   if (remaining == 1 && config_.num_speculative_tokens > 0) {  // decoding: verify k drafts too
-    const int64_t room = std::min(r.sampling.max_tokens - r.num_output_tokens - 1, config_.max_model_len - r.num_tokens());
+    const int64_t room =
+        std::min(r.sampling.max_tokens - r.num_output_tokens - 1, config_.max_model_len - r.num_tokens());
     n += std::clamp<int64_t>(room, 0, config_.num_speculative_tokens);
   }
   return static_cast<int32_t>(std::min(n, budget));

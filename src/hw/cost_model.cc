@@ -43,7 +43,8 @@ Result<double> PeakFor(const HardwareSpec& hw, const std::string& precision) {
   } else if (IsFp4(precision)) {
     peak = hw.fp4_flops ? hw.fp4_flops : hw.bf16_flops;
   }
-  if (!peak || *peak <= 0) return Status::InvalidArgument(fmt::format("{} has no FLOP/s figure for {}", hw.name, precision));
+  if (!peak || *peak <= 0)
+    return Status::InvalidArgument(fmt::format("{} has no FLOP/s figure for {}", hw.name, precision));
   return *peak;
 }
 
@@ -80,8 +81,8 @@ Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precis
   return f;
 }
 
-Result<CostFactors> FactorsForWeights(const CostFactors& fitted, const HardwareSpec& hw, const std::string& fitted_precision,
-                                      const std::string& precision) {
+Result<CostFactors> FactorsForWeights(const CostFactors& fitted, const HardwareSpec& hw,
+                                      const std::string& fitted_precision, const std::string& precision) {
   if (precision == fitted_precision) return fitted;
   GOODPUT_ASSIGN_OR_RETURN(const double from_peak, PeakFor(hw, fitted_precision));
   GOODPUT_ASSIGN_OR_RETURN(const double to_peak, PeakFor(hw, precision));
@@ -155,8 +156,9 @@ void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t draf
 double CostModel::MatmulSeconds(const Step& s) const {
   // Under expert parallelism the busiest GPU computes its share of the
   // routed tokens times the imbalance; tensor-sliced experts split evenly.
-  const double expert_scale =
-      m_.expert_parallel > 1 ? m_.routing_imbalance * m_.tensor_parallel / static_cast<double>(m_.expert_parallel) : 1.0;
+  const double expert_scale = m_.expert_parallel > 1
+                                  ? m_.routing_imbalance * m_.tensor_parallel / static_cast<double>(m_.expert_parallel)
+                                  : 1.0;
   const double linear = linear_flops_per_token_ - expert_flops_per_token_ + expert_flops_per_token_ * expert_scale;
   return (linear * s.tokens + lm_head_flops_ * s.samples) / (f_.peak_flops * f_.EfficiencyAt(s.tokens));
 }

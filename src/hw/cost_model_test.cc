@@ -155,7 +155,8 @@ TEST(CostModel, FittedFactorsCarryToAnotherWeightFormat) {
   EXPECT_NEAR(fp8.peak_flops * fp8.EfficiencyAt(8) / (0.45 * *card.fp8_flops), 1, 1e-12);
   EXPECT_DOUBLE_EQ(fp8.peak_flops * fp8.AttentionEfficiencyAt(8), 0.45 * *card.bf16_flops);
   EXPECT_DOUBLE_EQ(fp8.bandwidth_efficiency, 0.7);
-  EXPECT_EQ(FactorsForWeights(fitted, card, "bf16", "bf16")->attention_curve.size(), 0u) << "the same format: as fitted";
+  EXPECT_EQ(FactorsForWeights(fitted, card, "bf16", "bf16")->attention_curve.size(), 0u)
+      << "the same format: as fitted";
   HardwareSpec no_peak = card;
   no_peak.bf16_flops.reset();
   EXPECT_FALSE(FactorsForWeights(fitted, no_peak, "bf16", "fp8").ok());
@@ -245,7 +246,8 @@ TEST(CostModel, PerRequestCostAndOverlap) {
   CostModel none(d, f);
   CostModel::Step s;
   for (int i = 0; i < 10; ++i) full.Add(s, 0, 1, true);
-  const double mm = full.MatmulSeconds(s), w = full.WeightSeconds(s), at = full.AttentionSeconds(s), kv = full.KvSeconds(s);
+  const double mm = full.MatmulSeconds(s), w = full.WeightSeconds(s), at = full.AttentionSeconds(s),
+               kv = full.KvSeconds(s);
   EXPECT_NEAR(full.Seconds(s), 10 * 1e-4 + std::max(mm, w) + std::max(at, kv), 1e-12);
   EXPECT_NEAR(none.Seconds(s), 10 * 1e-4 + mm + w + at + kv, 1e-12);
 }

@@ -87,7 +87,8 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
   }
   GOODPUT_ASSIGN_OR_RETURN(double mem, Num(o, "memory_bytes", at));
   GOODPUT_ASSIGN_OR_RETURN(h.memory_bandwidth, Num(o, "memory_bandwidth", at));
-  if (mem <= 0 || h.memory_bandwidth <= 0) return Status::InvalidArgument(at + ": memory and bandwidth must be positive");
+  if (mem <= 0 || h.memory_bandwidth <= 0)
+    return Status::InvalidArgument(at + ": memory and bandwidth must be positive");
   h.memory_bytes = static_cast<int64_t>(mem);
   h.usable_memory_gib = OptNum(o, "usable_memory_gib");
   h.bf16_flops = OptNum(o, "bf16_flops");

@@ -45,9 +45,9 @@ TEST(Hardware, RidgePointOfTheSourceDocument) {
 Result<HardwareSpec> LoadOneCard(const std::string& extra) {
   const std::string dir = testing::TempPath("data");
   std::filesystem::create_directories(dir + "/hardware");
-  testing::WriteTempFile("data/hardware/gpus.json",
-                         R"({"gpus": [{"name": "x1", "memory_bytes": 8e10, "memory_bandwidth": 3e12, "bf16_flops": 1e15)" +
-                             extra + "}]}");
+  testing::WriteTempFile(
+      "data/hardware/gpus.json",
+      R"({"gpus": [{"name": "x1", "memory_bytes": 8e10, "memory_bandwidth": 3e12, "bf16_flops": 1e15)" + extra + "}]}");
   const char* before = std::getenv("GOODPUT_DATA_DIR");
   const std::string saved = before ? before : "";
   setenv("GOODPUT_DATA_DIR", dir.c_str(), 1);
@@ -80,7 +80,8 @@ TEST(Hardware, ArchIsReadAndABadOneRefused) {
   ASSERT_TRUE(card.ok()) << card.status().message();
   EXPECT_EQ(card->arch, "sm90");
   EXPECT_EQ(LoadOneCard("")->arch, "");
-  for (const char* bad : {R"(, "arch": 90)", R"(, "arch": "hopper")", R"(, "arch": "sm9x")", R"(, "arch": "sm1234567")"}) {
+  for (const char* bad :
+       {R"(, "arch": 90)", R"(, "arch": "hopper")", R"(, "arch": "sm9x")", R"(, "arch": "sm1234567")"}) {
     auto bad_card = LoadOneCard(bad);
     ASSERT_FALSE(bad_card.ok()) << bad;
     EXPECT_NE(bad_card.status().message().find("arch must be"), std::string::npos) << bad_card.status().message();

@@ -259,11 +259,12 @@ Status Ledger::FinishRun(int64_t run, const std::string& status) {
 Result<std::vector<StoredRun>> Ledger::SelectRuns(std::optional<int64_t> only) {
   std::vector<StoredRun> out;
   GOODPUT_RETURN_IF_ERROR(Guard("read runs", [&] {
-    SQLite::Statement q(*db_,
-                        "SELECT r.id, r.started_at, COALESCE(r.finished_at, ''), r.status, r.command, r.target, r.model, "
-                        "r.hardware, r.workload_name, r.workload, r.slo, r.version, r.host, "
-                        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), COALESCE(r.owner, '') FROM runs r "
-                        "WHERE ?1 IS NULL OR r.id = ?1 ORDER BY r.id");
+    SQLite::Statement q(
+        *db_,
+        "SELECT r.id, r.started_at, COALESCE(r.finished_at, ''), r.status, r.command, r.target, r.model, "
+        "r.hardware, r.workload_name, r.workload, r.slo, r.version, r.host, "
+        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), COALESCE(r.owner, '') FROM runs r "
+        "WHERE ?1 IS NULL OR r.id = ?1 ORDER BY r.id");
     if (only) q.bind(1, *only);
     while (q.executeStep()) {
       StoredRun r;
@@ -336,7 +337,8 @@ Result<std::vector<StoredPoint>> Ledger::GetPoints(int64_t run) {
 Result<int64_t> Ledger::CountRequests(int64_t run) {
   int64_t n = 0;
   GOODPUT_RETURN_IF_ERROR(Guard("count requests", [&] {
-    SQLite::Statement q(*db_, "SELECT COUNT(*) FROM requests WHERE point_id IN (SELECT id FROM points WHERE run_id = ?)");
+    SQLite::Statement q(*db_,
+                        "SELECT COUNT(*) FROM requests WHERE point_id IN (SELECT id FROM points WHERE run_id = ?)");
     q.bind(1, run);
     if (q.executeStep()) n = q.getColumn(0).getInt64();
   }));

@@ -192,7 +192,8 @@ TEST(Ledger, ConcurrentWritersAndAReaderNeverFail) {
     if (!run.ok()) return (void)++failures;
     for (int c = 1; c <= 20; ++c) {
       std::vector<RequestRecord> records(50);
-      if (!(*ledger)->AddPoint(*run, "", Point(c, c), 50, {Point(c, c), Point(c, c)}, {records, records}).ok()) ++failures;
+      if (!(*ledger)->AddPoint(*run, "", Point(c, c), 50, {Point(c, c), Point(c, c)}, {records, records}).ok())
+        ++failures;
     }
     if (!(*ledger)->FinishRun(*run, "complete").ok()) ++failures;
   };

@@ -88,7 +88,8 @@ std::vector<std::string> Diagnose(const std::vector<PointResult>& points, double
   for (size_t i = 1; i < points.size(); ++i) {
     const PointResult &lo = points[i - 1], &hi = points[i];
     if (hi.throughput > lo.throughput * 1.02 && hi.goodput < lo.goodput * 0.98) {
-      notes.AddGeneral(fmt::format("load {} -> {}: throughput rises while goodput falls: past the knee", lo.label, hi.label));
+      notes.AddGeneral(
+          fmt::format("load {} -> {}: throughput rises while goodput falls: past the knee", lo.label, hi.label));
     }
   }
   if (points.size() >= 3 && points.front().tpot.p50 > 0 && points.back().load.kind == ArrivalKind::kClosedLoop &&

@@ -15,10 +15,9 @@ namespace goodput {
 
 // The source's warnings, one line each, merged across loads that say the
 // same: failures, the requests' own notes (no usage chunk, no [DONE]), an
-// open-loop load served below 90% of its rate (not sustainable), client send lag above `lag_threshold_s` (the point is not
-// trustworthy), usage disagreeing with counted chunks, throughput rising
-// while goodput falls (past the knee), per-token time and TTFT both flat
-// while closed-loop concurrency rises 8x or more (measuring overhead, not the
+// open-loop load served below 90% of its rate (not sustainable), client send lag above `lag_threshold_s` (the point is
+// not trustworthy), usage disagreeing with counted chunks, throughput rising while goodput falls (past the knee),
+// per-token time and TTFT both flat while closed-loop concurrency rises 8x or more (measuring overhead, not the
 // engine); per-token time and throughput both flat while concurrency rises 4x
 // or more and TTFT at least doubles (a concurrency cap queueing requests);
 // other processes taking over kBusyHostShare of the host's CPU (a busy host).

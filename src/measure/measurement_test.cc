@@ -273,7 +273,8 @@ TEST(Measure, RefusesAConcurrencyThatLeavesNothingToMeasure) {
   MeasurementSpec spec = Spec({1, 21});  // 40 requests per run
   auto r = Measure(spec, Scripted(4));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("concurrency 21 needs at least 42 requests per run (it has 40)"), std::string::npos)
+  EXPECT_NE(r.status().message().find("concurrency 21 needs at least 42 requests per run (it has 40)"),
+            std::string::npos)
       << r.status().message();
   spec.loads = {ArrivalSpec{ArrivalKind::kClosedLoop, 20, 1, 1}};
   EXPECT_TRUE(Measure(spec, Scripted(4)).ok());

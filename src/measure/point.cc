@@ -61,7 +61,8 @@ void SummariseHealth(const std::vector<MeasuredRun>& runs, PointResult& p) {
   const auto top = std::max_element(reasons.begin(), reasons.end(),
                                     [](const auto& a, const auto& b) { return a.second < b.second; });
   if (top != reasons.end()) p.top_error = top->first + " (x" + std::to_string(top->second) + ")";
-  for (const auto& [text, n] : notes) p.request_notes.push_back(fmt::format("{} ({} request{})", text, n, n == 1 ? "" : "s"));
+  for (const auto& [text, n] : notes)
+    p.request_notes.push_back(fmt::format("{} ({} request{})", text, n, n == 1 ? "" : "s"));
 }
 
 // The margin of class `name` under `slo` over the measured successful

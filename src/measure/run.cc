@@ -32,7 +32,8 @@ Window MeasurementWindow(const Workload& w, const std::vector<RequestRecord>& re
     return Window{first, std::nextafter(drained, 1e300)};
   }
   const int64_t cut = static_cast<int64_t>(w.cooldown.fraction * n);
-  win.end = w.cooldown.seconds ? last - *w.cooldown.seconds : (cut > 0 ? arrivals[n - cut] : std::nextafter(last, 1e300));
+  win.end =
+      w.cooldown.seconds ? last - *w.cooldown.seconds : (cut > 0 ? arrivals[n - cut] : std::nextafter(last, 1e300));
   if (win.end <= win.start) win.end = std::nextafter(win.start, 1e300);
   return win;
 }

@@ -142,15 +142,17 @@ Result<std::vector<LayerKind>> KindsFromList(const ConfigFields& f, const char* 
 Result<std::vector<LayerKind>> NemotronKinds(const ConfigFields& f, int64_t n) {
   GOODPUT_ASSIGN_OR_RETURN(std::string pattern, f.String("hybrid_override_pattern"));
   if (static_cast<int64_t>(pattern.size()) != n) {
-    return Status::InvalidArgument(fmt::format("{}: \"hybrid_override_pattern\" has {} layers but num_hidden_layers is {}",
-                                               f.where(), pattern.size(), n));
+    return Status::InvalidArgument(fmt::format(
+        "{}: \"hybrid_override_pattern\" has {} layers but num_hidden_layers is {}", f.where(), pattern.size(), n));
   }
   std::vector<LayerKind> kinds;
   for (char c : pattern) {
     if (c == 'M') kinds.push_back(LayerKind::kMamba2);
     else if (c == '*') kinds.push_back(LayerKind::kFullAttention);
     else if (c == '-' || c == 'E') kinds.push_back(LayerKind::kMlpOnly);
-    else return Status::InvalidArgument(fmt::format("{}: \"hybrid_override_pattern\" has unknown symbol '{}'", f.where(), c));
+    else
+      return Status::InvalidArgument(
+          fmt::format("{}: \"hybrid_override_pattern\" has unknown symbol '{}'", f.where(), c));
   }
   return kinds;
 }
@@ -362,7 +364,9 @@ Result<RopeSpec> ParseRope(const ConfigFields& f) {
   RopeSpec r;
   GOODPUT_ASSIGN_OR_RETURN(r.theta, f.Number("rope_theta", 10000.0));
   GOODPUT_ASSIGN_OR_RETURN(r.partial_rotary_factor, f.Number("partial_rotary_factor", 1.0));
-  const char* key = f.HasValue("rope_scaling") ? "rope_scaling" : f.HasValue("rope_parameters") ? "rope_parameters" : nullptr;
+  const char* key = f.HasValue("rope_scaling")      ? "rope_scaling"
+                    : f.HasValue("rope_parameters") ? "rope_parameters"
+                                                    : nullptr;
   if (!key) return r;
   const auto& v = f.object().at(key);
   if (!v.is_object()) return Status::InvalidArgument(fmt::format("{}: \"{}\" must be an object", f.where(), key));
@@ -379,7 +383,8 @@ Result<RopeSpec> ParseRope(const ConfigFields& f) {
   GOODPUT_ASSIGN_OR_RETURN(r.mscale, s.Number("mscale", 0.0));
   GOODPUT_ASSIGN_OR_RETURN(r.mscale_all_dim, s.Number("mscale_all_dim", 0.0));
   GOODPUT_ASSIGN_OR_RETURN(r.truncate, s.Bool("truncate", true));
-  if (!(r.factor > 0) || !(r.theta > 0)) return Status::InvalidArgument(f.where() + ": rope factor and theta must be positive");
+  if (!(r.factor > 0) || !(r.theta > 0))
+    return Status::InvalidArgument(f.where() + ": rope factor and theta must be positive");
   return r;
 }
 

@@ -152,7 +152,8 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::Parse(const std::string& tex
       !model->as_object().at("merges").is_array()) {
     return Status::InvalidArgument(where + ": needs model.vocab (object) and model.merges (list) of a BPE model");
   }
-  if (const auto* type = model->as_object().if_contains("type"); type && type->is_string() && type->as_string() != "BPE") {
+  if (const auto* type = model->as_object().if_contains("type");
+      type && type->is_string() && type->as_string() != "BPE") {
     return Status::InvalidArgument(fmt::format("{}: model.type is {}, not BPE", where, boost::json::serialize(*type)));
   }
   auto tok = std::unique_ptr<BpeTokenizer>(new BpeTokenizer());
@@ -189,7 +190,8 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::Parse(const std::string& tex
   }
   for (int b = 0; b < 256; ++b) {  // every byte must be encodable, or text would be dropped
     if (!tok->vocab_.count(ByteToUnicode()[b])) {
-      return Status::InvalidArgument(fmt::format("{}: not a byte-level BPE: the vocabulary lacks byte 0x{:02x}", where, b));
+      return Status::InvalidArgument(
+          fmt::format("{}: not a byte-level BPE: the vocabulary lacks byte 0x{:02x}", where, b));
     }
   }
   tok->id_to_token_.resize(static_cast<size_t>(tok->vocab_size_));
@@ -199,7 +201,8 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::Parse(const std::string& tex
     tok->id_to_token_[id] = t;
     tok->is_special_[id] = true;
     const bool bos = t.find("begin_of_text") != std::string::npos || t == "<s>" || t == "<|startoftext|>";
-    const bool eos = t.find("end_of_text") != std::string::npos || t == "</s>" || t == "<|endoftext|>" || t == "<|eot_id|>";
+    const bool eos =
+        t.find("end_of_text") != std::string::npos || t == "</s>" || t == "<|endoftext|>" || t == "<|eot_id|>";
     if (bos && tok->bos_ < 0) tok->bos_ = id;
     if (eos && tok->eos_ < 0) tok->eos_ = id;
   }

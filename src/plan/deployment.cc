@@ -24,13 +24,12 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
     // EAGLE-style: that many decoder layers of the target's shape, plus the
     // target's LM head, which each draft pass runs too.
     const ParamCounts& c = p.params;
-    const double per_layer = static_cast<double>(c.mixer_linear + c.dense_mlp + c.shared_experts) /
-                                 static_cast<double>(p.model.layers.size()) +
-                             static_cast<double>(c.routed_experts) * (p.model.IsMoe()
-                                                                         ? static_cast<double>(p.model.moe.experts_per_token) /
-                                                                               p.model.moe.num_experts
-                                                                         : 0) /
-                                 static_cast<double>(p.model.layers.size());
+    const double per_layer =
+        static_cast<double>(c.mixer_linear + c.dense_mlp + c.shared_experts) /
+            static_cast<double>(p.model.layers.size()) +
+        static_cast<double>(c.routed_experts) *
+            (p.model.IsMoe() ? static_cast<double>(p.model.moe.experts_per_token) / p.model.moe.num_experts : 0) /
+            static_cast<double>(p.model.layers.size());
     const double head = static_cast<double>(p.model.vocab_size * p.model.hidden_size);
     const double params = (p.options.num_draft_layers * per_layer + head) / p.options.tensor_parallel;
     d.draft_params = std::llround(params);

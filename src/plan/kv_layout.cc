@@ -17,7 +17,8 @@ int64_t LocalKvHeads(int64_t kv_heads, int tp) { return std::max<int64_t>(1, kv_
 
 int64_t AttentionBytesPerToken(const ModelSpec& m, LayerKind kind, const KvLayoutOptions& o) {
   const int64_t elem = DTypeBytes(o.kv_dtype);
-  if (kind == LayerKind::kMla) return (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * elem;  // one latent head, no TP split
+  if (kind == LayerKind::kMla)
+    return (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * elem;  // one latent head, no TP split
   return 2 * LocalKvHeads(m.attn.num_kv_heads, o.tensor_parallel) * m.attn.head_dim * elem;
 }
 
@@ -29,7 +30,8 @@ int64_t StateBytes(const ModelSpec& m, LayerKind kind, const KvLayoutOptions& o)
   if (kind == LayerKind::kLinearAttention) {
     const LinearAttentionDims& d = m.linear;
     const int64_t conv_dim = 2 * d.num_key_heads * d.key_head_dim + d.num_value_heads * d.value_head_dim;
-    return conv_dim / tp * (d.conv_kernel - 1) * conv + d.num_value_heads / tp * d.key_head_dim * d.value_head_dim * ssm;
+    return conv_dim / tp * (d.conv_kernel - 1) * conv +
+           d.num_value_heads / tp * d.key_head_dim * d.value_head_dim * ssm;
   }
   const MambaDims& d = m.mamba;
   if (kind == LayerKind::kMamba2) {
@@ -187,7 +189,8 @@ Result<KvLayout> BuildKvLayout(const ModelSpec& m, const KvLayoutOptions& o) {
     out.layer_specs.push_back(LayerCacheSpec(m, m.layers[i], o, block));
     out.layer_index.push_back(static_cast<int>(i));
   }
-  if (out.layer_specs.empty()) return Status::FailedPrecondition(m.name + " has no layer that keeps a KV cache or state");
+  if (out.layer_specs.empty())
+    return Status::FailedPrecondition(m.name + " has no layer that keeps a KV cache or state");
   FitStatePages(out, o);
   GOODPUT_RETURN_IF_ERROR(UnifyPageSizes(out));
   GroupLayers(out);

@@ -165,7 +165,8 @@ TEST(KvLayout, TensorParallelSplitsKvHeads) {
 TEST(KvLayout, Qwen3NextStateSplitsAcrossTensorParallel) {
   ModelSpec m = Model("qwen3-next-80b-a3b");
   // conv (2*16*128 + 32*128) x 3 x 2 B + 32 x 128 x 128 x 2 B (bf16 state: no mamba_ssm_dtype in its config).
-  EXPECT_EQ(Layout(m, DType::kBFloat16, 1, 262144, DType::kBFloat16).state_page_bytes, 8192 * 3 * 2 + 32 * 128 * 128 * 2);
+  EXPECT_EQ(Layout(m, DType::kBFloat16, 1, 262144, DType::kBFloat16).state_page_bytes,
+            8192 * 3 * 2 + 32 * 128 * 128 * 2);
   EXPECT_EQ(Layout(m, DType::kBFloat16, 4, 262144, DType::kBFloat16).state_page_bytes,
             (8192 * 3 * 2 + 32 * 128 * 128 * 2) / 4);
 }

@@ -31,19 +31,22 @@ std::string MemorySection(const Plan& p) {
     s += fmt::format("  {:<36}{:>9}{}\n", label, Gib(bytes), note.empty() ? "" : "   " + note);
   };
   row(o.total_is_nominal ? "total (nominal)" : "total", p.total, "");
-  if (!o.engine.cache.kv_cache_memory) row(fmt::format("requested (x {:.2f})", o.gpu_memory_utilization), p.requested, "");
+  if (!o.engine.cache.kv_cache_memory)
+    row(fmt::format("requested (x {:.2f})", o.gpu_memory_utilization), p.requested, "");
   const double padding = ExpertPaddingFactor(p.precision, p.model, o.tensor_parallel, o.expert_parallel);
   const std::string padded = padding > 1 && !p.weights.measured
-                                 ? fmt::format(", experts padded +{:.1f}% for vLLM's {} MoE kernel", (padding - 1) * 100,
-                                               p.precision.expert_padding.backend)
+                                 ? fmt::format(", experts padded +{:.1f}% for vLLM's {} MoE kernel",
+                                               (padding - 1) * 100, p.precision.expert_padding.backend)
                                  : "";
   row(fmt::format("weights ({}, {:.2f}B params)", p.precision.name, p.params.total() / 1e9), p.weights.bytes,
       Tag(p.weights) + padded);
   row("activation peak (profiling run)", p.activation.bytes, Tag(p.activation));
   row("non-torch (NCCL, CUDA context)", p.non_torch.bytes, Tag(p.non_torch));
-  row(o.engine.cache.kv_cache_memory ? "KV pool (--kv-cache-memory)" : "KV pool (requested - the above)", p.kv_pool, "");
+  row(o.engine.cache.kv_cache_memory ? "KV pool (--kv-cache-memory)" : "KV pool (requested - the above)", p.kv_pool,
+      "");
   row("CUDA graphs (taken from headroom)", p.cuda_graphs.bytes, Tag(p.cuda_graphs));
-  row(o.engine.cache.kv_cache_memory ? "headroom (total - all of the above)" : "headroom (total - requested)", p.headroom, "");
+  row(o.engine.cache.kv_cache_memory ? "headroom (total - all of the above)" : "headroom (total - requested)",
+      p.headroom, "");
   return s + "\n";
 }
 
@@ -53,7 +56,8 @@ std::string SizeText(int64_t bytes) {
 }
 
 std::string KindsSection(const Plan& p) {
-  std::string s = fmt::format("What one {}-token sequence keeps, by layer kind\n", FormatCount(p.options.engine.scheduler.max_model_len));
+  std::string s = fmt::format("What one {}-token sequence keeps, by layer kind\n",
+                              FormatCount(p.options.engine.scheduler.max_model_len));
   s += fmt::format("  {:<16}{:>7}{:>20}{:>19}{:>14}{:>9}\n", "kind", "layers", "bytes/token/layer", "bytes/seq/layer",
                    "one sequence", "share");
   for (const auto& k : p.kinds) {
@@ -82,9 +86,12 @@ std::string VllmSection(const Plan& p) {
   const KvLayout& l = p.layout;
   const KvCapacity& c = p.capacity;
   std::string s = "vLLM's accounting\n";
-  auto row = [&](const std::string& label, const std::string& value) { s += fmt::format("  {:<32}{}\n", label, value); };
+  auto row = [&](const std::string& label, const std::string& value) {
+    s += fmt::format("  {:<32}{}\n", label, value);
+  };
   std::string block = fmt::format("{} tokens", l.attention_block_size);
-  if (l.block_size_raised) block += fmt::format(" (raised to hold a {}-byte state page)", FormatCount(l.state_page_bytes));
+  if (l.block_size_raised)
+    block += fmt::format(" (raised to hold a {}-byte state page)", FormatCount(l.state_page_bytes));
   row("attention block size", block);
   std::string page = fmt::format("{} bytes per layer per block", FormatCount(l.page_bytes));
   if (l.state_padding_pct > 0) page += fmt::format(" (state page padded {:.2f}%)", l.state_padding_pct);
@@ -107,7 +114,9 @@ std::string LengthsSection(const Plan& p) {
   const LengthPlan& lp = *p.lengths;
   const int pct = static_cast<int>(std::lround(p.options.confidence * 100));
   std::string s = fmt::format("Request lengths: {}\n", lp.description);
-  auto row = [&](const std::string& label, const std::string& value) { s += fmt::format("  {:<32}{}\n", label, value); };
+  auto row = [&](const std::string& label, const std::string& value) {
+    s += fmt::format("  {:<32}{}\n", label, value);
+  };
   row("mean length", fmt::format("{} tokens (p{}: {})", FormatCount(std::llround(lp.mean_length)), pct,
                                  FormatCount(lp.quantile_length)));
   row("blocks per request", fmt::format("{:.1f} mean, {:.1f} standard deviation", lp.mean_blocks, lp.sd_blocks));
@@ -234,7 +243,9 @@ std::string FormatPlanComparison(const Plan& a, const Plan& b, const std::string
       {"GPU KV cache size (tokens)", [](const Plan& p) { return FormatCount(p.capacity.tokens_concurrency); }},
       {"max concurrency at max len", [](const Plan& p) { return fmt::format("{:.2f}x", p.capacity.max_concurrency); }},
       {"max concurrent (mean length)",
-       [](const Plan& p) { return p.lengths ? fmt::format("{:.1f}", p.lengths->max_concurrent_mean) : std::string("-"); }},
+       [](const Plan& p) {
+         return p.lengths ? fmt::format("{:.1f}", p.lengths->max_concurrent_mean) : std::string("-");
+       }},
       {"recommended max_num_seqs",
        [](const Plan& p) { return p.lengths ? FormatCount(p.lengths->recommended_max_num_seqs) : std::string("-"); }},
       {"starts", [](const Plan& p) { return std::string(p.startup_error.empty() ? "yes" : "no"); }},

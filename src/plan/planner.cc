@@ -16,7 +16,8 @@ constexpr int64_t kGiB = int64_t{1} << 30;
 Status Validate(const ModelSpec& m, const PlanOptions& o) {
   if (o.total_memory <= 0) return Status::InvalidArgument("GPU memory must be positive (give --gpu or --gpu-memory)");
   if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1)) {
-    return Status::InvalidArgument(fmt::format("--gpu-memory-utilization {} must be in (0, 1]", o.gpu_memory_utilization));
+    return Status::InvalidArgument(
+        fmt::format("--gpu-memory-utilization {} must be in (0, 1]", o.gpu_memory_utilization));
   }
   if (o.tensor_parallel < 1) return Status::InvalidArgument("--tensor-parallel-size must be at least 1");
   if (m.attn.num_heads > 0 && m.attn.num_heads % o.tensor_parallel != 0) {
@@ -24,8 +25,9 @@ Status Validate(const ModelSpec& m, const PlanOptions& o) {
                                                m.attn.num_heads, o.tensor_parallel));
   }
   if (m.linear.num_value_heads > 0 && m.linear.num_value_heads % o.tensor_parallel != 0) {
-    return Status::InvalidArgument(fmt::format("{} linear-attention value heads are not divisible by --tensor-parallel-size {}",
-                                               m.linear.num_value_heads, o.tensor_parallel));
+    return Status::InvalidArgument(
+        fmt::format("{} linear-attention value heads are not divisible by --tensor-parallel-size {}",
+                    m.linear.num_value_heads, o.tensor_parallel));
   }
   GOODPUT_RETURN_IF_ERROR(ValidateEngineConfig(o.engine));
   if (!(o.confidence > 0.5 && o.confidence < 1)) return Status::InvalidArgument("--confidence must be in (0.5, 1)");
@@ -140,14 +142,15 @@ void CheckStartup(Plan& p) {
     return;
   }
   if (p.blocks_per_max_request > p.capacity.num_blocks) {
-    p.estimated_max_model_len =
-        EstimateMaxModelLen(p.layout, p.capacity.num_blocks, o.engine.scheduler.max_model_len, o.engine.scheduler.max_num_batched_tokens);
+    p.estimated_max_model_len = EstimateMaxModelLen(p.layout, p.capacity.num_blocks, o.engine.scheduler.max_model_len,
+                                                    o.engine.scheduler.max_num_batched_tokens);
     p.startup_error = fmt::format(
         "To serve at least one request with the model's max seq len ({}), {} of KV cache is needed, which is larger "
         "than the available KV cache memory ({}). Based on the available memory, the estimated maximum model length "
         "is {}.",
-        o.engine.scheduler.max_model_len, FormatGiB(p.blocks_per_max_request * p.layout.page_bytes * p.layout.group_size),
-        FormatGiB(p.kv_pool), p.estimated_max_model_len);
+        o.engine.scheduler.max_model_len,
+        FormatGiB(p.blocks_per_max_request * p.layout.page_bytes * p.layout.group_size), FormatGiB(p.kv_pool),
+        p.estimated_max_model_len);
   }
   if (p.headroom < 0) {
     p.startup_error = fmt::format("weights, activations, non-torch memory and the KV pool exceed the GPU's {} by {}",
@@ -177,15 +180,17 @@ void AddWarnings(Plan& p) {
         "changing the KV format.");
   }
   if (o.engine.scheduler.max_model_len > p.model.max_position_embeddings) {
-    p.warnings.push_back(fmt::format("max model length {} exceeds the model's max_position_embeddings {}: vLLM needs "
-                                     "rope scaling (e.g. YaRN) or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, and quality beyond "
-                                     "the trained length is unmeasured.",
-                                     FormatCount(o.engine.scheduler.max_model_len), FormatCount(p.model.max_position_embeddings)));
+    p.warnings.push_back(
+        fmt::format("max model length {} exceeds the model's max_position_embeddings {}: vLLM needs "
+                    "rope scaling (e.g. YaRN) or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, and quality beyond "
+                    "the trained length is unmeasured.",
+                    FormatCount(o.engine.scheduler.max_model_len), FormatCount(p.model.max_position_embeddings)));
   }
   if (p.lengths && p.lengths->over_max_len_share > 0) {
-    p.warnings.push_back(fmt::format("{:.1f}% of the length distribution exceeds the max model length {}; vLLM rejects "
-                                     "those requests (counted here at the max length).",
-                                     100 * p.lengths->over_max_len_share, FormatCount(o.engine.scheduler.max_model_len)));
+    p.warnings.push_back(
+        fmt::format("{:.1f}% of the length distribution exceeds the max model length {}; vLLM rejects "
+                    "those requests (counted here at the max length).",
+                    100 * p.lengths->over_max_len_share, FormatCount(o.engine.scheduler.max_model_len)));
   }
   int64_t state_groups = 0;
   for (const auto& g : p.layout.groups) state_groups += g.spec.is_state();
@@ -208,7 +213,8 @@ int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batch
   const int64_t h = m.hidden_size;
   int64_t width = 3 * m.intermediate_size / tp;
   if (m.IsMoe()) {
-    width = std::max(width, (3 * m.moe.experts_per_token * m.moe.expert_intermediate + 3 * m.moe.shared_intermediate) / tp);
+    width =
+        std::max(width, (3 * m.moe.experts_per_token * m.moe.expert_intermediate + 3 * m.moe.shared_intermediate) / tp);
   }
   const int64_t q = m.attn.num_heads * m.attn.head_dim * (m.attn.output_gate ? 2 : 1);
   width = std::max(width, (q + 2 * m.attn.num_kv_heads * m.attn.head_dim) / tp);
@@ -267,13 +273,16 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   };
   p.weights = item(o.weights_memory, WeightBytes(p.params, p.precision, model, o.tensor_parallel, o.expert_parallel));
   p.activation = item(o.activation_memory,
-                      EstimateActivationPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens, o.engine.scheduler.max_num_seqs));
+                      EstimateActivationPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens,
+                                             o.engine.scheduler.max_num_seqs));
   p.non_torch = item(o.non_torch_memory, EstimateNonTorch(o.tensor_parallel));
   p.cuda_graphs = item(o.cuda_graph_memory, EstimateCudaGraphs());
   ComputeMemory(p);
   p.kinds = KindShares(with_draft, p.layout, o.engine.scheduler.max_model_len);
-  p.capacity = ComputeCapacity(p.layout, std::max<int64_t>(0, p.kv_pool), o.engine.scheduler.max_model_len, o.engine.scheduler.max_num_batched_tokens);
-  p.blocks_per_max_request = ReservedBlocks(p.layout.EngineGroups(), o.engine.scheduler.max_model_len, o.engine.scheduler.max_num_batched_tokens);
+  p.capacity = ComputeCapacity(p.layout, std::max<int64_t>(0, p.kv_pool), o.engine.scheduler.max_model_len,
+                               o.engine.scheduler.max_num_batched_tokens);
+  p.blocks_per_max_request = ReservedBlocks(p.layout.EngineGroups(), o.engine.scheduler.max_model_len,
+                                            o.engine.scheduler.max_num_batched_tokens);
   CheckStartup(p);
   if (o.lengths && p.startup_error.empty()) p.lengths = PlanLengths(*o.lengths, p);
   AddWarnings(p);

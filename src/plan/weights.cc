@@ -43,13 +43,14 @@ Result<ExpertPadding> ResolveMxfp4MoeBackend(const std::string& name, const std:
       "unknown MXFP4 MoE backend '{}' (use auto, marlin, triton, flashinfer-sm90, flashinfer-sm100, rocm)", name));
 }
 
-double ExpertPaddingFactor(const WeightPrecision& w, const ModelSpec& model, int tensor_parallel, bool expert_parallel) {
+double ExpertPaddingFactor(const WeightPrecision& w, const ModelSpec& model, int tensor_parallel,
+                           bool expert_parallel) {
   const ExpertPadding& p = w.expert_padding;
   const int64_t h = model.hidden_size;
   const int64_t i = model.moe.expert_intermediate / (expert_parallel ? 1 : std::max(1, tensor_parallel));
   if (p.backend.empty() || h <= 0 || i <= 0) return 1.0;
-  return static_cast<double>(RoundUp(h, p.hidden_alignment)) * static_cast<double>(RoundUp(i, p.intermediate_alignment)) /
-         (static_cast<double>(h) * static_cast<double>(i));
+  return static_cast<double>(RoundUp(h, p.hidden_alignment)) *
+         static_cast<double>(RoundUp(i, p.intermediate_alignment)) / (static_cast<double>(h) * static_cast<double>(i));
 }
 
 Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const ModelSpec& model,
@@ -90,10 +91,10 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
     w.description = "4 bits per parameter + one 8-bit scale per 32";
     if (model.IsMoe() && !mxfp4_backend.backend.empty()) {
       w.expert_padding = mxfp4_backend;
-      w.description += fmt::format("; experts padded as vLLM's {} MoE kernel pads them (hidden size to a multiple of {}, "
-                                   "each GPU's intermediate size to a multiple of {})",
-                                   mxfp4_backend.backend, mxfp4_backend.hidden_alignment,
-                                   mxfp4_backend.intermediate_alignment);
+      w.description += fmt::format(
+          "; experts padded as vLLM's {} MoE kernel pads them (hidden size to a multiple of {}, "
+          "each GPU's intermediate size to a multiple of {})",
+          mxfp4_backend.backend, mxfp4_backend.hidden_alignment, mxfp4_backend.intermediate_alignment);
     }
   } else if (name == "nvfp4") {
     w.linear_bytes = 0.5 + 1.0 / 16;

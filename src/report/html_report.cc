@@ -24,8 +24,9 @@ std::vector<std::pair<std::string, std::vector<const StoredPoint*>>> BySetting(c
     out.back().second.push_back(&p);
   }
   for (auto& [name, group] : out) {
-    std::stable_sort(group.begin(), group.end(),
-                     [](const StoredPoint* a, const StoredPoint* b) { return LoadOf(a->summary) < LoadOf(b->summary); });
+    std::stable_sort(group.begin(), group.end(), [](const StoredPoint* a, const StoredPoint* b) {
+      return LoadOf(a->summary) < LoadOf(b->summary);
+    });
   }
   return out;
 }
@@ -312,8 +313,10 @@ std::string HtmlReport(const StoredRun& run, const std::vector<StoredPoint>& poi
       "<!DOCTYPE html><html><head><meta charset='utf-8'><title>goodput run {0}</title><style>"
       "body{{font-family:sans-serif;margin:24px;color:#222}} table{{border-collapse:collapse;margin:12px 0}}"
       "td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} th{{background:#f4f4f4}}"
-      ".charts svg{{margin:8px;border:1px solid #eee}} dt{{font-weight:bold}} .definitions{{color:#444}}</style></head><body>"
-      "<h1>goodput run {0}</h1>{9}<h2>The run</h2><dl><dt>command</dt><dd><code>{1}</code></dd><dt>target</dt><dd>{2}</dd>"
+      ".charts svg{{margin:8px;border:1px solid #eee}} dt{{font-weight:bold}} "
+      ".definitions{{color:#444}}</style></head><body>"
+      "<h1>goodput run {0}</h1>{9}<h2>The "
+      "run</h2><dl><dt>command</dt><dd><code>{1}</code></dd><dt>target</dt><dd>{2}</dd>"
       "<dt>hardware</dt><dd>{3}</dd><dt>workload</dt><dd>{4}</dd><dt>SLO</dt><dd>{5}</dd><dt>status</dt><dd>{6}, "
       "started {7} UTC; goodput version {8}</dd></dl>",
       run.id, EscapeHtml(run.info.command), EscapeHtml(run.info.target), EscapeHtml(run.info.hardware),

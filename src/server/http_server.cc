@@ -239,7 +239,8 @@ Status Server::Listen() {
   if (!ec) impl_->acceptor.bind(endpoint, ec);
   if (!ec) impl_->acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
-    return Status::IoError(fmt::format("cannot listen on {}:{}: {}", impl_->options.host, impl_->options.port, ec.message()));
+    return Status::IoError(
+        fmt::format("cannot listen on {}:{}: {}", impl_->options.host, impl_->options.port, ec.message()));
   }
   net::co_spawn(impl_->ioc, impl_->Accept(), net::detached);
   return Status::Ok();

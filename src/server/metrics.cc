@@ -55,7 +55,8 @@ std::string Metrics::Render(const EngineStats& st) const {
   s += counter("vllm:num_preemptions_total", "Preemptions (recompute).", st.preemptions_total);
   s += counter("vllm:prefix_cache_queries_total", "Tokens of admitted requests looked up in the prefix cache.",
                st.prefix_cache_queries_total);
-  s += counter("vllm:prefix_cache_hits_total", "Of those, tokens found in the prefix cache.", st.prefix_cache_hits_total);
+  s += counter("vllm:prefix_cache_hits_total", "Of those, tokens found in the prefix cache.",
+               st.prefix_cache_hits_total);
   s += counter("vllm:request_success_total", "Requests finished.", st.requests_finished_total);
   std::lock_guard<std::mutex> lock(mu_);
   s += ttft_.Render("vllm:time_to_first_token_seconds", "Time to first token.", labels_);

@@ -33,7 +33,8 @@ std::optional<ApiError> Number(const json::object& o, const char* key, double lo
   if (!v || v->is_null()) return std::nullopt;
   if (!v->is_number()) return Bad(key, fmt::format("'{}' must be a number", key));
   const double x = v->to_number<double>();
-  if (!(x >= lo && x <= hi)) return Bad(key, fmt::format("'{}' must be between {:g} and {:g}, got {:g}", key, lo, hi, x));
+  if (!(x >= lo && x <= hi))
+    return Bad(key, fmt::format("'{}' must be between {:g} and {:g}, got {:g}", key, lo, hi, x));
   *out = x;
   return std::nullopt;
 }
@@ -163,7 +164,8 @@ std::optional<ApiError> Unsupported(const json::object& o) {
   };
   if (const json::value* v = given("n"); v && !IsOne(*v)) return refuse("n", "one choice per request");
   if (const json::value* v = given("best_of"); v && !IsOne(*v)) return refuse("best_of", "one choice per request");
-  if (const json::value* v = given("echo"); v && !(v->is_bool() && !v->as_bool())) return refuse("echo", "the prompt is not echoed");
+  if (const json::value* v = given("echo"); v && !(v->is_bool() && !v->as_bool()))
+    return refuse("echo", "the prompt is not echoed");
   if (const json::value* v = given("tools"); v && !(v->is_array() && v->as_array().empty())) {
     return refuse("tools", "no tool calling");
   }
@@ -231,7 +233,9 @@ std::optional<ApiError> Sampling(const json::object& o, bool chat, GenerationReq
 }  // namespace
 
 std::string ApiError::ToJson() const {
-  json::object err{{"message", message}, {"type", type}, {"param", param.empty() ? json::value(nullptr) : json::value(param)},
+  json::object err{{"message", message},
+                   {"type", type},
+                   {"param", param.empty() ? json::value(nullptr) : json::value(param)},
                    {"code", code.empty() ? json::value(nullptr) : json::value(code)}};
   return json::serialize(json::object{{"error", err}});
 }

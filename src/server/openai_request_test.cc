@@ -169,8 +169,12 @@ TEST(OpenAiRequest, LogprobsAreACountOnCompletionsAndAFlagOnChat) {
 // max_completion_tokens replaces max_tokens in chat, except when it is null.
 TEST(OpenAiRequest, NullMaxCompletionTokensFallsBackToMaxTokens) {
   const std::string msgs = R"("messages": [{"role": "user", "content": "x"}])";
-  EXPECT_EQ(Ok(R"({"model": "m", )" + msgs + R"(, "max_completion_tokens": null, "max_tokens": 9})", true).sampling.max_tokens, 9);
-  EXPECT_EQ(Ok(R"({"model": "m", )" + msgs + R"(, "max_completion_tokens": 7, "max_tokens": 9})", true).sampling.max_tokens, 7);
+  EXPECT_EQ(Ok(R"({"model": "m", )" + msgs + R"(, "max_completion_tokens": null, "max_tokens": 9})", true)
+                .sampling.max_tokens,
+            9);
+  EXPECT_EQ(
+      Ok(R"({"model": "m", )" + msgs + R"(, "max_completion_tokens": 7, "max_tokens": 9})", true).sampling.max_tokens,
+      7);
   EXPECT_TRUE(Ok(R"({"model": "m", "prompt": "x", "stream": true, "stream_options": {"continuous_usage_stats": true}})")
                   .continuous_usage);
 }

@@ -47,7 +47,8 @@ HttpResponse Models(const HttpRequest& req, const ServedModel& model) {
 
 HttpResponse GetRoute(const Routes& routes, const HttpRequest& req, std::string_view path) {
   if (path == "/health") return TextResponse(req, http::status::ok, "", "text/plain");
-  if (path == "/metrics") return TextResponse(req, http::status::ok, routes.metrics_text(), "text/plain; version=0.0.4");
+  if (path == "/metrics")
+    return TextResponse(req, http::status::ok, routes.metrics_text(), "text/plain; version=0.0.4");
   return Models(req, *routes.model);
 }
 
@@ -81,7 +82,8 @@ std::optional<HttpResponse> Answer(const Routes& routes, const HttpRequest& req,
   const std::string_view path = req.target().substr(0, req.target().find('?'));
   const RouteSpec* route = nullptr;
   for (const RouteSpec& r : kRoutes) route = path == r.path ? &r : route;
-  if (!route) return ErrorResponse(req, ApiError{404, fmt::format("no route {}", path), "invalid_request_error", "", ""});
+  if (!route)
+    return ErrorResponse(req, ApiError{404, fmt::format("no route {}", path), "invalid_request_error", "", ""});
   const bool is_get = req.method() == http::verb::get || req.method() == http::verb::head;
   if (route->get != is_get || (!route->get && req.method() != http::verb::post)) {
     HttpResponse res = ErrorResponse(req, ApiError{405, fmt::format("{} does not allow {}", path,
@@ -112,7 +114,8 @@ std::optional<HttpResponse> ReadErrorResponse(const boost::system::error_code& e
     res = ErrorResponse(req, ApiError{413, fmt::format("the request body exceeds {} bytes", body_limit),
                                       "invalid_request_error", "", ""});
   } else if (ec == http::error::header_limit) {
-    res = ErrorResponse(req, ApiError{431, "the request's header fields are too large", "invalid_request_error", "", ""});
+    res =
+        ErrorResponse(req, ApiError{431, "the request's header fields are too large", "invalid_request_error", "", ""});
   } else if (ec.category() == http::make_error_code(http::error::bad_method).category() &&
              ec != http::error::end_of_stream && ec != http::error::partial_message && ec != http::error::need_more) {
     res = ErrorResponse(req, ApiError{400, "malformed HTTP request: " + ec.message(), "invalid_request_error", "", ""});

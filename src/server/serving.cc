@@ -56,7 +56,8 @@ Result<cpu::ModelWeights> MakeWeights(const ServeConfig& c, const ModelSpec& m, 
   bool has_files = false;
   std::error_code ec;
   if (!dir.empty()) {
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) has_files |= e.path().extension() == ".safetensors";
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+      has_files |= e.path().extension() == ".safetensors";
   }
   const std::string format = c.load_format == "auto" ? (has_files ? "safetensors" : "dummy") : c.load_format;
   if (format == "dummy") return cpu::DummyWeights(m, c.seed);
@@ -102,7 +103,8 @@ Status FitStepTimes(Serving::Parts& s, double step_target, std::ostream& log) {
       "predictions then follow the steps as they run\n",
       c.fixed_s * 1e3, c.per_token_s * 1e3, c.per_attended_s * 1e9, cal.decode1.seconds * 1e3, cpu::kCalibrationBatch,
       cal.decode_batch.seconds * 1e3, cpu::kCalibrationPrefill, cal.prefill.seconds * 1e3, step_target * 1e3);
-  if (c.fixed_s >= step_target) log << "goodput serve: warning: a one-token step already takes longer than the step target\n";
+  if (c.fixed_s >= step_target)
+    log << "goodput serve: warning: a one-token step already takes longer than the step target\n";
   s.predictor = std::make_unique<cpu::CpuStepTimePredictor>(c);
   return Status::Ok();
 }

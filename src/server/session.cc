@@ -16,7 +16,8 @@ namespace {
 std::string SseEvent(const std::string& data) { return "data: " + data + "\n\n"; }
 
 json::object Usage(int64_t prompt, int64_t completion) {
-  return json::object{{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
+  return json::object{
+      {"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
 }
 
 const char* FinishName(FinishReason r, bool stopped) {

@@ -69,8 +69,8 @@ TEST(Simulator, SharedPrefixCutsTtftWithPrefixCaching) {
 // (after the answer, when the engine is idle): by then the engine is in its
 // next step, and the request waits for that step to end before its prefill.
 TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
-  auto w = ParseWorkload("requests: 40\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n",
-                         "w.yaml", ".");
+  auto w = ParseWorkload(
+      "requests: 40\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n", "w.yaml", ".");
   ASSERT_TRUE(w.ok());
   auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
   ASSERT_TRUE(setup.ok()) << setup.status().message();
@@ -102,8 +102,8 @@ TEST(Simulator, ClosedLoopRequestsArriveAfterTheClientsTurnaround) {
 // that step to end. The steps lie apart by the loop's time, growing with the
 // step's requests; the share of follow-ups that join is the loop's chance.
 TEST(Simulator, FollowUpsJoinTheNextStepByTheLoopsChance) {
-  auto w = ParseWorkload("requests: 200\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n",
-                         "w.yaml", ".");
+  auto w = ParseWorkload(
+      "requests: 200\nclasses:\n  - name: chat\n    prompt: fixed:512\n    output: lognormal:32,0.5\n", "w.yaml", ".");
   ASSERT_TRUE(w.ok());
   auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
   ASSERT_TRUE(setup.ok()) << setup.status().message();
@@ -122,7 +122,8 @@ TEST(Simulator, FollowUpsJoinTheNextStepByTheLoopsChance) {
     o.step_observer = [&](const ObservedStep& step) {
       const double gap = step.start - last_end - 0.0001 * last_requests;
       // Only steps that follow at once: an idle engine waits for an arrival.
-      if (last_end >= 0 && gap < 0.0004 + 1e-9) g.min_gap = std::min(g.min_gap, gap), g.max_gap = std::max(g.max_gap, gap);
+      if (last_end >= 0 && gap < 0.0004 + 1e-9)
+        g.min_gap = std::min(g.min_gap, gap), g.max_gap = std::max(g.max_gap, gap);
       for (const ScheduledRequest& r : step.plan.requests) {
         if (!r.restarted || r.arrival_time == 0) continue;  // the first wave arrives at once
         ++g.follow_ups;
@@ -133,7 +134,8 @@ TEST(Simulator, FollowUpsJoinTheNextStepByTheLoopsChance) {
     };
     auto r = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 8, 1, 1}, o, *setup->cost);
     EXPECT_TRUE(r.ok()) << r.status().message();
-    for (const auto& rec : r->records) g.ttft += (*rec.t_first - rec.t_arrival) / static_cast<double>(r->records.size());
+    for (const auto& rec : r->records)
+      g.ttft += (*rec.t_first - rec.t_arrival) / static_cast<double>(r->records.size());
     return g;
   };
   const Loop joins = run(1), waits = run(0), half = run(0.5);

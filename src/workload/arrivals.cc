@@ -117,7 +117,8 @@ std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed
   };
   const uint64_t seed = workload_seed * 0xd1b54a32d192ed03ull + salt * 0x8cb92ba72f3d8dd7ull;
   const uint64_t own = seed ^ (static_cast<uint64_t>(item.index) << 1);
-  const uint64_t shared = seed ^ ((static_cast<uint64_t>(item.class_index) << 32 | static_cast<uint64_t>(item.prefix_group)) << 1 | 1);
+  const uint64_t shared =
+      seed ^ ((static_cast<uint64_t>(item.class_index) << 32 | static_cast<uint64_t>(item.prefix_group)) << 1 | 1);
   std::vector<int32_t> ids(static_cast<size_t>(item.prompt_tokens));
   for (int64_t i = 0; i < item.prompt_tokens; ++i) ids[i] = i < item.prefix_tokens ? token(shared, i) : token(own, i);
   return ids;

@@ -141,7 +141,9 @@ TEST(Arrivals, SharedPrefixesAndOtherwiseDistinctPrompts) {
     for (int32_t t : ids.back()) ASSERT_TRUE(t >= 100 && t < 228);
   }
   ASSERT_EQ(ids.size(), 6u);
-  const auto block = [&](size_t r, int b) { return std::vector<int32_t>(ids[r].begin() + b * 16, ids[r].begin() + b * 16 + 16); };
+  const auto block = [&](size_t r, int b) {
+    return std::vector<int32_t>(ids[r].begin() + b * 16, ids[r].begin() + b * 16 + 16);
+  };
   for (size_t r = 0; r < 6; ++r) {
     EXPECT_EQ(items[r].prefix_group, static_cast<int>(r % 2));
     for (size_t o = r + 1; o < 6; ++o) {

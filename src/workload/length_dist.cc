@@ -52,7 +52,8 @@ Result<Segments> ParseHistogram(const std::vector<std::string>& parts) {
   double total = 0;
   for (const auto& part : parts) {
     const size_t colon = part.find(':');
-    if (colon == std::string::npos) return Status::InvalidArgument(fmt::format("histogram bin '{}' must look like 0-200k:0.7", part));
+    if (colon == std::string::npos)
+      return Status::InvalidArgument(fmt::format("histogram bin '{}' must look like 0-200k:0.7", part));
     int64_t lo = 0, hi = 0;
     if (Status st = ParseRange(part.substr(0, colon), &lo, &hi); !st.ok()) {
       return st.WithContext(fmt::format("bin '{}'", part));
@@ -78,7 +79,8 @@ Result<Segments> ParseQuantiles(const std::vector<std::string>& parts) {
     if (!p.ok()) return p.status();
     auto len = ParseTokenCount(part.substr(eq + 1));
     if (!len.ok()) return len.status().WithContext(fmt::format("quantile '{}'", part));
-    if (*p < 0 || *p > 100) return Status::InvalidArgument(fmt::format("quantile '{}': percentile outside 0..100", part));
+    if (*p < 0 || *p > 100)
+      return Status::InvalidArgument(fmt::format("quantile '{}': percentile outside 0..100", part));
     q.emplace_back(*p, *len);
   }
   std::sort(q.begin(), q.end());
@@ -146,7 +148,8 @@ LengthDistribution LengthDistribution::FromSegments(std::vector<Segment> segment
   return d;
 }
 
-Result<LengthDistribution> LengthDistribution::FromSamples(const std::vector<int64_t>& lengths, std::string description) {
+Result<LengthDistribution> LengthDistribution::FromSamples(const std::vector<int64_t>& lengths,
+                                                           std::string description) {
   if (lengths.empty()) return Status::InvalidArgument(description + ": no lengths");
   std::vector<int64_t> sorted = lengths;
   std::sort(sorted.begin(), sorted.end());
@@ -176,7 +179,8 @@ Result<LengthDistribution> LengthDistribution::FromFile(const std::string& path)
       used = 0;
     }
     if (used != t.size() || v <= 0) {
-      return Status::InvalidArgument(fmt::format("{}:{}: '{}' is not a positive whole number of tokens", path, lineno, t));
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: '{}' is not a positive whole number of tokens", path, lineno, t));
     }
     lengths.push_back(v);
   }

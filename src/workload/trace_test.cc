@@ -10,7 +10,8 @@ namespace {
 using testing::WriteTempFile;
 
 TEST(Trace, GenericCsvWithClass) {
-  auto t = ReadTrace(WriteTempFile("t.csv", "timestamp,input_length,output_length,class\n10.0,100,20,chat\n10.5,200,30,batch\n"));
+  auto t = ReadTrace(
+      WriteTempFile("t.csv", "timestamp,input_length,output_length,class\n10.0,100,20,chat\n10.5,200,30,batch\n"));
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->size(), 2u);
   EXPECT_DOUBLE_EQ((*t)[0].t, 0.0);

@@ -19,7 +19,8 @@ Result<T> Get(const YAML::Node& n, const std::string& where, const char* what) {
   try {
     return n.as<T>();
   } catch (const YAML::Exception&) {
-    return YamlError(where, n, fmt::format("'{}' must be {}", what, std::is_same_v<T, bool> ? "true or false" : "a number"));
+    return YamlError(where, n,
+                     fmt::format("'{}' must be {}", what, std::is_same_v<T, bool> ? "true or false" : "a number"));
   }
 }
 
@@ -103,7 +104,8 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
     if (p.IsMap() && p["groups"]) {
       GOODPUT_ASSIGN_OR_RETURN(c.prefix_groups, Get<int>(p["groups"], at, "prefix groups"));
     }
-    if (c.prefix_tokens < 1 || c.prefix_groups < 1) return YamlError(at, p, "'prefix' tokens and groups must be positive");
+    if (c.prefix_tokens < 1 || c.prefix_groups < 1)
+      return YamlError(at, p, "'prefix' tokens and groups must be positive");
   }
   GOODPUT_ASSIGN_OR_RETURN(c.prompt, ParseLengths(n["prompt"], at, base, "prompt"));
   GOODPUT_ASSIGN_OR_RETURN(c.output, ParseLengths(n["output"], at, base, "output"));
@@ -136,7 +138,8 @@ Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) 
   const std::string type = n["type"] ? Scalar(n["type"]) : "closed";
   const std::optional<ArrivalKind> kind = ArrivalKindFromName(type);
   if (!kind) {
-    return YamlError(where, n["type"], fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace, batch)", type));
+    return YamlError(where, n["type"],
+                     fmt::format("unknown arrival type '{}' (closed, poisson, gamma, trace, batch)", type));
   }
   a.kind = *kind;
   if (n["concurrency"]) {
@@ -168,7 +171,8 @@ Status ParseTop(const YAML::Node& root, const std::string& where, Workload& w) {
   }
   GOODPUT_ASSIGN_OR_RETURN(w.warmup, ParseMargin(root["warmup"], where, "warmup"));
   GOODPUT_ASSIGN_OR_RETURN(w.cooldown, ParseMargin(root["cooldown"], where, "cooldown"));
-  if (w.warmup.fraction + w.cooldown.fraction >= 1) return YamlError(where, root, "warmup and cooldown leave nothing to measure");
+  if (w.warmup.fraction + w.cooldown.fraction >= 1)
+    return YamlError(where, root, "warmup and cooldown leave nothing to measure");
   GOODPUT_ASSIGN_OR_RETURN(w.arrival, ParseArrival(root["arrival"], where));
   return Status::Ok();
 }

@@ -62,7 +62,8 @@ TEST(Workload, BrokenFilesNameTheProblem) {
   ExpectError("classes: [", "not valid YAML");
   ExpectError("name: x", "'classes' must list");
   ExpectError("classes:\n  - name: a\n    output: fixed:10\n", "class needs 'prompt'");
-  ExpectError("classes:\n  - name: a\n    prompt: normal:10,-1\n    output: fixed:10\n", "w.yaml:3: class 'a': 'prompt'");
+  ExpectError("classes:\n  - name: a\n    prompt: normal:10,-1\n    output: fixed:10\n",
+              "w.yaml:3: class 'a': 'prompt'");
   ExpectError("classes:\n  - name: a\n    prompt: fixed:10\n    output: fixed:10\n    slo: ttft p99 <= 1\n",
               "no unit");
   ExpectError("classes:\n  - name: a\n    prompt: fixed:10\n    output: fixed:10\n  - name: a\n    prompt: fixed:1\n"

@@ -94,8 +94,9 @@ struct FakeSseServer::Impl {
   // given, and finish_reason "length" when `last`.
   static std::string Chunk(const std::string& text, std::optional<int64_t> completion_tokens, bool last = false) {
     const std::string usage =
-        completion_tokens ? fmt::format(",\"usage\":{{\"prompt_tokens\":1,\"completion_tokens\":{}}}", *completion_tokens)
-                          : std::string();
+        completion_tokens
+            ? fmt::format(",\"usage\":{{\"prompt_tokens\":1,\"completion_tokens\":{}}}", *completion_tokens)
+            : std::string();
     return fmt::format("data: {{\"choices\":[{{\"index\":0,\"text\":\"{}\"{}}}]{}}}\n\n", text,
                        last ? ",\"finish_reason\":\"length\"" : "", usage);
   }
@@ -135,14 +136,19 @@ struct FakeSseServer::Impl {
     boost::system::error_code ec;
     const json::value body = json::parse(req.body(), ec);
     const json::object* o = !ec && body.is_object() ? &body.as_object() : nullptr;
-    const std::string mode = o && o->contains("model") && o->at("model").is_string() ? std::string(o->at("model").as_string()) : "";
-    const int64_t tokens = o && o->contains("max_tokens") && o->at("max_tokens").is_int64() ? o->at("max_tokens").as_int64() : 16;
+    const std::string mode =
+        o && o->contains("model") && o->at("model").is_string() ? std::string(o->at("model").as_string()) : "";
+    const int64_t tokens =
+        o && o->contains("max_tokens") && o->at("max_tokens").is_int64() ? o->at("max_tokens").as_int64() : 16;
     const auto header = req.find("x-goodput-request");
     const int64_t index = header == req.end() ? -1 : std::atoll(std::string(header->value()).c_str());
     Record(index, req, o);
     if (mode == "fail-500") {
-      co_return Write(s, "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 33\r\n\r\n"
-                         "{\"error\":{\"message\":\"overload\"}}\n", false);
+      co_return Write(
+          s,
+          "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 33\r\n\r\n"
+          "{\"error\":{\"message\":\"overload\"}}\n",
+          false);
     }
     if (mode == "not-sse") {
       co_return Write(s, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", false);
@@ -155,8 +161,9 @@ struct FakeSseServer::Impl {
       co_return false;
     }
     const bool chunked = options.keep_alive;
-    const std::string head = chunked ? "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                                     : "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    const std::string head =
+        chunked ? "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                : "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
     if (!Write(s, head, false)) co_return false;
     if (mode == "stall") {
       co_await Pause(3600);
@@ -172,7 +179,8 @@ struct FakeSseServer::Impl {
       co_return false;
     }
     co_await Pause(options.ttft_s);
-    if (!Write(s, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n", chunked)) {
+    if (!Write(s, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n",
+               chunked)) {
       co_return false;
     }
     const int64_t per_chunk = mode == "two-per-chunk" ? 2 : std::max(1, options.tokens_per_chunk);
