@@ -13,8 +13,8 @@ namespace {
 TEST(Hardware, CatalogHoldsTheIssueGpus) {
   auto all = LoadHardwareCatalog();
   ASSERT_TRUE(all.ok()) << all.status().message();
-  for (const char* name :
-       {"a100-80gb", "h100-sxm", "h200", "b200", "l40s", "mi300x", "h100-pcie", "h100-nvl", "gh200", "mi325x"}) {
+  for (const char* name : {"a100-80gb", "h100-sxm", "h200", "b200", "l40s", "mi300x", "h100-pcie", "h100-nvl", "gh200",
+                           "mi325x", "rtx-4090"}) {
     EXPECT_TRUE(FindGpu(name).ok()) << name;
   }
 }
