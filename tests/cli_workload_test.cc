@@ -48,6 +48,31 @@ TEST(CliWorkload, FromATraceWritesAWorkloadTheSimulatorReplays) {
   EXPECT_DOUBLE_EQ(doc.at("input").at("mean").to_number<double>(), 200);
 }
 
+// BurstGPT records failed requests with 0 response tokens: the replay leaves
+// them out and says how many (a workload naming the trace without
+// skip_empty refuses it, naming the request).
+TEST(CliWorkload, ABurstGptTraceWithFailedRequestsReplaysTheRest) {
+  const std::string trace = WriteTempFile("burstgpt.csv",
+                                          "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                          "0,ChatGPT,472,18,490,Conversation log\n"
+                                          "2,ChatGPT,1087,0,1087,Conversation log\n"
+                                          "4,ChatGPT,300,40,340,Conversation log\n");
+  const std::string out = TempPath("burst.yaml");
+  auto r = RunGoodput("workload from " + trace + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 requests over 4 s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 requests of zero length (failed in the trace) are left out of the replay"), std::string::npos)
+      << r.out;
+  auto sim = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + out + " --repeat 1 --no-ledger");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const std::string strict = WriteTempFile("burst-strict.yaml", "arrival: {type: trace, file: \"" + trace +
+                                                                    "\"}\nclasses:\n  - name: a\n    prompt: fixed:1\n"
+                                                                    "    output: fixed:1\n");
+  auto refused = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + strict + " --no-ledger");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("request 2 has a zero length"), std::string::npos) << refused.err;
+}
+
 // Bad input: one clear error, exit 2, and no file left behind.
 TEST(CliWorkload, BadInputLeavesNoFile) {
   const std::string out = TempPath("never.yaml");

@@ -70,7 +70,8 @@ std::string TracePathFrom(const std::string& trace, const std::string& output) {
 
 void Run(const FromArgs& a) {
   const auto fail = [](const Status& st) { throw CLI::RuntimeError("goodput workload from: " + st.message(), 2); };
-  auto rows = ReadTrace(a.trace);
+  int64_t skipped = 0;
+  auto rows = ReadTrace(a.trace, /*skip_empty=*/true, &skipped);
   if (!rows.ok()) fail(rows.status());
   const std::string output = a.output.empty() ? std::filesystem::path(a.trace).stem().string() + ".yaml" : a.output;
   const std::string name = a.name.empty() ? std::filesystem::path(output).stem().string() : a.name;
@@ -78,16 +79,22 @@ void Run(const FromArgs& a) {
   if (!std::filesystem::is_directory(dir)) {
     fail(Status::InvalidArgument(fmt::format("cannot write {}: there is no folder {}", output, dir)));
   }
-  const std::string yaml = TraceWorkloadYaml(*rows, TracePathFrom(a.trace, output), name, a.slo);
+  const std::string yaml = TraceWorkloadYaml(*rows, TracePathFrom(a.trace, output), name, a.slo, skipped > 0);
   // Parsed before it is written: a file that would not load is never left behind.
   if (auto parsed = ParseWorkload(yaml, output, dir); !parsed.ok()) fail(parsed.status());
   if (Status st = WriteFileAtomically(output, yaml); !st.ok()) fail(st);
   const TraceSummary s = SummariseTrace(*rows);
   if (a.json) {
-    std::cout << boost::json::serialize(Json(s, output)) << "\n";
+    boost::json::object doc = Json(s, output);
+    doc["skipped_empty"] = skipped;
+    std::cout << boost::json::serialize(doc) << "\n";
     return;
   }
-  std::cout << Table(s) << fmt::format("workload: {} (replays {})\n", output, a.trace);
+  std::cout << Table(s);
+  if (skipped > 0) {
+    std::cout << fmt::format("{} requests of zero length (failed in the trace) are left out of the replay\n", skipped);
+  }
+  std::cout << fmt::format("workload: {} (replays {})\n", output, a.trace);
 }
 
 }  // namespace

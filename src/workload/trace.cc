@@ -134,13 +134,19 @@ Result<std::vector<TraceRow>> ReadJsonl(std::istream& in, const std::string& pat
 
 }  // namespace
 
-Result<std::vector<TraceRow>> ReadTrace(const std::string& path) {
+Result<std::vector<TraceRow>> ReadTrace(const std::string& path, bool skip_empty, int64_t* skipped) {
   GOODPUT_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path, "trace"));
   std::istringstream in(text);
   std::string first;
   if (!std::getline(in, first)) return Status::InvalidArgument(fmt::format("{}: empty trace", path));
   auto rows = Trim(first).rfind('{', 0) == 0 ? ReadJsonl(in, path, first) : ReadCsv(in, path, first);
   if (!rows.ok()) return rows;
+  if (skip_empty) {
+    const auto empty = [](const TraceRow& r) { return r.input_tokens < 1 || r.output_tokens < 1; };
+    const auto n = std::count_if(rows->begin(), rows->end(), empty);
+    rows->erase(std::remove_if(rows->begin(), rows->end(), empty), rows->end());
+    if (skipped) *skipped = n;
+  }
   if (rows->empty()) return Status::InvalidArgument(fmt::format("{}: no requests in the trace", path));
   const double t0 = rows->front().t;
   for (size_t k = 0; k < rows->size(); ++k) {
@@ -148,7 +154,9 @@ Result<std::vector<TraceRow>> ReadTrace(const std::string& path) {
       return Status::InvalidArgument(fmt::format("{}: timestamps go backwards at request {}", path, k + 1));
     }
     if ((*rows)[k].input_tokens < 1 || (*rows)[k].output_tokens < 1) {
-      return Status::InvalidArgument(fmt::format("{}: request {} has a zero length", path, k + 1));
+      return Status::InvalidArgument(fmt::format(
+          "{}: request {} has a zero length (a failed request? `skip_empty: true` under the arrival leaves such out)",
+          path, k + 1));
     }
   }
   for (auto& r : *rows) r.t -= t0;

@@ -32,7 +32,10 @@ struct TraceRow {
   std::string request_class;  // empty when the trace has none
 };
 
-// Reads a trace file; errors name the file and line.
-Result<std::vector<TraceRow>> ReadTrace(const std::string& path);
+// Reads a trace file; errors name the file and line. A request with a zero
+// input or output length is an error, unless `skip_empty`: then it is left
+// out and counted in `skipped` (BurstGPT records failed requests with 0
+// response tokens).
+Result<std::vector<TraceRow>> ReadTrace(const std::string& path, bool skip_empty = false, int64_t* skipped = nullptr);
 
 }  // namespace goodput

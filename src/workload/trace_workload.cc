@@ -71,7 +71,7 @@ TraceSummary SummariseTrace(const std::vector<TraceRow>& rows) {
 }
 
 std::string TraceWorkloadYaml(const std::vector<TraceRow>& rows, const std::string& trace_path, const std::string& name,
-                              const std::string& slo) {
+                              const std::string& slo, bool skip_empty) {
   const TraceSummary all = SummariseTrace(rows);
   std::string y = fmt::format(
       "# Made by `goodput workload from` from {}: {} requests over {:.0f} s ({:.3g} requests/s on average,\n"
@@ -79,6 +79,7 @@ std::string TraceWorkloadYaml(const std::vector<TraceRow>& rows, const std::stri
       "# (lognormal at the trace's mean and log-space spread) for a --rate or --concurrency that replaces it.\n"
       "name: {}\nrequests: {}\nwarmup: 10%\ncooldown: 10%\narrival:\n  type: trace\n  file: \"{}\"\nclasses:\n",
       trace_path, all.requests, all.span_s, all.mean_rate, all.peak_minute_rate, name, all.requests, trace_path);
+  if (skip_empty) y.insert(y.find("classes:\n"), "  skip_empty: true\n");
   for (const auto& [cls, count] : all.classes) {
     std::vector<TraceRow> own;
     for (const TraceRow& r : rows) {

@@ -36,8 +36,9 @@ TraceSummary SummariseTrace(const std::vector<TraceRow>& rows);
 // will name it: relative paths resolve against the workload file's folder),
 // one class per class the trace names ("default" when none) with its share
 // and fitted lengths, and `slo` (a class SLO such as "ttft p99 <= 1s") on
-// every class when not empty.
+// every class when not empty; `skip_empty` when the trace holds requests of
+// zero length that the replay leaves out (ReadTrace's skip_empty).
 std::string TraceWorkloadYaml(const std::vector<TraceRow>& rows, const std::string& trace_path, const std::string& name,
-                              const std::string& slo);
+                              const std::string& slo, bool skip_empty = false);
 
 }  // namespace goodput

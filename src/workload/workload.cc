@@ -234,7 +234,11 @@ static Result<Workload> ParseWorkloadNodes(const std::string& text, const std::s
     if (!file) return YamlError(where, root["arrival"], "a trace arrival needs 'file'");
     std::filesystem::path p = Scalar(file);
     if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
-    GOODPUT_ASSIGN_OR_RETURN(w.trace, ReadTrace(p.string()));
+    bool skip_empty = false;
+    if (const YAML::Node skip = root["arrival"]["skip_empty"]) {
+      GOODPUT_ASSIGN_OR_RETURN(skip_empty, Get<bool>(skip, where, "skip_empty"));
+    }
+    GOODPUT_ASSIGN_OR_RETURN(w.trace, ReadTrace(p.string(), skip_empty));
     for (const auto& r : w.trace) {
       if (!r.request_class.empty() && w.ClassIndex(r.request_class) < 0) {
         return Status::InvalidArgument(fmt::format("{}: the trace names class '{}', which the workload lacks", where,

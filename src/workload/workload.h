@@ -13,6 +13,7 @@
 //     rate: 10                   # poisson / gamma: requests per second
 //     burstiness: 0.5            # gamma shape: 1 = Poisson, < 1 burstier
 //     file: trace.csv            # trace replay (see trace.h); relative to this file
+//     skip_empty: false          # trace: leave out requests of zero length (failed ones)
 //   classes:
 //     - name: interactive
 //       share: 0.8               # of the arrivals; or its own `rate` or `concurrency`

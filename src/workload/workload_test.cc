@@ -105,6 +105,7 @@ TEST(Workload, OutOfRangeAndMisshapenInputIsRefused) {
   ExpectError("classes:\n  - name: a\n    prompt: {file: /dev/zero}\n    output: fixed:1\n",
               "lengths file '/dev/zero' is larger than 64 MiB");
   ExpectError("arrival: {type: trace, file: /dev/zero}\n" + cls, "trace '/dev/zero' is larger than 64 MiB");
+  ExpectError("arrival: {type: trace, file: t.csv, skip_empty: maybe}\n" + cls, "skip_empty");
   // A class with its own clients needs no share.
   EXPECT_TRUE(ParseWorkload("classes:\n  - name: a\n    prompt: fixed:1\n    output: fixed:1\n  - name: b\n"
                             "    share: 0\n    concurrency: 2\n    prompt: fixed:1\n    output: fixed:1\n",
