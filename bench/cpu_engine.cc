@@ -37,7 +37,7 @@ void AddRequests(CpuEngine& e, int n, int prompt, int max_tokens) {
 }
 
 double TimedStep(CpuEngine& e, RealClock& clock, int64_t* tokens, StepPlan* plan, std::vector<int32_t>* sampled) {
-  const StepPlan& p = e.sched->Schedule(clock.Now());
+  const StepPlan& p = e.sched->Schedule();
   const double t0 = clock.Now();
   StepResult r = e.runner->Execute(p);
   const double secs = clock.Now() - t0;

@@ -13,7 +13,7 @@ namespace {
 
 // Runs one scheduled step; returns what it computed and how long it took.
 MeasuredStep TimedStep(Scheduler& s, ModelRunner& runner, const Clock& clock) {
-  const StepPlan& plan = s.Schedule(clock.Now());
+  const StepPlan& plan = s.Schedule();
   MeasuredStep out;
   for (const ScheduledRequest& r : plan.requests) out.requests.push_back({r.num_computed, r.num_new, r.samples});
   const double t0 = clock.Now();

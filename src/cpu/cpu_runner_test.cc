@@ -61,7 +61,7 @@ std::map<RequestId, Generation> Generate(const ModelSpec& m, const ModelWeights&
   std::map<RequestId, Generation> out;
   while (sched.HasWork() || added < prompts.size()) {
     if (!sched.HasWork()) add(added);
-    const StepPlan& plan = sched.Schedule(0);
+    const StepPlan& plan = sched.Schedule();
     StepResult result = (*runner)->Execute(plan);
     size_t k = 0;
     for (const auto& s : plan.requests) {

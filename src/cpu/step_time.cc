@@ -30,7 +30,7 @@ double Attended(const StepPlan& plan) {
 }
 
 StepSample TimedStep(Scheduler& s, ModelRunner& runner, const Clock& clock) {
-  const StepPlan& plan = s.Schedule(clock.Now());
+  const StepPlan& plan = s.Schedule();
   StepSample out{static_cast<double>(plan.num_batched_tokens), Attended(plan), 0};
   const double t0 = clock.Now();
   const StepResult result = runner.Execute(plan);

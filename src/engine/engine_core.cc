@@ -4,7 +4,7 @@ namespace goodput {
 
 std::vector<RequestEvent> EngineCore::Step(StepStats* stats) {
   const double start = clock_->Now();
-  const StepPlan& plan = scheduler_->Schedule(start);
+  const StepPlan& plan = scheduler_->Schedule();
   if (stats) *stats = StepStats{start, start, plan.num_batched_tokens, plan.requests.size(), plan.preempted.size()};
   if (plan.empty()) return {};
   StepResult result = runner_->Execute(plan);

@@ -208,7 +208,7 @@ void Scheduler::ScheduleWaiting(int64_t& budget) {
   }
 }
 
-const StepPlan& Scheduler::Schedule(double /*now*/) {
+const StepPlan& Scheduler::Schedule() {
   plan_.requests.clear();
   plan_.preempted.clear();
   plan_.num_batched_tokens = 0;

@@ -61,7 +61,7 @@ class Scheduler {
   bool Abort(RequestId id);
 
   // Plans the next step. The plan's block tables stay valid until the next call.
-  const StepPlan& Schedule(double now);
+  const StepPlan& Schedule();
 
   // Applies a step's sampled tokens: appends them, finishes requests, frees
   // their blocks. Returns one event per request that produced tokens or ended.

@@ -48,7 +48,7 @@ struct Harness {
       : kv({{Type::kFull, block_size, 0}}, blocks, prefix_caching), sched(c, &kv, nullptr) {}
   // One step; returns {id: num_new} in plan order.
   std::vector<std::pair<RequestId, int32_t>> Step(int32_t accepted = 0) {
-    const StepPlan& p = sched.Schedule(0);
+    const StepPlan& p = sched.Schedule();
     std::vector<std::pair<RequestId, int32_t>> out;
     for (const auto& s : p.requests) out.emplace_back(s.id, s.num_new);
     last_preempted = p.preempted;
@@ -242,7 +242,7 @@ TEST(Scheduler, AbortFreesEveryBlock) {
   EXPECT_FALSE(h.sched.Abort(1));
   EXPECT_EQ(h.kv.free_blocks(), 100);
   EXPECT_FALSE(h.sched.HasWork());
-  const StepPlan& p = h.sched.Schedule(0);
+  const StepPlan& p = h.sched.Schedule();
   EXPECT_EQ(p.released.size(), 5u);  // the runner hears which requests to drop
 }
 
@@ -279,10 +279,10 @@ TEST(Scheduler, SloPolicyKeepsOfflineWithinTheStepTarget) {
   KvCacheManager kv({{Type::kFull, 4, 0}}, 1000);
   Scheduler s(c, &kv, &predictor);
   s.Add(Req(1, 4, 100));
-  const StepPlan& first = s.Schedule(0);
+  const StepPlan& first = s.Schedule();
   s.Update(first, SampleAll(first));
   s.Add(Req(2, 400, 10, 1.0, /*offline=*/true));
-  const StepPlan& p = s.Schedule(0);
+  const StepPlan& p = s.Schedule();
   ASSERT_EQ(p.requests.size(), 2u);
   EXPECT_EQ(p.requests[0].num_new, 1);  // the interactive decode
   EXPECT_LE(p.requests[1].num_new, 9);  // offline: at most 9 more ms
