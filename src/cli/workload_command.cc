@@ -43,6 +43,13 @@ std::string Table(const TraceSummary& s) {
   for (const auto& [cls, n] : s.classes) {
     if (!cls.empty()) t += fmt::format("  class {}: {} requests\n", cls, n);
   }
+  if (s.prefix_reuse >= 0) {
+    t += fmt::format(
+        "prefix reuse: {:.1f}% of input tokens are in leading blocks an earlier request sent (an "
+        "unbounded prefix cache's hit rate); the replay sends prompts of their own, so it does not "
+        "reproduce this reuse\n",
+        100 * s.prefix_reuse);
+  }
   return t;
 }
 
@@ -53,10 +60,15 @@ boost::json::object Json(const TraceSummary& s, const std::string& output) {
   };
   boost::json::object classes;
   for (const auto& [cls, n] : s.classes) classes[cls.empty() ? "default" : cls] = n;
-  return {{"requests", s.requests},    {"span_s", s.span_s},
-          {"mean_rate", s.mean_rate},  {"peak_minute_rate", s.peak_minute_rate},
-          {"input", lengths(s.input)}, {"output", lengths(s.output)},
-          {"classes", classes},        {"workload", output}};
+  return {{"requests", s.requests},
+          {"span_s", s.span_s},
+          {"mean_rate", s.mean_rate},
+          {"peak_minute_rate", s.peak_minute_rate},
+          {"input", lengths(s.input)},
+          {"output", lengths(s.output)},
+          {"classes", classes},
+          {"workload", output},
+          {"prefix_reuse", s.prefix_reuse >= 0 ? boost::json::value(s.prefix_reuse) : boost::json::value(nullptr)}};
 }
 
 // The trace as the workload file names it: relative to the file's folder.

@@ -125,6 +125,14 @@ Result<std::vector<TraceRow>> ReadJsonl(std::istream& in, const std::string& pat
       if (auto it = v.as_object().find("class"); it != v.as_object().end() && it->value().is_string()) {
         r.request_class = std::string(it->value().as_string());
       }
+      if (auto it = v.as_object().find("hash_ids"); it != v.as_object().end() && it->value().is_array()) {
+        for (const auto& h : it->value().as_array()) {
+          if (!h.is_int64() && !h.is_uint64()) {
+            return Status::InvalidArgument(fmt::format("{}:{}: \"hash_ids\" must hold whole numbers", path, lineno));
+          }
+          r.block_hashes.push_back(h.to_number<int64_t>());
+        }
+      }
       rows.push_back(std::move(r));
     }
     if (!std::getline(in, line)) break;

@@ -12,8 +12,8 @@
 //   Numeric timestamps are seconds; Azure's "2023-11-16 18:15:46.6805900"
 //   date-times are read as such.
 //   JSONL in Mooncake's layout: {"timestamp": <ms>, "input_length": N,
-//   "output_length": N} per line (extra fields such as hash_ids are ignored;
-//   an optional "class" is kept).
+//   "output_length": N, "hash_ids": [...]} per line (hash_ids optional;
+//   other fields ignored; an optional "class" is kept).
 // Timestamps must not decrease; arrivals are rebased so the first is at 0.
 #pragma once
 
@@ -30,7 +30,12 @@ struct TraceRow {
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;
   std::string request_class;  // empty when the trace has none
+  // Mooncake's "hash_ids": one id per 512-token block of the prompt, equal
+  // where two prompts share that block and everything before it; empty
+  // when the trace has none.
+  std::vector<int64_t> block_hashes;
 };
+constexpr int64_t kMooncakeBlockTokens = 512;
 
 // Reads a trace file; errors name the file and line. A request with a zero
 // input or output length is an error, unless `skip_empty`: then it is left

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 #include "core/stats.h"
 
@@ -42,6 +43,24 @@ double PeakMinuteRate(const std::vector<TraceRow>& rows, double span) {
   return static_cast<double>(best) / 60;
 }
 
+// Tokens of each prompt in leading blocks seen before (Mooncake's hash ids
+// chain each block to everything before it, so the first unseen block ends
+// the reusable prefix), over all input tokens; -1 without hashes.
+double PrefixReuse(const std::vector<TraceRow>& rows) {
+  std::unordered_set<int64_t> seen;
+  double reused = 0, total = 0;
+  bool any = false;
+  for (const TraceRow& r : rows) {
+    total += static_cast<double>(r.input_tokens);
+    any = any || !r.block_hashes.empty();
+    size_t lead = 0;
+    while (lead < r.block_hashes.size() && seen.count(r.block_hashes[lead])) ++lead;
+    reused += static_cast<double>(std::min<int64_t>(static_cast<int64_t>(lead) * kMooncakeBlockTokens, r.input_tokens));
+    seen.insert(r.block_hashes.begin(), r.block_hashes.end());
+  }
+  return any && total > 0 ? reused / total : -1;
+}
+
 // A length distribution spec for `s`: lognormal at the trace's mean and
 // log-space spread, or fixed when every length is the same.
 std::string LengthSpec(const LengthSummary& s) {
@@ -67,6 +86,7 @@ TraceSummary SummariseTrace(const std::vector<TraceRow>& rows) {
   }
   s.input = SummariseLengths(std::move(in));
   s.output = SummariseLengths(std::move(out));
+  s.prefix_reuse = PrefixReuse(rows);
   return s;
 }
 

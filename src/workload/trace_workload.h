@@ -27,6 +27,10 @@ struct TraceSummary {
   double peak_minute_rate = 0;  // requests / s in the busiest whole minute (the span's mean when shorter)
   LengthSummary input, output;
   std::map<std::string, int64_t> classes;  // requests per class ("" when the trace names none)
+  // Where the trace has block hashes (Mooncake): the share of all input
+  // tokens in leading blocks an earlier request already sent, i.e. an
+  // unbounded prefix cache's hit rate; negative without hashes.
+  double prefix_reuse = -1;
 };
 
 // The figures of `rows` (at least one).

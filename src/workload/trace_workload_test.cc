@@ -45,6 +45,28 @@ TEST(TraceWorkload, SummaryByHand) {
   EXPECT_NEAR(s.output.log_sigma, 0, 1e-12);
 }
 
+// Mooncake's hash ids: by hand, request 1 sends blocks a b (1,024 tokens,
+// nothing seen), request 2 a b c (its 1,024-token lead reused of 1,500),
+// request 3 a x b (512: x was never sent, and b after it is another prefix):
+// 1,536 of 3,524 input tokens. A trace without hashes has no figure.
+TEST(TraceWorkload, PrefixReuseFromMooncakeHashIds) {
+  auto t = ReadTrace(
+      WriteTempFile("mooncake-prefix.jsonl",
+                    "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [1, 2]}\n"
+                    "{\"timestamp\": 1, \"input_length\": 1500, \"output_length\": 1, \"hash_ids\": [1, 2, 3]}\n"
+                    "{\"timestamp\": 2, \"input_length\": 1000, \"output_length\": 1, \"hash_ids\": [1, 9, 2]}\n"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)[1].block_hashes, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_NEAR(SummariseTrace(*t).prefix_reuse, 1536.0 / 3524, 1e-12);
+  std::vector<TraceRow> plain = *t;
+  for (auto& r : plain) r.block_hashes.clear();
+  EXPECT_LT(SummariseTrace(plain).prefix_reuse, 0);
+  EXPECT_FALSE(
+      ReadTrace(WriteTempFile("mooncake-bad.jsonl",
+                              "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [\"a\"]}\n"))
+          .ok());
+}
+
 // The written file loads as a workload that replays the trace, one class per
 // class the trace names with its share and fitted lengths.
 TEST(TraceWorkload, TheFileReplaysTheTraceAndFitsEachClass) {
