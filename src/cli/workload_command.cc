@@ -40,8 +40,8 @@ std::string Table(const TraceSummary& s) {
   t += fmt::format("  {:<8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>12}\n", "tokens", "mean", "p50", "p90", "p99", "max",
                    "log sigma");
   t += LengthRow("input", s.input) + LengthRow("output", s.output);
-  for (const auto& [cls, n] : s.classes) {
-    if (!cls.empty()) t += fmt::format("  class {}: {} requests\n", cls, n);
+  for (const auto& [cls, c] : s.classes) {
+    if (!cls.empty()) t += fmt::format("  class {}: {} requests\n", cls, c.requests);
   }
   if (s.prefix_reuse >= 0) {
     t += fmt::format(
@@ -59,7 +59,7 @@ boost::json::object Json(const TraceSummary& s, const std::string& output) {
                                {"p99", l.p99},   {"max", l.max}, {"log_sigma", l.log_sigma}};
   };
   boost::json::object classes;
-  for (const auto& [cls, n] : s.classes) classes[cls.empty() ? "default" : cls] = n;
+  for (const auto& [cls, c] : s.classes) classes[cls.empty() ? "default" : cls] = c.requests;
   return {{"requests", s.requests},
           {"span_s", s.span_s},
           {"mean_rate", s.mean_rate},
@@ -91,11 +91,11 @@ void Run(const FromArgs& a) {
   if (!std::filesystem::is_directory(dir)) {
     fail(Status::InvalidArgument(fmt::format("cannot write {}: there is no folder {}", output, dir)));
   }
-  const std::string yaml = TraceWorkloadYaml(*rows, TracePathFrom(a.trace, output), name, a.slo, skipped > 0);
+  const TraceSummary s = SummariseTrace(*rows);
+  const std::string yaml = TraceWorkloadYaml(s, TracePathFrom(a.trace, output), name, a.slo, skipped > 0);
   // Parsed before it is written: a file that would not load is never left behind.
   if (auto parsed = ParseWorkload(yaml, output, dir); !parsed.ok()) fail(parsed.status());
   if (Status st = WriteFileAtomically(output, yaml); !st.ok()) fail(st);
-  const TraceSummary s = SummariseTrace(*rows);
   if (a.json) {
     boost::json::object doc = Json(s, output);
     doc["skipped_empty"] = skipped;

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unordered_set>
+#include <utility>
 
 #include "core/stats.h"
 
@@ -79,36 +81,38 @@ TraceSummary SummariseTrace(const std::vector<TraceRow>& rows) {
   s.mean_rate = s.span_s > 0 ? static_cast<double>(rows.size()) / s.span_s : 0;
   s.peak_minute_rate = PeakMinuteRate(rows, s.span_s);
   std::vector<double> in, out;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_class;
   for (const TraceRow& r : rows) {
     in.push_back(static_cast<double>(r.input_tokens));
     out.push_back(static_cast<double>(r.output_tokens));
-    ++s.classes[r.request_class];
+    auto& [class_in, class_out] = by_class[r.request_class];
+    class_in.push_back(in.back());
+    class_out.push_back(out.back());
   }
   s.input = SummariseLengths(std::move(in));
   s.output = SummariseLengths(std::move(out));
+  for (auto& [cls, lengths] : by_class) {
+    s.classes[cls] =
+        ClassLengths{static_cast<int64_t>(lengths.first.size()), SummariseLengths(std::move(lengths.first)),
+                     SummariseLengths(std::move(lengths.second))};
+  }
   s.prefix_reuse = PrefixReuse(rows);
   return s;
 }
 
-std::string TraceWorkloadYaml(const std::vector<TraceRow>& rows, const std::string& trace_path, const std::string& name,
+std::string TraceWorkloadYaml(const TraceSummary& s, const std::string& trace_path, const std::string& name,
                               const std::string& slo, bool skip_empty) {
-  const TraceSummary all = SummariseTrace(rows);
   std::string y = fmt::format(
       "# Made by `goodput workload from` from {}: {} requests over {:.0f} s ({:.3g} requests/s on average,\n"
       "# {:.3g} in the busiest minute). The run replays the trace; each class's lengths are fitted to it\n"
       "# (lognormal at the trace's mean and log-space spread) for a --rate or --concurrency that replaces it.\n"
-      "name: {}\nrequests: {}\nwarmup: 10%\ncooldown: 10%\narrival:\n  type: trace\n  file: \"{}\"\nclasses:\n",
-      trace_path, all.requests, all.span_s, all.mean_rate, all.peak_minute_rate, name, all.requests, trace_path);
-  if (skip_empty) y.insert(y.find("classes:\n"), "  skip_empty: true\n");
-  for (const auto& [cls, count] : all.classes) {
-    std::vector<TraceRow> own;
-    for (const TraceRow& r : rows) {
-      if (r.request_class == cls) own.push_back(r);
-    }
-    const TraceSummary s = SummariseTrace(own);
+      "name: {}\nrequests: {}\nwarmup: 10%\ncooldown: 10%\narrival:\n  type: trace\n  file: \"{}\"\n{}classes:\n",
+      trace_path, s.requests, s.span_s, s.mean_rate, s.peak_minute_rate, name, s.requests, trace_path,
+      skip_empty ? "  skip_empty: true\n" : "");
+  for (const auto& [cls, c] : s.classes) {
     y += fmt::format("  - name: \"{}\"\n    share: {:.6g}\n    prompt: {}\n    output: {}\n",
-                     cls.empty() ? "default" : cls, static_cast<double>(count) / static_cast<double>(all.requests),
-                     LengthSpec(s.input), LengthSpec(s.output));
+                     cls.empty() ? "default" : cls, static_cast<double>(c.requests) / static_cast<double>(s.requests),
+                     LengthSpec(c.input), LengthSpec(c.output));
     if (!slo.empty()) y += fmt::format("    slo: {}\n", slo);
   }
   return y;

@@ -20,13 +20,18 @@ struct LengthSummary {
   double log_sigma = 0;  // standard deviation of log(length) over lengths > 0
 };
 
+struct ClassLengths {
+  int64_t requests = 0;
+  LengthSummary input, output;
+};
+
 struct TraceSummary {
   int64_t requests = 0;
   double span_s = 0;            // first to last arrival
   double mean_rate = 0;         // requests / s over the span
   double peak_minute_rate = 0;  // requests / s in the busiest whole minute (the span's mean when shorter)
   LengthSummary input, output;
-  std::map<std::string, int64_t> classes;  // requests per class ("" when the trace names none)
+  std::map<std::string, ClassLengths> classes;  // per class ("" when the trace names none)
   // Where the trace has block hashes (Mooncake): the share of all input
   // tokens in leading blocks an earlier request already sent, i.e. an
   // unbounded prefix cache's hit rate; negative without hashes.
@@ -36,13 +41,14 @@ struct TraceSummary {
 // The figures of `rows` (at least one).
 TraceSummary SummariseTrace(const std::vector<TraceRow>& rows);
 
-// The workload file's text: `name`, the trace at `trace_path` (as the file
-// will name it: relative paths resolve against the workload file's folder),
-// one class per class the trace names ("default" when none) with its share
-// and fitted lengths, and `slo` (a class SLO such as "ttft p99 <= 1s") on
-// every class when not empty; `skip_empty` when the trace holds requests of
-// zero length that the replay leaves out (ReadTrace's skip_empty).
-std::string TraceWorkloadYaml(const std::vector<TraceRow>& rows, const std::string& trace_path, const std::string& name,
+// The workload file's text for the trace `s` summarises: `name`, the trace
+// at `trace_path` (as the file will name it: relative paths resolve against
+// the workload file's folder), one class per class the trace names
+// ("default" when none) with its share and fitted lengths, and `slo` (a
+// class SLO such as "ttft p99 <= 1s") on every class when not empty;
+// `skip_empty` when the trace holds requests of zero length that the replay
+// leaves out (ReadTrace's skip_empty).
+std::string TraceWorkloadYaml(const TraceSummary& s, const std::string& trace_path, const std::string& name,
                               const std::string& slo, bool skip_empty = false);
 
 }  // namespace goodput

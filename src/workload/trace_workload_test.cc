@@ -32,7 +32,7 @@ TEST(TraceWorkload, BurstGptColumnsAreATrace) {
 // ln(4)/2 * sqrt(20/19) (the sample's, n - 1).
 TEST(TraceWorkload, SummaryByHand) {
   std::vector<TraceRow> rows;
-  for (int i = 0; i < 20; ++i) rows.push_back(TraceRow{10.0 * i, i % 2 ? 400 : 100, 50, ""});
+  for (int i = 0; i < 20; ++i) rows.push_back(TraceRow{10.0 * i, i % 2 ? 400 : 100, 50, "", {}});
   const TraceSummary s = SummariseTrace(rows);
   EXPECT_EQ(s.requests, 20);
   EXPECT_DOUBLE_EQ(s.span_s, 190);
@@ -76,8 +76,8 @@ TEST(TraceWorkload, TheFileReplaysTheTraceAndFitsEachClass) {
   auto rows = ReadTrace(trace);
   ASSERT_TRUE(rows.ok());
   const std::string dir = std::filesystem::path(trace).parent_path().string();
-  const std::string yaml =
-      TraceWorkloadYaml(*rows, std::filesystem::path(trace).filename().string(), "mine", "ttft p99 <= 2s");
+  const std::string yaml = TraceWorkloadYaml(SummariseTrace(*rows), std::filesystem::path(trace).filename().string(),
+                                             "mine", "ttft p99 <= 2s");
   auto w = ParseWorkload(yaml, "mine.yaml", dir);
   ASSERT_TRUE(w.ok()) << w.status().message() << "\n" << yaml;
   EXPECT_EQ(w->arrival.kind, ArrivalKind::kTrace);
