@@ -1,5 +1,6 @@
 // The CPU runner's numeric kernels. Matrix products go to goodput's own
-// kernels where the CPU has them (small_matmul.h), else to OpenBLAS (sgemm);
+// kernels where the CPU has them (small_matmul.h, panel_matmul.h), else to
+// OpenBLAS (sgemm);
 // the rest are plain loops the compiler vectorizes (they are a small share
 // of a step: bench/cpu_decode measures it).
 #pragma once

@@ -294,7 +294,6 @@ Result<PointResult> PointFromJson(const std::string& text) {
     s.Number("ttft_slope", p.saturation.ttft_slope);
     if (!s.error.empty()) return Status::InvalidArgument("stored summary: saturation: " + s.error);
   }
-  if (p.saturation.saturated) p.verdict = Verdict::kFails;
   return p;
 }
 
