@@ -99,7 +99,8 @@ TEST(CliBench, VaryRestartsTheServerPerValue) {
 // A URL target whose server goodput starts per --vary value with --launch
 // (here goodput serve itself, standing in for vLLM), and stops afterwards.
 TEST(CliBench, LaunchTemplateRestartsAUrlTargetPerValue) {
-  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  const int port = goodput::testing::UnusedLoopbackPort();
+  ASSERT_GT(port, 0);
   const std::string launch = std::string(GOODPUT_BINARY) +
                              " serve --model goodput-tiny --kv-cache-memory 64MiB --port " + std::to_string(port) +
                              " --max-num-seqs {value}";

@@ -151,7 +151,8 @@ TEST(CliTune, AUrlTargetLaunchedPerSettingAndRecalibrated) {
   auto fit = RunGoodput("tune --target embedded --engine-args '--kv-cache-memory 64MiB' --top 1 --work-dir " + dir +
                         "/first " + base);
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
-  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  const int port = goodput::testing::UnusedLoopbackPort();
+  ASSERT_GT(port, 0);
   const std::string launch = std::string(GOODPUT_BINARY) +
                              " serve --model goodput-tiny --kv-cache-memory 64MiB --port " + std::to_string(port) +
                              " {flags}";
