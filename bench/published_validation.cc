@@ -1,0 +1,182 @@
+// The simulator against the public validation set: every row of
+// data/validation/*.yaml (GPU serving figures someone published, with their
+// sources) run through `goodput sim` as a user would, with catalog defaults
+// and no calibration, then the error of every figure and the median absolute
+// errors by figure kind and by group (card, engine, source, weight format,
+// tensor parallelism), all figures and those no catalog factor was fitted to.
+//
+// Usage: published_validation [--json] [GOODPUT_BINARY] [VALIDATION_DIR]
+//   (default: the goodput binary beside this program's directory and the data
+//   directory's validation/). Exits 1 when a file is malformed or a row fails
+//   to simulate, naming it; the errors themselves are figures, not a verdict.
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/data_dir.h"
+#include "validation_set.h"
+
+using namespace goodput;
+using namespace goodput::validation;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+  bool json = false;
+  std::string goodput;
+  std::string dir;
+};
+
+// Runs `command` and returns its stdout; the exit code in `rc`.
+std::string Capture(const std::string& command, int& rc) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return rc = -1, out;
+  char buf[65536];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = pclose(p);
+  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::string RowLabel(const Row& r) {
+  const std::string load = r.concurrency > 0 ? fmt::format("c={}", r.concurrency)
+                           : r.rate > 0      ? fmt::format("{:g}/s", r.rate)
+                                             : std::string("all at once");
+  const std::string work =
+      r.workload.empty() ? fmt::format("{} -> {}", r.prompt, r.output) : fs::path(r.workload).stem().string();
+  return fmt::format("{} {} x{} {} | {} | {}", r.model, r.gpu, r.tp, r.weights.empty() ? "auto" : r.weights, work,
+                     load);
+}
+
+std::string SourceId(const Row& r) { return fs::path(r.where.substr(0, r.where.rfind(':'))).stem().string(); }
+
+// Simulates one row: its figures compared, or the reason it could not run.
+Result<std::vector<Outcome>> Simulate(const Row& row, const Options& o, const std::string& scratch) {
+  GOODPUT_ASSIGN_OR_RETURN(std::string yaml, WorkloadYaml(row));
+  std::ofstream(scratch) << yaml;
+  const std::string command = o.goodput + " " + SimArgs(row, scratch);
+  std::fprintf(stderr, "$ %s\n", command.c_str());
+  int rc = 0;
+  const std::string out = Capture(command + " 2>/dev/null", rc);
+  if (rc != 0)
+    return Status::InvalidArgument(fmt::format("{}: goodput sim failed (exit {}): {}", row.where, rc, command));
+  boost::system::error_code ec;
+  const json::value sim = json::parse(out, ec);
+  if (ec) return Status::InvalidArgument(row.where + ": goodput sim printed no JSON");
+  std::vector<Outcome> outcomes;
+  for (const Published& p : row.figures) {
+    GOODPUT_ASSIGN_OR_RETURN(double simulated, SimulatedFigure(sim, p.figure));
+    outcomes.push_back({&row, p, simulated});
+  }
+  return outcomes;
+}
+
+void PrintOutcome(const Outcome& o) {
+  std::printf("%-26s %-60s %-12s %12.5g %12.5g %+7.1f%%%s\n", SourceId(*o.row).c_str(), RowLabel(*o.row).c_str(),
+              FigureKey(o.published.figure), o.published.value, o.simulated, 100 * o.Error(),
+              o.published.fitted.empty() ? "" : "  (fitted)");
+}
+
+void PrintSummary(const std::vector<GroupSummary>& groups, const char* title) {
+  std::printf("\n%s\n%-58s %5s %12s %12s\n", title, "figures", "n", "median |err|", "above");
+  for (const auto& g : groups)
+    std::printf("%-58s %5d %11.1f%% %11.0f%%\n", g.group.c_str(), g.count, 100 * g.median_abs_error,
+                100 * g.share_above);
+}
+
+json::array SummaryJson(const std::vector<GroupSummary>& groups) {
+  json::array a;
+  for (const auto& g : groups)
+    a.push_back({{"group", g.group},
+                 {"count", g.count},
+                 {"median_abs_error", g.median_abs_error},
+                 {"share_above", g.share_above}});
+  return a;
+}
+
+void PrintJson(const std::vector<Outcome>& outcomes, size_t sources, const std::vector<std::string>& failed) {
+  json::array rows;
+  for (const Outcome& o : outcomes)
+    rows.push_back({{"where", o.row->where},
+                    {"source", o.row->source},
+                    {"url", o.row->url},
+                    {"row", RowLabel(*o.row)},
+                    {"figure", FigureKey(o.published.figure)},
+                    {"published", o.published.value},
+                    {"simulated", o.simulated},
+                    {"error", o.Error()},
+                    {"fitted", o.published.fitted}});
+  json::array fails(failed.begin(), failed.end());
+  json::object doc{{"sources", sources},
+                   {"figures", rows},
+                   {"failed", fails},
+                   {"summary", SummaryJson(Summarise(outcomes, false))},
+                   {"summary_held_out", SummaryJson(Summarise(outcomes, true))}};
+  std::printf("%s\n", json::serialize(doc).c_str());
+}
+
+bool ParseOptions(int argc, char** argv, Options& o) {
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json")
+      o.json = true;
+    else if (a == "-h" || a == "--help")
+      return false;
+    else
+      positional.push_back(a);
+  }
+  if (positional.size() > 2) return false;
+  const fs::path self = fs::canonical("/proc/self/exe");
+  o.goodput = positional.size() > 0 ? positional[0] : (self.parent_path().parent_path() / "goodput").string();
+  o.dir = positional.size() > 1 ? positional[1] : DataDir() + "/validation";
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseOptions(argc, argv, o)) {
+    std::fprintf(stderr, "usage: published_validation [--json] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
+    return 2;
+  }
+  auto rows = ReadValidationSet(o.dir, DataDir() + "/workloads");
+  if (!rows.ok()) return std::fprintf(stderr, "published_validation: %s\n", rows.status().message().c_str()), 1;
+  const std::string scratch = (fs::temp_directory_path() / fmt::format("published_validation_{}.yaml", getpid()));
+  std::vector<Outcome> outcomes;
+  std::vector<std::string> failed;
+  std::set<std::string> sources;
+  for (const Row& row : *rows) {
+    sources.insert(row.source);
+    auto got = Simulate(row, o, scratch);
+    if (!got.ok())
+      failed.push_back(got.status().message());
+    else
+      outcomes.insert(outcomes.end(), got->begin(), got->end());
+  }
+  fs::remove(scratch);
+  if (o.json) {
+    PrintJson(outcomes, sources.size(), failed);
+  } else {
+    std::printf("%-26s %-60s %-12s %12s %12s %8s\n", "source", "row", "figure", "published", "simulated", "error");
+    for (const Outcome& out : outcomes) PrintOutcome(out);
+    PrintSummary(Summarise(outcomes, false), "All figures:");
+    PrintSummary(Summarise(outcomes, true), "Held out (no catalog factor fitted to them):");
+    std::printf("\n%zu figures from %zu rows of %zu sources; %zu rows failed\n", outcomes.size(), rows->size(),
+                sources.size(), failed.size());
+  }
+  for (const auto& f : failed) std::fprintf(stderr, "published_validation: %s\n", f.c_str());
+  return failed.empty() ? 0 : 1;
+}

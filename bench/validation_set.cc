@@ -1,0 +1,344 @@
+#include "validation_set.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/json.hpp>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/json_file.h"
+#include "workload/yaml_input.h"
+
+namespace goodput::validation {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+constexpr std::array<Figure, 6> kFigures = {Figure::kThroughput, Figure::kTtftP50,  Figure::kTtftMean,
+                                            Figure::kTpotP50,    Figure::kTpotMean, Figure::kItlP50};
+
+const std::set<std::string> kRowKeys = {"model",    "gpu",       "tp",     "weights",  "kv_cache_dtype", "args",
+                                        "workload", "prompt",    "output", "requests", "tags",           "concurrency",
+                                        "rate",     "published", "fitted", "note"};
+
+// A row's field: the row's own value, else the file's default (an undefined node when neither has it).
+struct Fields {
+  YAML::Node row;
+  YAML::Node defaults;
+  YAML::Node operator[](const std::string& key) const { return row[key] ? row[key] : defaults[key]; }
+};
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A length given as a plain number means exactly that many tokens.
+std::string LengthSpec(const YAML::Node& n) {
+  const std::string s = n.as<std::string>();
+  return s.find_first_not_of("0123456789") == std::string::npos ? "fixed:" + s : s;
+}
+
+Status CheckKeys(const YAML::Node& row, const std::string& where) {
+  if (!row.IsMap()) return YamlError(where, row, "a row must be a mapping");
+  for (const auto& kv : row) {
+    const auto key = kv.first.as<std::string>();
+    if (!kRowKeys.count(key)) return YamlError(where, kv.first, fmt::format("unknown key '{}'", key));
+  }
+  return Status::Ok();
+}
+
+Result<Figure> FigureNamed(const std::string& key, const std::string& where, const YAML::Node& at) {
+  for (Figure f : kFigures)
+    if (key == FigureKey(f)) return f;
+  return YamlError(where, at,
+                   fmt::format("unknown figure '{}' (throughput, ttft_p50_ms, ttft_mean_ms, "
+                               "tpot_p50_ms, tpot_mean_ms, itl_p50_ms)",
+                               key));
+}
+
+Status ReadFigures(const Fields& f, const std::string& where, Row& row) {
+  const YAML::Node published = f["published"];
+  if (!published || !published.IsMap() || published.size() == 0)
+    return YamlError(where, f.row, "a row needs 'published:', a mapping of at least one figure");
+  const YAML::Node fitted = f["fitted"];
+  if (fitted && !fitted.IsMap()) return YamlError(where, fitted, "'fitted' must map figures to what was fitted");
+  for (const auto& kv : published) {
+    const auto key = kv.first.as<std::string>();
+    GOODPUT_ASSIGN_OR_RETURN(Figure figure, FigureNamed(key, where, kv.first));
+    double value = 0;
+    if (!YAML::convert<double>::decode(kv.second, value) || !(value > 0) || !std::isfinite(value))
+      return YamlError(where, kv.second, fmt::format("'{}' must be a positive number", key));
+    row.figures.push_back({figure, value, fitted && fitted[key] ? fitted[key].as<std::string>() : ""});
+  }
+  if (fitted)
+    for (const auto& kv : fitted)
+      if (!published[kv.first.as<std::string>()])
+        return YamlError(where, kv.first, "'fitted' names a figure the row does not publish");
+  return Status::Ok();
+}
+
+Status ReadWorkload(const Fields& f, const std::string& where, const std::string& workloads_dir, Row& row) {
+  const bool lengths = f["prompt"] || f["output"];
+  if (f["workload"] && lengths) return YamlError(where, f.row, "give a workload or prompt/output lengths, not both");
+  if (!f["workload"] && !(f["prompt"] && f["output"]))
+    return YamlError(where, f.row, "a row needs a workload, or both prompt and output lengths");
+  if (f["workload"]) {
+    const fs::path p = f["workload"].as<std::string>();
+    row.workload = p.has_parent_path() ? p.string() : (fs::path(workloads_dir) / p).string();
+  } else {
+    row.prompt = LengthSpec(f["prompt"]);
+    row.output = LengthSpec(f["output"]);
+  }
+  return Status::Ok();
+}
+
+Status ReadLoad(const Fields& f, const std::string& where, Row& row) {
+  if (f["concurrency"] && f["rate"]) return YamlError(where, f.row, "give a concurrency or a rate, not both");
+  if (f["concurrency"] && !YAML::convert<int>::decode(f["concurrency"], row.concurrency))
+    return YamlError(where, f["concurrency"], "'concurrency' must be a whole number");
+  if (f["rate"] && !YAML::convert<double>::decode(f["rate"], row.rate))
+    return YamlError(where, f["rate"], "'rate' must be a number of requests per second");
+  if (f["requests"] && !YAML::convert<int64_t>::decode(f["requests"], row.requests))
+    return YamlError(where, f["requests"], "'requests' must be a whole number");
+  if (row.concurrency < 0 || row.rate < 0 || row.requests < 0 || (f["concurrency"] && row.concurrency == 0) ||
+      (f["rate"] && row.rate == 0) || (f["requests"] && row.requests == 0))
+    return YamlError(where, f.row, "concurrency, rate and requests must be positive");
+  return Status::Ok();
+}
+
+Status ReadDeployment(const Fields& f, const std::string& where, Row& row) {
+  if (!f["model"] || !f["gpu"]) return YamlError(where, f.row, "a row needs a model and a gpu");
+  row.model = f["model"].as<std::string>();
+  row.gpu = f["gpu"].as<std::string>();
+  if (f["tp"] && (!YAML::convert<int>::decode(f["tp"], row.tp) || row.tp < 1))
+    return YamlError(where, f["tp"], "'tp' must be a whole number of GPUs");
+  for (auto [key, field] : {std::pair{"weights", &row.weights},
+                            {"kv_cache_dtype", &row.kv_cache_dtype},
+                            {"args", &row.args},
+                            {"note", &row.note}})
+    if (f[key]) *field = f[key].as<std::string>();
+  if (f["tags"]) {
+    if (!f["tags"].IsSequence()) return YamlError(where, f["tags"], "'tags' must be a list");
+    for (const auto& t : f["tags"]) row.tags.push_back(t.as<std::string>());
+  }
+  return Status::Ok();
+}
+
+Result<Row> ReadRow(const Fields& f, const std::string& file, const std::string& workloads_dir) {
+  Row row;
+  row.where = fmt::format("{}:{}", file, f.row.Mark().line + 1);
+  GOODPUT_RETURN_IF_ERROR(CheckKeys(f.row, file));
+  GOODPUT_RETURN_IF_ERROR(ReadDeployment(f, file, row));
+  GOODPUT_RETURN_IF_ERROR(ReadWorkload(f, file, workloads_dir, row));
+  GOODPUT_RETURN_IF_ERROR(ReadLoad(f, file, row));
+  GOODPUT_RETURN_IF_ERROR(ReadFigures(f, file, row));
+  return row;
+}
+
+Status ReadSource(const YAML::Node& doc, const std::string& path, Row& proto) {
+  const YAML::Node source = doc["source"];
+  if (!source || !source.IsMap() || !source["title"] || !source["url"] || !source["engine"] || !source["engine_kind"])
+    return YamlError(path, source ? source : doc, "'source' must give title, url, engine and engine_kind");
+  proto.source = source["title"].as<std::string>();
+  proto.url = source["url"].as<std::string>();
+  proto.engine_kind = source["engine_kind"].as<std::string>();
+  if (proto.engine_kind != "vllm" && proto.engine_kind != "sglang" && proto.engine_kind != "trtllm")
+    return YamlError(path, source["engine_kind"], "'engine_kind' must be vllm, sglang or trtllm");
+  return Status::Ok();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Each outcome's group keys beside its kind: "" (the kind alone), then "card h100", ...
+std::vector<std::string> GroupsOf(const Row& r) {
+  return {"",
+          "card " + r.gpu,
+          "engine " + r.engine_kind,
+          "source " + r.source.substr(0, r.source.find(" (")),
+          "weights " + (r.weights.empty() ? std::string("checkpoint's") : r.weights),
+          r.tp > 1 ? "tp > 1" : "tp 1"};
+}
+
+const json::value* PointField(const json::value& sim, const char* metric, const char* stat) {
+  const auto* results = sim.as_object().if_contains("results");
+  if (!results || !results->is_array() || results->as_array().empty()) return nullptr;
+  const auto* points = results->as_array()[0].as_object().if_contains("points");
+  if (!points || !points->is_array() || points->as_array().empty()) return nullptr;
+  const auto& point = points->as_array()[0].as_object();
+  if (!metric) return point.if_contains(stat);
+  const auto* latency = point.if_contains("latency");
+  const auto* m = latency && latency->is_object() ? latency->as_object().if_contains(metric) : nullptr;
+  return m && m->is_object() ? m->as_object().if_contains(stat) : nullptr;
+}
+
+}  // namespace
+
+const char* FigureKey(Figure f) {
+  switch (f) {
+    case Figure::kThroughput:
+      return "throughput";
+    case Figure::kTtftP50:
+      return "ttft_p50_ms";
+    case Figure::kTtftMean:
+      return "ttft_mean_ms";
+    case Figure::kTpotP50:
+      return "tpot_p50_ms";
+    case Figure::kTpotMean:
+      return "tpot_mean_ms";
+    case Figure::kItlP50:
+      return "itl_p50_ms";
+  }
+  return "";
+}
+
+const char* FigureKind(Figure f) {
+  switch (f) {
+    case Figure::kThroughput:
+      return "throughput";
+    case Figure::kTtftP50:
+    case Figure::kTtftMean:
+      return "ttft";
+    case Figure::kTpotP50:
+    case Figure::kTpotMean:
+      return "tpot";
+    case Figure::kItlP50:
+      return "itl";
+  }
+  return "";
+}
+
+Result<std::vector<Row>> ReadSourceFile(const std::string& path, const std::string& workloads_dir) {
+  GOODPUT_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "validation source"));
+  GOODPUT_ASSIGN_OR_RETURN(YAML::Node doc,
+                           ParseYamlMapping(text, path, "a validation source is a mapping with source and rows"));
+  Row proto;
+  GOODPUT_RETURN_IF_ERROR(ReadSource(doc, path, proto));
+  const YAML::Node rows = doc["rows"];
+  if (!rows || !rows.IsSequence() || rows.size() == 0) return YamlError(path, doc, "'rows' must list at least one row");
+  const YAML::Node defaults = doc["defaults"] ? doc["defaults"] : YAML::Node(YAML::NodeType::Map);
+  if (!defaults.IsMap()) return YamlError(path, defaults, "'defaults' must be a mapping");
+  GOODPUT_RETURN_IF_ERROR(CheckKeys(defaults, path));
+  std::vector<Row> out;
+  for (const auto& r : rows) {
+    Result<Row> read = Status::InvalidArgument(path + ": row not read");
+    try {  // a list or mapping where a word belongs: yaml-cpp throws on as<std::string>()
+      read = ReadRow(Fields{r, defaults}, path, workloads_dir);
+    } catch (const YAML::Exception& e) {
+      return YamlError(path, r, "a field is not of its kind: " + e.msg);
+    }
+    GOODPUT_ASSIGN_OR_RETURN(Row row, std::move(read));
+    row.source = proto.source, row.url = proto.url, row.engine_kind = proto.engine_kind;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+Result<std::vector<Row>> ReadValidationSet(const std::string& dir, const std::string& workloads_dir) {
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  if (ec) return Status::IoError(fmt::format("{}: cannot read the directory: {}", dir, ec.message()));
+  if (files.empty()) return Status::InvalidArgument(dir + ": no *.yaml validation sources");
+  std::sort(files.begin(), files.end());
+  std::vector<Row> all;
+  for (const auto& f : files) {
+    GOODPUT_ASSIGN_OR_RETURN(std::vector<Row> rows, ReadSourceFile(f, workloads_dir));
+    all.insert(all.end(), rows.begin(), rows.end());
+  }
+  return all;
+}
+
+Result<std::string> WorkloadYaml(const Row& row) {
+  YAML::Node w;
+  if (!row.workload.empty()) {
+    GOODPUT_ASSIGN_OR_RETURN(std::string text, ReadTextFile(row.workload, "workload"));
+    GOODPUT_ASSIGN_OR_RETURN(w, ParseYamlMapping(text, row.workload, "a workload is a mapping"));
+  } else {
+    w["name"] = "validation";
+    w["seed"] = 1;
+    w["requests"] = row.requests > 0 ? row.requests : 100;
+    w["warmup"] = "0%";
+    w["cooldown"] = "0%";
+    YAML::Node cls;
+    cls["name"] = "interactive", cls["prompt"] = row.prompt, cls["output"] = row.output;
+    w["classes"].push_back(cls);
+  }
+  if (row.concurrency == 0 && row.rate == 0) {
+    w.remove("arrival");
+    w["arrival"]["type"] = "batch";
+  }
+  YAML::Emitter out;
+  out << w;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string SimArgs(const Row& row, const std::string& workload_path) {
+  std::string a = fmt::format("sim --model {} --gpu {} --tp {} --workload {} --repeat 1 --json", ShellQuote(row.model),
+                              ShellQuote(row.gpu), row.tp, ShellQuote(workload_path));
+  if (!row.weights.empty()) a += " --weights " + ShellQuote(row.weights);
+  if (!row.kv_cache_dtype.empty()) a += " --kv-cache-dtype " + ShellQuote(row.kv_cache_dtype);
+  if (row.requests > 0) a += fmt::format(" --requests {}", row.requests);
+  if (row.concurrency > 0) a += fmt::format(" -c {}", row.concurrency);
+  if (row.rate > 0) a += fmt::format(" -r {}", row.rate);
+  if (!row.args.empty()) a += " " + row.args;  // flags as the file spells them, split by the shell
+  return a;
+}
+
+Result<double> SimulatedFigure(const json::value& sim, Figure f) {
+  static const std::map<Figure, std::pair<const char*, const char*>> kField = {
+      {Figure::kThroughput, {nullptr, "throughput_tokens_per_s"}},
+      {Figure::kTtftP50, {"ttft", "p50_s"}},
+      {Figure::kTtftMean, {"ttft", "mean_s"}},
+      {Figure::kTpotP50, {"tpot", "p50_s"}},
+      {Figure::kTpotMean, {"tpot", "mean_s"}},
+      {Figure::kItlP50, {"itl", "p50_s"}}};
+  const auto [metric, stat] = kField.at(f);
+  if (!sim.is_object()) return Status::InvalidArgument("goodput sim's output is not a JSON object");
+  const json::value* v = PointField(sim, metric, stat);
+  if (!v || !v->is_number())
+    return Status::InvalidArgument(fmt::format("goodput sim's output has no {}", FigureKey(f)));
+  const double x = v->to_number<double>();
+  return f == Figure::kThroughput ? x : x * 1e3;
+}
+
+std::vector<GroupSummary> Summarise(const std::vector<Outcome>& outcomes, bool held_out_only) {
+  std::map<std::string, std::vector<double>> errors;  // "kind" or "kind / group" -> signed errors
+  std::vector<std::string> order;
+  for (const Outcome& o : outcomes) {
+    if (held_out_only && !o.published.fitted.empty()) continue;
+    for (const std::string& g : GroupsOf(*o.row)) {
+      const std::string key = std::string(FigureKind(o.published.figure)) + (g.empty() ? "" : " / " + g);
+      if (!errors.count(key)) order.push_back(key);
+      errors[key].push_back(o.Error());
+    }
+  }
+  // The kinds alone first, in the order met; then every group, by name.
+  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    const bool ka = a.find(" / ") == std::string::npos, kb = b.find(" / ") == std::string::npos;
+    return ka != kb ? ka : (!ka && a < b);
+  });
+  std::vector<GroupSummary> out;
+  for (const auto& key : order) {
+    const auto& e = errors[key];
+    std::vector<double> abs(e.size());
+    std::transform(e.begin(), e.end(), abs.begin(), [](double x) { return std::fabs(x); });
+    const auto above = std::count_if(e.begin(), e.end(), [](double x) { return x > 0; });
+    out.push_back({key, static_cast<int>(e.size()), Median(abs), static_cast<double>(above) / e.size()});
+  }
+  return out;
+}
+
+}  // namespace goodput::validation

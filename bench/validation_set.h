@@ -1,0 +1,102 @@
+// The public validation set: GPU serving figures someone published, one
+// YAML file per source under data/validation/ (docs/calibration.md, "The
+// public validation set", describes the file). Each row is a deployment
+// (model, card, parallelism, formats, engine flags), a workload, a load and
+// the figures the source printed; it becomes one `goodput sim` command line,
+// and the simulated figures' errors are summarised per figure kind and per
+// group (card, engine, source, weights, tensor parallelism).
+#pragma once
+
+#include <boost/json/fwd.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace goodput::validation {
+
+// A figure a source prints, as `vllm bench serve` and its kin name them.
+enum class Figure { kThroughput, kTtftP50, kTtftMean, kTpotP50, kTpotMean, kItlP50 };
+
+// The figure's key in a row's `published:` mapping ("throughput" in output
+// tokens/s, "ttft_p50_ms", ...).
+const char* FigureKey(Figure f);
+
+// What the medians group it under: "throughput", "ttft", "tpot" or "itl".
+const char* FigureKind(Figure f);
+
+// One published figure of a row.
+struct Published {
+  Figure figure = Figure::kThroughput;
+  double value = 0;    // tokens/s, or milliseconds
+  std::string fitted;  // the catalog factor fitted to it; empty: held out
+};
+
+// One published measurement: what ran and what it printed.
+struct Row {
+  std::string where;        // "FILE:LINE", for messages
+  std::string source;       // the file's source title
+  std::string url;          // the file's source address
+  std::string engine_kind;  // vllm | sglang | trtllm
+  std::string model;
+  std::string gpu;
+  int tp = 1;
+  std::string weights;         // empty: the checkpoint's
+  std::string kv_cache_dtype;  // empty: the model's
+  std::string args;            // further goodput sim flags, as one string
+  std::string workload;        // a workload file; empty when prompt/output are given
+  std::string prompt;          // a length spec ("fixed:1024", "lognormal:215,1")
+  std::string output;
+  int64_t requests = 0;  // 0: the workload's own count
+  int concurrency = 0;   // closed loop with this many clients
+  double rate = 0;       // open loop at this many requests/s; neither: all at once
+  std::vector<std::string> tags;
+  std::string note;
+  std::vector<Published> figures;
+};
+
+// Reads one source file. A workload named without a directory is looked up
+// in `workloads_dir`. Errors name the file and line: a missing or unknown
+// key, a figure that is not a positive number, both or neither of a workload
+// and prompt/output lengths, both a concurrency and a rate.
+Result<std::vector<Row>> ReadSourceFile(const std::string& path, const std::string& workloads_dir);
+
+// Reads every *.yaml file of `dir`, in name order; an empty directory is an error.
+Result<std::vector<Row>> ReadValidationSet(const std::string& dir, const std::string& workloads_dir);
+
+// The workload file the row runs: its own workload (or one built from its
+// prompt and output lengths) with every request arriving at once when the
+// row gives no concurrency or rate (a source's "request rate inf").
+Result<std::string> WorkloadYaml(const Row& row);
+
+// goodput sim's arguments for the row (after the binary's name), already
+// shell-quoted, running `workload_path` once (--repeat 1) with --json.
+std::string SimArgs(const Row& row, const std::string& workload_path);
+
+// The figure in goodput sim's --json output (its first setting's first load),
+// in the published unit (tokens/s, or milliseconds).
+Result<double> SimulatedFigure(const boost::json::value& sim_json, Figure f);
+
+// One figure compared.
+struct Outcome {
+  const Row* row = nullptr;
+  Published published;
+  double simulated = 0;
+  double Error() const { return simulated / published.value - 1; }  // > 0: the simulator's figure is higher
+};
+
+// The errors of one group of figures.
+struct GroupSummary {
+  std::string group;  // "tpot", or "tpot / card h100"
+  int count = 0;
+  double median_abs_error = 0;
+  double share_above = 0;  // share of figures the simulator put above the published one
+};
+
+// Medians by figure kind, then by kind within each card, engine, source,
+// weight format and tensor-parallel group. `held_out_only` leaves out the
+// figures a catalog factor was fitted to.
+std::vector<GroupSummary> Summarise(const std::vector<Outcome>& outcomes, bool held_out_only);
+
+}  // namespace goodput::validation

@@ -1,0 +1,182 @@
+#include "validation_set.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <set>
+
+#include "core/data_dir.h"
+#include "support/temp_file.h"
+
+namespace goodput::validation {
+namespace {
+
+using goodput::testing::WriteTempFile;
+
+constexpr const char* kSource = R"(source:
+  title: A sweep (somewhere)
+  url: https://example.org/sweep
+  engine: vLLM 0.11.0
+  engine_kind: vllm
+)";
+
+Result<std::vector<Row>> Read(const std::string& body) {
+  return ReadSourceFile(WriteTempFile("source.yaml", std::string(kSource) + body), DataDir() + "/workloads");
+}
+
+TEST(ValidationSet, TheShippedSetReadsAndNamesItsSources) {
+  auto rows = ReadValidationSet(DataDir() + "/validation", DataDir() + "/workloads");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  std::set<std::string> sources;
+  size_t figures = 0;
+  for (const Row& r : *rows) {
+    sources.insert(r.url);
+    figures += r.figures.size();
+    EXPECT_TRUE(r.url.rfind("https://", 0) == 0) << r.where;
+    if (!r.workload.empty()) {
+      EXPECT_TRUE(std::filesystem::exists(r.workload)) << r.where << ": " << r.workload;
+    }
+  }
+  EXPECT_GE(figures, 40u);
+  EXPECT_GE(sources.size(), 9u);
+}
+
+TEST(ValidationSet, ARowTakesTheFileDefaultsAndItsOwnFields) {
+  auto rows = Read(R"(defaults:
+  model: llama-3.1-8b
+  args: --max-num-seqs 64
+rows:
+  - {gpu: h100, tp: 2, weights: fp8, prompt: 128, output: "lognormal:200,1", requests: 300, rate: 2.5,
+     published: {throughput: 1000, tpot_p50_ms: 7.5}, fitted: {tpot_p50_ms: a factor}}
+  - {model: qwen3-8b, gpu: a100, workload: random-1024-128.yaml, concurrency: 4, published: {ttft_mean_ms: 60}}
+)");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 2u);
+  const Row& a = (*rows)[0];
+  EXPECT_EQ(a.model, "llama-3.1-8b");
+  EXPECT_EQ(a.tp, 2);
+  EXPECT_EQ(a.prompt, "fixed:128");
+  EXPECT_EQ(a.output, "lognormal:200,1");
+  EXPECT_EQ(a.requests, 300);
+  EXPECT_DOUBLE_EQ(a.rate, 2.5);
+  EXPECT_EQ(a.args, "--max-num-seqs 64");
+  EXPECT_EQ(a.engine_kind, "vllm");
+  ASSERT_EQ(a.figures.size(), 2u);
+  EXPECT_EQ(a.figures[0].fitted, "");
+  EXPECT_EQ(a.figures[1].fitted, "a factor");
+  const Row& b = (*rows)[1];
+  EXPECT_EQ(b.model, "qwen3-8b");
+  EXPECT_EQ(b.workload, DataDir() + "/workloads/random-1024-128.yaml");
+  EXPECT_EQ(b.concurrency, 4);
+  EXPECT_EQ(b.figures[0].figure, Figure::kTtftMean);
+}
+
+TEST(ValidationSet, BrokenFilesNameTheFileLineAndWhatIsWrong) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, colour: red, published: {throughput: 1}}\n",
+       "unknown key 'colour'"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, published: {throughput: -3}}\n",
+       "'throughput' must be a positive number"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, published: {tpot_p90_ms: 3}}\n",
+       "unknown figure 'tpot_p90_ms'"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, workload: w.yaml, published: {throughput: 1}}\n",
+       "not both"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, published: {throughput: 1}}\n", "both prompt and output"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, rate: 1, concurrency: 2, published: {throughput: 1}}\n",
+       "a concurrency or a rate"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, concurrency: 0, published: {throughput: 1}}\n",
+       "must be positive"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, published: {throughput: 1}, fitted: {ttft_p50_ms: x}}\n",
+       "does not publish"},
+      {"rows:\n  - {gpu: g, prompt: 1, output: 1, published: {throughput: 1}}\n", "needs a model and a gpu"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1}\n", "needs 'published:'"},
+      {"rows: []\n", "at least one row"},
+      {"rows:\n  - {model: m, gpu: g, tp: two, prompt: 1, output: 1, published: {throughput: 1}}\n",
+       "'tp' must be a whole number"},
+      {"rows:\n  - {model: [a, b], gpu: g, prompt: 1, output: 1, published: {throughput: 1}}\n",
+       "a field is not of its kind"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, published: {throughput: 1}, fitted: [x]}\n",
+       "'fitted' must map"},
+  };
+  for (const auto& [body, message] : cases) {
+    auto rows = Read(body);
+    ASSERT_FALSE(rows.ok()) << body;
+    EXPECT_NE(rows.status().message().find("source.yaml:"), std::string::npos) << rows.status().message();
+    EXPECT_NE(rows.status().message().find(message), std::string::npos) << rows.status().message();
+  }
+  auto no_source = ReadSourceFile(WriteTempFile("bare.yaml", "rows: []\n"), DataDir() + "/workloads");
+  ASSERT_FALSE(no_source.ok());
+  EXPECT_NE(no_source.status().message().find("'source' must give"), std::string::npos);
+  auto empty_dir = ReadValidationSet(::testing::TempDir() + "no_such_dir", DataDir() + "/workloads");
+  EXPECT_FALSE(empty_dir.ok());
+}
+
+TEST(ValidationSet, ARowWithoutALoadSendsEveryRequestAtOnce) {
+  auto rows = Read(R"(rows:
+  - {model: m, gpu: g, prompt: 1000, output: 10, requests: 7, published: {throughput: 1}}
+  - {model: m, gpu: g, workload: random-1024-128.yaml, published: {throughput: 1}}
+  - {model: m, gpu: g, workload: random-1024-128.yaml, concurrency: 3, published: {throughput: 1}}
+)");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  auto burst = WorkloadYaml((*rows)[0]);
+  ASSERT_TRUE(burst.ok());
+  EXPECT_NE(burst->find("type: batch"), std::string::npos) << *burst;
+  EXPECT_NE(burst->find("prompt: fixed:1000"), std::string::npos) << *burst;
+  EXPECT_NE(burst->find("requests: 7"), std::string::npos) << *burst;
+  auto file_burst = WorkloadYaml((*rows)[1]);  // random-1024-128.yaml is closed loop; no load given
+  ASSERT_TRUE(file_burst.ok());
+  EXPECT_NE(file_burst->find("type: batch"), std::string::npos) << *file_burst;
+  auto closed = WorkloadYaml((*rows)[2]);
+  ASSERT_TRUE(closed.ok());
+  EXPECT_EQ(closed->find("type: batch"), std::string::npos) << *closed;
+  const std::string args = SimArgs((*rows)[2], "/tmp/w.yaml");
+  EXPECT_NE(args.find("--model 'm' --gpu 'g' --tp 1 --workload '/tmp/w.yaml' --repeat 1 --json"), std::string::npos)
+      << args;
+  EXPECT_NE(args.find(" -c 3"), std::string::npos) << args;
+}
+
+TEST(ValidationSet, SimulatedFiguresComeInThePublishedUnits) {
+  const auto sim = boost::json::parse(R"({"results": [{"points": [{"throughput_tokens_per_s": 1234.5,
+      "latency": {"ttft": {"p50_s": 0.25, "mean_s": 0.5}, "tpot": {"p50_s": 0.007, "mean_s": 0.008},
+                  "itl": {"p50_s": 0.006}}}]}]})");
+  EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kThroughput), 1234.5);
+  EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kTtftP50), 250);
+  EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kTtftMean), 500);
+  EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kTpotP50), 7);
+  EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kItlP50), 6);
+  EXPECT_FALSE(SimulatedFigure(boost::json::parse(R"({"results": []})"), Figure::kTtftP50).ok());
+  EXPECT_FALSE(SimulatedFigure(boost::json::parse("[1]"), Figure::kTtftP50).ok());
+}
+
+TEST(ValidationSet, SummariesGiveMedianAbsoluteErrorsAndTheShareAbove) {
+  Row h100, a100;
+  h100.gpu = "h100", h100.engine_kind = "vllm", h100.source = "S (x)";
+  a100.gpu = "a100", a100.engine_kind = "trtllm", a100.source = "T";
+  // Errors +10%, -20%, +30% on TPOT (the last fitted), -50% on TTFT.
+  const std::vector<Outcome> outcomes = {{&h100, {Figure::kTpotP50, 10, ""}, 11},
+                                         {&h100, {Figure::kTpotMean, 10, ""}, 8},
+                                         {&a100, {Figure::kTpotP50, 10, "a factor"}, 13},
+                                         {&a100, {Figure::kTtftP50, 100, ""}, 50}};
+  auto find = [](const std::vector<GroupSummary>& s, const std::string& g) {
+    for (const auto& x : s)
+      if (x.group == g) return x;
+    return GroupSummary{};
+  };
+  const auto all = Summarise(outcomes, false);
+  EXPECT_EQ(all[0].group, "tpot");  // kinds first
+  EXPECT_EQ(find(all, "tpot").count, 3);
+  EXPECT_NEAR(find(all, "tpot").median_abs_error, 0.2, 1e-12);
+  EXPECT_NEAR(find(all, "tpot").share_above, 2.0 / 3, 1e-12);
+  EXPECT_NEAR(find(all, "tpot / card h100").median_abs_error, 0.15, 1e-12);
+  EXPECT_EQ(find(all, "tpot / engine trtllm").count, 1);
+  EXPECT_EQ(find(all, "tpot / source S").count, 2);
+  EXPECT_NEAR(find(all, "ttft").median_abs_error, 0.5, 1e-12);
+  EXPECT_EQ(find(all, "ttft").share_above, 0);
+  const auto held = Summarise(outcomes, true);
+  EXPECT_EQ(find(held, "tpot").count, 2);
+  EXPECT_NEAR(find(held, "tpot").median_abs_error, 0.15, 1e-12);
+}
+
+}  // namespace
+}  // namespace goodput::validation
