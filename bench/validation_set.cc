@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/json_file.h"
+#include "core/stats.h"
 #include "workload/yaml_input.h"
 
 namespace goodput::validation {
@@ -20,8 +21,29 @@ namespace {
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-constexpr std::array<Figure, 6> kFigures = {Figure::kThroughput, Figure::kTtftP50,  Figure::kTtftMean,
-                                            Figure::kTpotP50,    Figure::kTpotMean, Figure::kItlP50};
+// Each figure's key in the files, its kind, and where goodput sim's --json point holds it
+// (a metric under "latency", or none for a field of the point itself).
+struct FigureInfo {
+  Figure figure;
+  const char* key;
+  const char* kind;
+  const char* metric;
+  const char* stat;
+};
+constexpr std::array<FigureInfo, 6> kFigures = {{
+    {Figure::kThroughput, "throughput", "throughput", nullptr, "throughput_tokens_per_s"},
+    {Figure::kTtftP50, "ttft_p50_ms", "ttft", "ttft", "p50_s"},
+    {Figure::kTtftMean, "ttft_mean_ms", "ttft", "ttft", "mean_s"},
+    {Figure::kTpotP50, "tpot_p50_ms", "tpot", "tpot", "p50_s"},
+    {Figure::kTpotMean, "tpot_mean_ms", "tpot", "tpot", "mean_s"},
+    {Figure::kItlP50, "itl_p50_ms", "itl", "itl", "p50_s"},
+}};
+
+const FigureInfo& InfoOf(Figure f) {
+  for (const auto& i : kFigures)
+    if (i.figure == f) return i;
+  return kFigures[0];  // unreachable: every Figure has an entry
+}
 
 const std::set<std::string> kRowKeys = {"model",    "gpu",       "tp",     "weights",  "kv_cache_dtype", "args",
                                         "workload", "prompt",    "output", "requests", "tags",           "concurrency",
@@ -56,8 +78,8 @@ Status CheckKeys(const YAML::Node& row, const std::string& where) {
 }
 
 Result<Figure> FigureNamed(const std::string& key, const std::string& where, const YAML::Node& at) {
-  for (Figure f : kFigures)
-    if (key == FigureKey(f)) return f;
+  for (const auto& i : kFigures)
+    if (key == i.key) return i.figure;
   return YamlError(where, at,
                    fmt::format("unknown figure '{}' (throughput, ttft_p50_ms, ttft_mean_ms, "
                                "tpot_p50_ms, tpot_mean_ms, itl_p50_ms)",
@@ -155,12 +177,6 @@ Status ReadSource(const YAML::Node& doc, const std::string& path, Row& proto) {
   return Status::Ok();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // Each outcome's group keys beside its kind: "" (the kind alone), then "card h100", ...
 std::vector<std::string> GroupsOf(const Row& r) {
   return {"",
@@ -185,39 +201,9 @@ const json::value* PointField(const json::value& sim, const char* metric, const 
 
 }  // namespace
 
-const char* FigureKey(Figure f) {
-  switch (f) {
-    case Figure::kThroughput:
-      return "throughput";
-    case Figure::kTtftP50:
-      return "ttft_p50_ms";
-    case Figure::kTtftMean:
-      return "ttft_mean_ms";
-    case Figure::kTpotP50:
-      return "tpot_p50_ms";
-    case Figure::kTpotMean:
-      return "tpot_mean_ms";
-    case Figure::kItlP50:
-      return "itl_p50_ms";
-  }
-  return "";
-}
+const char* FigureKey(Figure f) { return InfoOf(f).key; }
 
-const char* FigureKind(Figure f) {
-  switch (f) {
-    case Figure::kThroughput:
-      return "throughput";
-    case Figure::kTtftP50:
-    case Figure::kTtftMean:
-      return "ttft";
-    case Figure::kTpotP50:
-    case Figure::kTpotMean:
-      return "tpot";
-    case Figure::kItlP50:
-      return "itl";
-  }
-  return "";
-}
+const char* FigureKind(Figure f) { return InfoOf(f).kind; }
 
 Result<std::vector<Row>> ReadSourceFile(const std::string& path, const std::string& workloads_dir) {
   GOODPUT_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "validation source"));
@@ -298,18 +284,10 @@ std::string SimArgs(const Row& row, const std::string& workload_path) {
 }
 
 Result<double> SimulatedFigure(const json::value& sim, Figure f) {
-  static const std::map<Figure, std::pair<const char*, const char*>> kField = {
-      {Figure::kThroughput, {nullptr, "throughput_tokens_per_s"}},
-      {Figure::kTtftP50, {"ttft", "p50_s"}},
-      {Figure::kTtftMean, {"ttft", "mean_s"}},
-      {Figure::kTpotP50, {"tpot", "p50_s"}},
-      {Figure::kTpotMean, {"tpot", "mean_s"}},
-      {Figure::kItlP50, {"itl", "p50_s"}}};
-  const auto [metric, stat] = kField.at(f);
+  const FigureInfo& info = InfoOf(f);
   if (!sim.is_object()) return Status::InvalidArgument("goodput sim's output is not a JSON object");
-  const json::value* v = PointField(sim, metric, stat);
-  if (!v || !v->is_number())
-    return Status::InvalidArgument(fmt::format("goodput sim's output has no {}", FigureKey(f)));
+  const json::value* v = PointField(sim, info.metric, info.stat);
+  if (!v || !v->is_number()) return Status::InvalidArgument(fmt::format("goodput sim's output has no {}", info.key));
   const double x = v->to_number<double>();
   return f == Figure::kThroughput ? x : x * 1e3;
 }
@@ -336,7 +314,7 @@ std::vector<GroupSummary> Summarise(const std::vector<Outcome>& outcomes, bool h
     std::vector<double> abs(e.size());
     std::transform(e.begin(), e.end(), abs.begin(), [](double x) { return std::fabs(x); });
     const auto above = std::count_if(e.begin(), e.end(), [](double x) { return x > 0; });
-    out.push_back({key, static_cast<int>(e.size()), Median(abs), static_cast<double>(above) / e.size()});
+    out.push_back({key, static_cast<int>(e.size()), *Median(abs), static_cast<double>(above) / e.size()});
   }
   return out;
 }
