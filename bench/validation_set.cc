@@ -274,6 +274,8 @@ Result<std::string> WorkloadYaml(const Row& row) {
 std::string SimArgs(const Row& row, const std::string& workload_path) {
   std::string a = fmt::format("sim --model {} --gpu {} --tp {} --workload {} --repeat 1 --json", ShellQuote(row.model),
                               ShellQuote(row.gpu), row.tp, ShellQuote(workload_path));
+  // vLLM's host costs are the engines catalog's fit; the others' are not pinned down yet: the GPU work alone.
+  a += row.engine_kind == "vllm" ? " --engine vllm" : " --engine none";
   if (!row.weights.empty()) a += " --weights " + ShellQuote(row.weights);
   if (!row.kv_cache_dtype.empty()) a += " --kv-cache-dtype " + ShellQuote(row.kv_cache_dtype);
   if (row.requests > 0) a += fmt::format(" --requests {}", row.requests);

@@ -71,7 +71,8 @@ Result<std::vector<Row>> ReadValidationSet(const std::string& dir, const std::st
 Result<std::string> WorkloadYaml(const Row& row);
 
 // goodput sim's arguments for the row (after the binary's name), already
-// shell-quoted, running `workload_path` once (--repeat 1) with --json.
+// shell-quoted, running `workload_path` once (--repeat 1) with --json, with
+// the engines catalog's host costs for vLLM rows and none for the others.
 std::string SimArgs(const Row& row, const std::string& workload_path);
 
 // The figure in goodput sim's --json output (its first setting's first load),

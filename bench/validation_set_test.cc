@@ -134,6 +134,7 @@ TEST(ValidationSet, ARowWithoutALoadSendsEveryRequestAtOnce) {
   EXPECT_NE(args.find("--model 'm' --gpu 'g' --tp 1 --workload '/tmp/w.yaml' --repeat 1 --json"), std::string::npos)
       << args;
   EXPECT_NE(args.find(" -c 3"), std::string::npos) << args;
+  EXPECT_NE(args.find(" --engine vllm"), std::string::npos) << args;
 }
 
 TEST(ValidationSet, SimulatedFiguresComeInThePublishedUnits) {

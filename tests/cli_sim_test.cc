@@ -118,8 +118,9 @@ boost::json::object BurstPoint(const std::string& deployment, const std::string&
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return Points(r.out).at(0).as_object();
 }
+// The cards' MXFP4 efficiencies were fitted over the GPU work alone (--engine none).
 boost::json::object GptOssPoint(const std::string& gpu, const std::string& model, int tp, const std::string& prompt) {
-  return BurstPoint("--model " + model + " --gpu " + gpu + " --tp " + std::to_string(tp) +
+  return BurstPoint("--model " + model + " --gpu " + gpu + " --engine none --tp " + std::to_string(tp) +
                         (model == "gpt-oss-120b" && tp == 1 ? " --max-model-len 32768" : ""),
                     prompt);
 }
@@ -195,9 +196,12 @@ TEST(CliSim, PredictsPublishedQwen3DenseRunsOnA100WithTheCardsDefaults) {
 // as far as they were off when fitted (32K +14% / -11%, 2K -2% / +5%, 4K TPOT
 // -3%) plus a margin.
 TEST(CliSim, PredictsPublishedDeepSeekR1RunsOnEightH200FromTwoFittedFactors) {
-  ExpectNearPublished("--model deepseek-v3 --gpu h200 --tp 8 --compute-efficiency 0.105 --step-overhead 0.0143",
-                      {{"4000-200", 61.95, 0.05, 0.17737, 0.10}, {"32000", 101.16, 0.25, 0.40072, 0.20},
-                       {"2000-100", 27.56, 0.10, 0.27656, 0.15}});
+  ExpectNearPublished(
+      "--model deepseek-v3 --gpu h200 --tp 8 --engine none --compute-efficiency 0.105 "
+      "--step-overhead 0.0143",
+      {{"4000-200", 61.95, 0.05, 0.17737, 0.10},
+       {"32000", 101.16, 0.25, 0.40072, 0.20},
+       {"2000-100", 27.56, 0.10, 0.27656, 0.15}});
 }
 
 // gpustack's vLLM 0.11.0 runs of Qwen3-8B in BF16 on one H100 SXM
@@ -218,15 +222,18 @@ boost::json::array Qwen3_8BPoints(const std::string& factors) {
 
 // The catalog's H100 entry, its bandwidth efficiency fitted to Llama-3.1-8B
 // on a later vLLM (0.21.0), holds Qwen3-8B's TPOT out: 9-12% fast when added,
-// 10-13% since a step no longer reads the untied input embedding.
-// Nothing gives the front end's latency, so the first token is 80-90% fast.
+// 10-13% since a step no longer reads the untied input embedding, 6-10% with
+// vLLM's host costs (data/hardware/engines.json) and the entry refitted beside
+// them. Without a front end the first token was 80-90% fast; vLLM's 50 ms
+// front end (fitted to the validation set, which holds these rows too) gives
+// it within -11..+4%.
 TEST(CliSim, PredictsPublishedQwen3_8BDecodesOnH100WithTheCatalogEntry) {
   const auto points = Qwen3_8BPoints("");
   for (size_t i = 0; i < points.size(); ++i) {
     const double ratio = Tpot(points[i].as_object()) / kQwen3_8BOnH100[i].tpot_s;
-    EXPECT_LT(ratio, 0.95) << i;
-    EXPECT_GT(ratio, 0.85) << i;
-    EXPECT_LT(Ttft(points[i].as_object()), 0.025) << i;
+    EXPECT_LT(ratio, 0.96) << i;
+    EXPECT_GT(ratio, 0.87) << i;
+    EXPECT_NEAR(Ttft(points[i].as_object()) / kQwen3_8BOnH100[i].ttft_s, 1, 0.15) << i;
   }
 }
 
@@ -239,12 +246,14 @@ TEST(CliSim, PredictsPublishedQwen3_8BDecodesOnH100WithTheCatalogEntry) {
 // runs; its factors fitted to its own TTFT of a 4K burst and its TPOT):
 // -2% when added, 48% fast without it.
 TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
-  const auto points = Qwen3_8BPoints("--bandwidth-efficiency 0.679 --per-request-cost 38e-6 --frontend-latency 0.0532");
+  const auto points = Qwen3_8BPoints("--engine none --bandwidth-efficiency 0.679 --per-request-cost 38e-6 "
+                                     "--frontend-latency 0.0532");
   for (size_t i = 0; i < points.size(); ++i) {
     EXPECT_NEAR(Tpot(points[i].as_object()) / kQwen3_8BOnH100[i].tpot_s, 1, 0.03) << i;
     EXPECT_NEAR(Ttft(points[i].as_object()) / kQwen3_8BOnH100[i].ttft_s, 1, 0.15) << i;
   }
-  const std::string r1 = "sim --model deepseek-v3 --gpu h200 --tp 8 --compute-efficiency 0.105 --step-overhead 0.0143 "
+  const std::string r1 = "sim --model deepseek-v3 --gpu h200 --tp 8 --engine none --compute-efficiency 0.105 "
+                         "--step-overhead 0.0143 "
                          "--workload " + kData + "/workloads/sharegpt-means.yaml --concurrency 4 --repeat 1 --json";
   auto without = RunGoodput(r1), with = RunGoodput(r1 + " --frontend-latency 0.0532");
   ASSERT_EQ(without.exit_code, 0) << without.err;
@@ -255,7 +264,7 @@ TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
   EXPECT_NEAR(Ttft(first(with.out)) / 0.11753, 1, 0.10);
   EXPECT_LT(Ttft(first(without.out)) / 0.11753, 0.6);
   EXPECT_NEAR(Tpot(first(with.out)) / Tpot(first(without.out)), 1, 0.01) << "the front end is not a step cost";
-  auto text = RunGoodput("sim --model qwen3-8b --gpu h100 --frontend-latency 0.0532 --workload " + kData +
+  auto text = RunGoodput("sim --model qwen3-8b --gpu h100 --engine none --frontend-latency 0.0532 --workload " + kData +
                          "/workloads/sharegpt-qwen3.yaml -c 1 --repeat 1");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("policy fcfs, front end 53.2 ms)"), std::string::npos) << text.out;
@@ -272,8 +281,11 @@ TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
 // vision tower nor the untied input embedding (15.7% of the weights; the
 // entry was refitted for the embedding, Llama's 6.5%): the hybrid's steps
 // cost vLLM more than the state and KV traffic counted; -14% and -18% since
-// --rate keeps the file's even gaps. At 16, 42% fast and not explained. Each
-// is held where it is, so that a change that moves it is seen.
+// --rate keeps the file's even gaps. At 16, 42% fast and not explained. With
+// vLLM's host costs (data/hardware/engines.json, fitted to the validation set,
+// which does not hold these rows) and the H100 entry refitted beside them:
+// -4%, +3% and +6%. Each is held where it is, so that a change that moves it
+// is seen.
 TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   auto r = RunGoodput("sim --model qwen3.5-9b --gpu h100 --max-model-len 32768 --workload " + kData +
                       "/workloads/sharegpt-qwen3.5-constant.yaml --rate 4,8,16 --repeat 1 --json");
@@ -283,9 +295,9 @@ TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   const auto mean_latency = [&](size_t i) {
     return points[i].at("latency").at("e2e").at("mean_s").to_number<double>();
   };
-  EXPECT_NEAR(mean_latency(0) / 2.33, 0.86, 0.06);
-  EXPECT_NEAR(mean_latency(1) / 2.62, 0.82, 0.06);
-  EXPECT_NEAR(mean_latency(2) / 4.37, 0.58, 0.08);
+  EXPECT_NEAR(mean_latency(0) / 2.33, 0.96, 0.06);
+  EXPECT_NEAR(mean_latency(1) / 2.62, 1.03, 0.06);
+  EXPECT_NEAR(mean_latency(2) / 4.37, 1.06, 0.08);
   // The throughput page's 32K prompts at a constant 1/s (qwen3.5-9b/h100.md,
   // Long Context): mean latency -26%, first token p50 -15% when added. At
   // even gaps no request waits for another's prefill (p99 within 1% of p50,
@@ -301,8 +313,8 @@ TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
 }
 
 TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {
-  const std::string base = "sim --model llama-3.1-8b --gpu h100 --max-model-len 32k --workload " + kData +
-                           "/workloads/chat.yaml --requests 200 --repeat 1 --concurrency 64 --json";
+  const std::string base = "sim --model llama-3.1-8b --gpu h100 --engine none --max-model-len 32k --workload " +
+                           kData + "/workloads/chat.yaml --requests 200 --repeat 1 --concurrency 64 --json";
   const auto tpot = [](const std::string& out) {
     return Points(out).at(0).at("tpot_p50_s").as_double();
   };

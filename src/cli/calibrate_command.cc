@@ -135,7 +135,7 @@ std::pair<SimSetup, HardwareSpec> DeploymentSetup(const DeploymentArgs& d, const
   if (!hw.ok()) Fail(hw.status());
   auto po = ToPlanOptions(d, *hw);
   if (!po.ok()) Fail(po.status());
-  auto setup = SetupSimulation(*model, *po, *hw);
+  auto setup = SetupSimulation(*model, *po, *hw, nullptr, EngineHostName(d));
   if (!setup.ok()) Fail(setup.status());
   return {std::move(*setup), *hw};
 }
@@ -169,6 +169,7 @@ void RunPublished(const PublishedArgs& a) {
 // The deployment, --max-evaluations, --fit and --out of a fit subcommand.
 void AddFitFlags(CLI::App& app, FitArgs& a) {
   AddDeploymentFlags(app, a.d, kEngineSizeFlags | kEngineSchedulingFlags | kEngineSpeculativeFlags);
+  AddEngineHostFlag(app, a.d);  // the factors not fitted keep the engine's
   app.add_option("--max-evaluations", a.options.max_evaluations, "Simulations the fit may run per point set")
       ->capture_default_str();
   app.add_option("--fit", a.options.factors,

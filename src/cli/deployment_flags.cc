@@ -15,6 +15,13 @@ Status ParseSize(const std::string& text, const char* flag, std::optional<int64_
 
 }  // namespace
 
+void AddEngineHostFlag(CLI::App& app, DeploymentArgs& a) {
+  app.add_option("--engine", a.engine_host,
+                 "The serving engine whose host-side costs (step overhead, per-request cost, front end) every step "
+                 "and request carry, from data/hardware/engines.json (docs/calibration.md): vllm (default; fitted "
+                 "to published vLLM runs) or none (the GPU work alone)");
+}
+
 void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
   c.add_option("--model,-m", a.model, "Catalog model name or path to a config.json (or its directory)");
   c.add_option("--gpu", a.gpu, "GPU from the hardware catalog (see goodput plan --list-gpus)");
@@ -23,17 +30,20 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
       ->capture_default_str();
   c.add_option("--weights", a.weights,
                "Weight precision: auto (the checkpoint's), bf16, fp16, fp32, fp8, fp8-block, int8, int4 (g128), "
-               "mxfp4, nvfp4")->capture_default_str();
+               "mxfp4, nvfp4")
+      ->capture_default_str();
   c.add_option("--mxfp4-moe-backend", a.mxfp4_moe_backend,
                "vLLM's MXFP4 MoE kernel, which pads the experts: auto (vLLM's pick for the GPU: marlin below "
                "sm90, triton on sm90, flashinfer-sm100 on sm100), marlin, triton, flashinfer-sm90, flashinfer-sm100, "
-               "rocm")->capture_default_str();
+               "rocm")
+      ->capture_default_str();
   c.add_option("--mamba-ssm-cache-dtype", a.mamba_ssm_cache_dtype,
                "Recurrent state type: auto (the config's mamba_ssm_dtype, else the model dtype), fp32, bf16")
       ->capture_default_str();
   c.add_option("--gpu-memory-utilization", a.utilization, "Share of total memory vLLM may use")->capture_default_str();
   c.add_option("--kernel-block-alignment", a.kernel_block_alignment,
-               "Hybrid models: the attention block size is raised in steps of this")->capture_default_str();
+               "Hybrid models: the attention block size is raised in steps of this")
+      ->capture_default_str();
   c.add_option("--num-draft-layers", a.num_draft_layers, "EAGLE-style draft layers sharing the KV pool")
       ->capture_default_str();
   c.add_flag("--disable-hybrid-kv-cache-manager", a.disable_hybrid, "Keep sliding-window layers whole, as vLLM's flag");

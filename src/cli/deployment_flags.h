@@ -3,12 +3,12 @@
 // PlanOptions with errors that name the flag.
 #pragma once
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli/engine_flags.h"
 #include "core/status.h"
@@ -27,7 +27,15 @@ struct DeploymentArgs {
   int num_draft_layers = 0;
   bool disable_hybrid = false;
   EngineArgs engine;
+  std::string engine_host;  // --engine (sim, calibrate): host costs from data/hardware/engines.json; empty: vllm
 };
+
+// --engine on a command that simulates a catalog card: the serving engine whose
+// host-side costs every step and request carry.
+void AddEngineHostFlag(CLI::App& app, DeploymentArgs& a);
+
+// The --engine name, "vllm" when not given.
+inline std::string EngineHostName(const DeploymentArgs& a) { return a.engine_host.empty() ? "vllm" : a.engine_host; }
 
 // The deployment's flags and the engine flags `engine_flags` selects
 // (EngineFlagSet).

@@ -48,8 +48,9 @@ constexpr const char* kCostModel = R"(Step time = overhead + per-request cost x 
 compute = FLOPs / (peak x efficiency at the step's tokens), memory = bytes / (bandwidth x
 bandwidth efficiency). Before the scheduler sees a request, the engine's front end (its API
 server) may take a fixed latency (--frontend-latency).
-Factors come from the GPU's catalog entry, or from --calibration (goodput calibrate), unless
-overridden.
+Efficiencies come from the GPU's catalog entry, the overhead, per-request cost and front end
+from the engine's (--engine, data/hardware/engines.json), or all from --calibration (goodput
+calibrate), unless overridden.
 )";
 
 void AddSimFlags(CLI::App& c, SimArgs& a) {
@@ -66,13 +67,14 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "(default 0.7; --draft-acceptance and --mean-acceptance-length give vLLM's figures instead)");
   c.add_option("--compute-efficiency", a.compute_efficiency, "Override the GPU entry's matmul efficiency");
   c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
-  c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds)");
+  c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds; default: --engine's)");
   c.add_option("--per-request-cost", a.per_request_cost,
                "Override the host-side cost per scheduled request per step (seconds; the engine's scheduler, "
-               "sampling and output handling)");
+               "sampling and output handling; default: --engine's)");
   c.add_option("--frontend-latency", a.frontend_latency,
                "The engine's front end (vLLM's API server): seconds from a request's arrival to the scheduler, "
-               "every request alongside the others (default 0, or the calibration's)");
+               "every request alongside the others (default: --engine's, or the calibration's)");
+  AddEngineHostFlag(c, a.d);
   c.add_option("--calibration", a.calibration,
                "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's (with "
                "--weights in another format than it was fitted with, carried over through the card's catalog "
@@ -202,8 +204,12 @@ Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
   GOODPUT_ASSIGN_OR_RETURN(SimHardware h, ResolveSimHardware(a));
   GOODPUT_ASSIGN_OR_RETURN(const double acceptance, PerPositionChance(a));
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, h.calibration ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
-                                                          : SetupSimulation(model, h.plan, h.hw));
+  if (h.calibration && !a.d.engine_host.empty()) {
+    return Status::InvalidArgument("--engine: a calibration carries its own host costs");
+  }
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, h.calibration
+                                               ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
+                                               : SetupSimulation(model, h.plan, h.hw, nullptr, EngineHostName(a.d)));
   setup.options.acceptance_rate = acceptance;
   GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
   if (!a.step_log.empty()) {

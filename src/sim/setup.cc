@@ -1,12 +1,13 @@
 #include "sim/setup.h"
 
+#include "hw/engine_host.h"
 #include "model/catalog.h"
 #include "plan/deployment.h"
 
 namespace goodput {
 
 Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
-                                 const CostFactors* calibrated) {
+                                 const CostFactors* calibrated, const std::string& engine) {
   SimSetup s;
   GOODPUT_ASSIGN_OR_RETURN(s.plan, MakePlan(model, plan_options));
   if (!s.plan.startup_error.empty()) return Status::FailedPrecondition(s.plan.startup_error);
@@ -15,6 +16,8 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
     factors = *calibrated;
   } else {
     GOODPUT_ASSIGN_OR_RETURN(factors, FactorsFor(hw, s.plan.precision.name));
+    GOODPUT_ASSIGN_OR_RETURN(const EngineHost host, FindEngineHost(engine));
+    factors = WithEngineHost(factors, host);
     if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.warnings.push_back(*w);
   }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
@@ -25,14 +28,15 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   return s;
 }
 
-Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options) {
+Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options,
+                                        const std::string& engine) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec spec, LoadModel(model));
   GOODPUT_ASSIGN_OR_RETURN(HardwareSpec hw, FindGpu(gpu));
   options.gpu = hw.name;
   options.gpu_arch = hw.arch;
   options.total_memory = hw.TotalMemoryBytes();
   options.total_is_nominal = hw.total_is_nominal();
-  return SetupSimulation(spec, options, hw);
+  return SetupSimulation(spec, options, hw, nullptr, engine);
 }
 
 }  // namespace goodput

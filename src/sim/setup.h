@@ -27,11 +27,16 @@ struct SimSetup {
 // settings are plan_options.engine, with sizes resolved by the plan (vLLM's
 // defaults for the GPU). A deployment vLLM would refuse to start is an error
 // naming why.
-// With `factors` (a calibration's), they replace the hardware entry's.
+// With `factors` (a calibration's), they replace the hardware entry's;
+// without, the card's efficiencies carry the host-side costs of `engine`
+// (data/hardware/engines.json: "vllm", or "none" for the GPU work alone).
 Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
-                                 const CostFactors* factors = nullptr);
+                                 const CostFactors* factors = nullptr, const std::string& engine = "vllm");
 
 // The same for catalog names: `options` need not name the GPU or its memory.
-Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options);
+// For the programs that check the simulator's mechanisms by hand arithmetic
+// (tests, bench/sim_throughput): the GPU work alone unless `engine` names one.
+Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options,
+                                        const std::string& engine = "none");
 
 }  // namespace goodput

@@ -1,0 +1,74 @@
+#include "hw/engine_host.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <set>
+
+#include "core/data_dir.h"
+#include "core/json_file.h"
+
+namespace goodput {
+namespace {
+
+namespace json = boost::json;
+
+Result<double> Seconds(const json::object& o, const char* key, const std::string& where) {
+  const json::value* v = o.if_contains(key);
+  if (!v || !v->is_number() || !(v->to_number<double>() >= 0)) {
+    return Status::InvalidArgument(fmt::format("{}: \"{}\" must be a number of seconds >= 0", where, key));
+  }
+  return v->to_number<double>();
+}
+
+Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path) {
+  if (!v.is_object() || !v.as_object().contains("name") || !v.at("name").is_string()) {
+    return Status::InvalidArgument(path + ": every engine needs a \"name\"");
+  }
+  const json::object& o = v.as_object();
+  EngineHost e;
+  e.name = std::string(o.at("name").as_string());
+  const std::string where = path + ": engine " + e.name;
+  GOODPUT_ASSIGN_OR_RETURN(e.step_overhead_s, Seconds(o, "step_overhead_s", where));
+  GOODPUT_ASSIGN_OR_RETURN(e.per_sequence_s, Seconds(o, "per_sequence_s", where));
+  GOODPUT_ASSIGN_OR_RETURN(e.frontend_latency_s, Seconds(o, "frontend_latency_s", where));
+  if (const json::value* s = o.if_contains("source"); s && s->is_string()) e.source = std::string(s->as_string());
+  return e;
+}
+
+}  // namespace
+
+Result<std::vector<EngineHost>> LoadEngineHosts() {
+  const std::string path = DataDir() + "/hardware/engines.json";
+  GOODPUT_ASSIGN_OR_RETURN(json::value doc, ReadJsonFile(path, "engines catalog"));
+  if (!doc.is_object() || !doc.as_object().contains("engines") || !doc.at("engines").is_array()) {
+    return Status::InvalidArgument(path + ": expected an object with an \"engines\" list");
+  }
+  std::vector<EngineHost> out;
+  std::set<std::string> seen;
+  for (const auto& v : doc.at("engines").as_array()) {
+    GOODPUT_ASSIGN_OR_RETURN(EngineHost e, ParseEngineHost(v, path));
+    if (!seen.insert(e.name).second) return Status::InvalidArgument(path + ": engine " + e.name + " given twice");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<EngineHost> FindEngineHost(const std::string& name) {
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<EngineHost> all, LoadEngineHosts());
+  std::vector<std::string> known;
+  for (const auto& e : all) {
+    if (e.name == name) return e;
+    known.push_back(e.name);
+  }
+  return Status::NotFound(fmt::format("unknown engine '{}'. Known engines: {}", name, fmt::join(known, ", ")));
+}
+
+CostFactors WithEngineHost(CostFactors f, const EngineHost& e) {
+  f.step_overhead_s = e.step_overhead_s;
+  f.per_sequence_s = e.per_sequence_s;
+  f.frontend_latency_s = e.frontend_latency_s;
+  return f;
+}
+
+}  // namespace goodput

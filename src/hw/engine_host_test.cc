@@ -1,0 +1,77 @@
+#include "hw/engine_host.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/data_dir.h"
+
+namespace goodput {
+namespace {
+
+TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
+  auto vllm = FindEngineHost("vllm");
+  ASSERT_TRUE(vllm.ok()) << vllm.status().message();
+  EXPECT_GT(vllm->per_sequence_s, 0);
+  EXPECT_GT(vllm->frontend_latency_s, 0);
+  EXPECT_NE(vllm->source.find("published_validation"), std::string::npos);
+  auto none = FindEngineHost("none");
+  ASSERT_TRUE(none.ok());
+  EXPECT_DOUBLE_EQ(none->step_overhead_s, CostFactors{}.step_overhead_s);
+  EXPECT_EQ(none->per_sequence_s, 0);
+  EXPECT_EQ(none->frontend_latency_s, 0);
+  auto other = FindEngineHost("tgi");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("Known engines: vllm, none"), std::string::npos) << other.status().message();
+}
+
+TEST(EngineHost, ItReplacesTheHostFactorsAndNothingElse) {
+  CostFactors f;
+  f.bandwidth_efficiency = 0.7;
+  f.compute_efficiency = 0.5;
+  const CostFactors g = WithEngineHost(f, EngineHost{"x", 0.002, 3e-5, 0.04, ""});
+  EXPECT_DOUBLE_EQ(g.step_overhead_s, 0.002);
+  EXPECT_DOUBLE_EQ(g.per_sequence_s, 3e-5);
+  EXPECT_DOUBLE_EQ(g.frontend_latency_s, 0.04);
+  EXPECT_DOUBLE_EQ(g.bandwidth_efficiency, 0.7);
+  EXPECT_DOUBLE_EQ(g.compute_efficiency, 0.5);
+}
+
+// A copy of data/ whose engines.json is `text`.
+std::string DataWithEngines(const std::string& name, const std::string& text) {
+  const std::filesystem::path dir = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
+  std::filesystem::create_directories(dir / "hardware");
+  std::ofstream(dir / "hardware" / "engines.json") << text;
+  return dir.string();
+}
+
+TEST(EngineHost, ABrokenCatalogNamesTheFileAndTheEntry) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{}", "an \"engines\" list"},
+      {R"({"engines": [{"step_overhead_s": 0}]})", "needs a \"name\""},
+      {R"({"engines": [{"name": "a", "step_overhead_s": -1, "per_sequence_s": 0, "frontend_latency_s": 0}]})",
+       "engine a: \"step_overhead_s\" must be a number of seconds >= 0"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "frontend_latency_s": 0}]})", "\"per_sequence_s\""},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0},
+                       {"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0}]})",
+       "engine a given twice"},
+      {"not json", "engines.json"},
+  };
+  const char* saved = std::getenv("GOODPUT_DATA_DIR");
+  const std::string restore = saved ? saved : "";
+  int n = 0;
+  for (const auto& [text, message] : cases) {
+    setenv("GOODPUT_DATA_DIR", DataWithEngines("engines" + std::to_string(n++), text).c_str(), 1);
+    auto got = LoadEngineHosts();
+    ASSERT_FALSE(got.ok()) << text;
+    EXPECT_NE(got.status().message().find(message), std::string::npos) << got.status().message();
+    EXPECT_NE(got.status().message().find("engines.json"), std::string::npos) << got.status().message();
+  }
+  setenv("GOODPUT_DATA_DIR", restore.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace goodput
