@@ -5,10 +5,15 @@
 // errors by figure kind and by group (card, engine, source, weight format,
 // tensor parallelism), all figures and those no catalog factor was fitted to.
 //
-// Usage: published_validation [--json] [GOODPUT_BINARY] [VALIDATION_DIR]
+// Usage: published_validation [--json] [--engine-kind KIND [--fit]] [--sim-args FLAGS]
+//                             [GOODPUT_BINARY] [VALIDATION_DIR]
 //   (default: the goodput binary beside this program's directory and the data
 //   directory's validation/). Exits 1 when a file is malformed or a row fails
 //   to simulate, naming it; the errors themselves are figures, not a verdict.
+//   --engine-kind keeps that engine's rows; --sim-args adds flags to every
+//   command; --fit searches the engine's host costs (step overhead, per-request
+//   cost, front end: data/hardware/engines.json) on its rows and judges each
+//   source under the costs fitted without it (bench/host_fit.h).
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "core/data_dir.h"
+#include "host_fit.h"
 #include "validation_set.h"
 
 using namespace goodput;
@@ -33,6 +39,10 @@ namespace {
 
 struct Options {
   bool json = false;
+  std::string engine_kind;  // only the rows of this engine kind; empty: all
+  std::string sim_args;     // flags added to every row's command (what-ifs: --per-request-cost 2e-5)
+  bool fit = false;         // fit the engine kind's host costs, leaving one source out at a time
+  bool quiet = false;       // no command lines on stderr
   std::string goodput;
   std::string dir;
 };
@@ -65,8 +75,8 @@ std::string SourceId(const Row& r) { return fs::path(r.where.substr(0, r.where.r
 Result<std::vector<Outcome>> Simulate(const Row& row, const Options& o, const std::string& scratch) {
   GOODPUT_ASSIGN_OR_RETURN(std::string yaml, WorkloadYaml(row));
   std::ofstream(scratch) << yaml;
-  const std::string command = o.goodput + " " + SimArgs(row, scratch);
-  std::fprintf(stderr, "$ %s\n", command.c_str());
+  const std::string command = o.goodput + " " + SimArgs(row, scratch) + (o.sim_args.empty() ? "" : " " + o.sim_args);
+  if (!o.quiet) std::fprintf(stderr, "$ %s\n", command.c_str());
   int rc = 0;
   const std::string out = Capture(command + " 2>/dev/null", rc);
   if (rc != 0)
@@ -132,34 +142,29 @@ bool ParseOptions(int argc, char** argv, Options& o) {
     const std::string a = argv[i];
     if (a == "--json")
       o.json = true;
+    else if (a == "--fit")
+      o.fit = o.quiet = true;
+    else if ((a == "--engine-kind" || a == "--sim-args") && i + 1 < argc)
+      (a == "--engine-kind" ? o.engine_kind : o.sim_args) = argv[++i];
     else if (a == "-h" || a == "--help")
       return false;
     else
       positional.push_back(a);
   }
-  if (positional.size() > 2) return false;
+  if (positional.size() > 2 || (o.fit && (o.engine_kind.empty() || o.json))) return false;
   const fs::path self = fs::canonical("/proc/self/exe");
   o.goodput = positional.size() > 0 ? positional[0] : (self.parent_path().parent_path() / "goodput").string();
   o.dir = positional.size() > 1 ? positional[1] : DataDir() + "/validation";
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o;
-  if (!ParseOptions(argc, argv, o)) {
-    std::fprintf(stderr, "usage: published_validation [--json] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
-    return 2;
-  }
-  auto rows = ReadValidationSet(o.dir, DataDir() + "/workloads");
-  if (!rows.ok()) return std::fprintf(stderr, "published_validation: %s\n", rows.status().message().c_str()), 1;
+// Every figure of the rows of `o.engine_kind` (all when empty) under `o`'s
+// flags; rows that fail to simulate go to `failed`.
+std::vector<Outcome> SimulateAll(const std::vector<Row>& rows, const Options& o, std::vector<std::string>& failed) {
   const std::string scratch = (fs::temp_directory_path() / fmt::format("published_validation_{}.yaml", getpid()));
   std::vector<Outcome> outcomes;
-  std::vector<std::string> failed;
-  std::set<std::string> sources;
-  for (const Row& row : *rows) {
-    sources.insert(row.source);
+  for (const Row& row : rows) {
+    if (!o.engine_kind.empty() && row.engine_kind != o.engine_kind) continue;
     auto got = Simulate(row, o, scratch);
     if (!got.ok())
       failed.push_back(got.status().message());
@@ -167,6 +172,74 @@ int main(int argc, char** argv) {
       outcomes.insert(outcomes.end(), got->begin(), got->end());
   }
   fs::remove(scratch);
+  return outcomes;
+}
+
+std::set<std::string> SourcesOf(const std::vector<Row>& rows, const std::string& engine_kind) {
+  std::set<std::string> out;
+  for (const Row& r : rows)
+    if (engine_kind.empty() || r.engine_kind == engine_kind) out.insert(r.source);
+  return out;
+}
+
+std::string KindsLine(const std::vector<Outcome>& outcomes) {
+  std::string line;
+  for (const auto& g : Summarise(outcomes, true))
+    if (g.group.find(" / ") == std::string::npos)
+      line += fmt::format("  {} {:.1f}% (n {}, {:.0f}% above)", g.group, 100 * g.median_abs_error, g.count,
+                          100 * g.share_above);
+  return line;
+}
+
+// The engine kind's host costs fitted on all its sources, then each source
+// under the factors fitted without it.
+int RunFit(const std::vector<Row>& rows, Options o) {
+  std::map<HostFactors, std::vector<Outcome>> memo;
+  std::vector<std::string> failed;
+  const EvaluateHost evaluate = [&](const HostFactors& h) -> const std::vector<Outcome>& {
+    auto [it, fresh] = memo.try_emplace(h);
+    if (fresh) {
+      std::fprintf(stderr, "fit: %s (%zu settings simulated)\n", h.Flags().c_str(), memo.size());
+      Options with = o;
+      with.sim_args = (o.sim_args.empty() ? "" : o.sim_args + " ") + h.Flags();
+      it->second = SimulateAll(rows, with, failed);
+    }
+    return it->second;
+  };
+  const std::set<std::string> sources = SourcesOf(rows, o.engine_kind);
+  const HostFactors all = FitHostFactors(HostGrid{}, evaluate, sources);
+  std::printf("fitted on all %zu %s sources: %s\n\n", sources.size(), o.engine_kind.c_str(), all.Flags().c_str());
+  std::vector<Outcome> held;
+  for (const auto& [source, h] : LeaveOneSourceOut(HostGrid{}, evaluate, sources)) {
+    std::vector<Outcome> mine;
+    for (const Outcome& out : evaluate(h))
+      if (out.row->source == source) mine.push_back(out);
+    held.insert(held.end(), mine.begin(), mine.end());
+    std::printf("without %s: %s\n  its figures:%s\n", source.c_str(), h.Flags().c_str(), KindsLine(mine).c_str());
+  }
+  std::printf("\neach source under the factors fitted without it:%s\n", KindsLine(held).c_str());
+  std::vector<std::string> unused;
+  std::printf("the catalog's factors as they stand:%s\n", KindsLine(SimulateAll(rows, o, unused)).c_str());
+  for (const auto& f : failed) std::fprintf(stderr, "published_validation: %s\n", f.c_str());
+  return failed.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseOptions(argc, argv, o)) {
+    std::fprintf(stderr,
+                 "usage: published_validation [--json] [--engine-kind vllm|sglang|trtllm [--fit]] "
+                 "[--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
+    return 2;
+  }
+  auto rows = ReadValidationSet(o.dir, DataDir() + "/workloads");
+  if (!rows.ok()) return std::fprintf(stderr, "published_validation: %s\n", rows.status().message().c_str()), 1;
+  if (o.fit) return RunFit(*rows, o);
+  std::vector<std::string> failed;
+  const std::vector<Outcome> outcomes = SimulateAll(*rows, o, failed);
+  const std::set<std::string> sources = SourcesOf(*rows, o.engine_kind);
   if (o.json) {
     PrintJson(outcomes, sources.size(), failed);
   } else {
@@ -174,8 +247,7 @@ int main(int argc, char** argv) {
     for (const Outcome& out : outcomes) PrintOutcome(out);
     PrintSummary(Summarise(outcomes, false), "All figures:");
     PrintSummary(Summarise(outcomes, true), "Held out (no catalog factor fitted to them):");
-    std::printf("\n%zu figures from %zu rows of %zu sources; %zu rows failed\n", outcomes.size(), rows->size(),
-                sources.size(), failed.size());
+    std::printf("\n%zu figures from %zu sources; %zu rows failed\n", outcomes.size(), sources.size(), failed.size());
   }
   for (const auto& f : failed) std::fprintf(stderr, "published_validation: %s\n", f.c_str());
   return failed.empty() ? 0 : 1;
