@@ -100,7 +100,11 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
                            EfficiencyByPrecision(o, "compute_efficiency_by_precision", at));
   GOODPUT_ASSIGN_OR_RETURN(h.attention_efficiency_by_precision,
                            EfficiencyByPrecision(o, "attention_efficiency_by_precision", at));
-  h.step_overhead_s = OptNum(o, "step_overhead_s").value_or(h.step_overhead_s);
+  // A step's fixed cost is the serving engine's, not the card's (data/hardware/engines.json): a card entry
+  // setting one would be overridden without a word.
+  if (o.contains("step_overhead_s")) {
+    return Status::InvalidArgument(at + ": step_overhead_s is the engine's (data/hardware/engines.json), not a card's");
+  }
   h.link_bandwidth = OptNum(o, "link_bandwidth").value_or(0);
   h.link_latency_s = OptNum(o, "link_latency_s").value_or(0);
   if (h.link_bandwidth < 0 || h.link_latency_s < 0) return Status::InvalidArgument(at + ": link figures must be >= 0");

@@ -75,6 +75,14 @@ TEST(Hardware, BadEfficiencyByPrecisionIsRefused) {
   }
 }
 
+// A step's fixed cost is the engine's (data/hardware/engines.json): a card that
+// sets one is refused rather than overridden without a word.
+TEST(Hardware, AStepOverheadOnACardIsRefused) {
+  auto card = LoadOneCard(R"(, "step_overhead_s": 0.002)");
+  ASSERT_FALSE(card.ok());
+  EXPECT_NE(card.status().message().find("engines.json"), std::string::npos) << card.status().message();
+}
+
 TEST(Hardware, ArchIsReadAndABadOneRefused) {
   auto card = LoadOneCard(R"(, "arch": "sm90")");
   ASSERT_TRUE(card.ok()) << card.status().message();
