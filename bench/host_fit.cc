@@ -10,13 +10,13 @@
 namespace goodput::validation {
 
 bool HostFactors::operator<(const HostFactors& o) const {
-  return std::tie(step_overhead_s, per_sequence_s, frontend_latency_s) <
-         std::tie(o.step_overhead_s, o.per_sequence_s, o.frontend_latency_s);
+  return std::tie(step_overhead_s, per_sequence_s, frontend_latency_s, kernel_latency_s) <
+         std::tie(o.step_overhead_s, o.per_sequence_s, o.frontend_latency_s, o.kernel_latency_s);
 }
 
 std::string HostFactors::Flags() const {
-  return fmt::format("--step-overhead {:g} --per-request-cost {:g} --frontend-latency {:g}", step_overhead_s,
-                     per_sequence_s, frontend_latency_s);
+  return fmt::format("--step-overhead {:g} --per-request-cost {:g} --frontend-latency {:g} --kernel-latency {:g}",
+                     step_overhead_s, per_sequence_s, frontend_latency_s, kernel_latency_s);
 }
 
 double MedianLogError(const std::vector<Outcome>& outcomes, const std::set<std::string>& sources) {
@@ -30,12 +30,14 @@ double MedianLogError(const std::vector<Outcome>& outcomes, const std::set<std::
 }
 
 HostFactors FitHostFactors(const HostGrid& grid, const EvaluateHost& evaluate, const std::set<std::string>& sources) {
-  HostFactors best{grid.step_overhead_s.front(), grid.per_sequence_s.front(), grid.frontend_latency_s.front()};
+  HostFactors best{grid.step_overhead_s.front(), grid.per_sequence_s.front(), grid.frontend_latency_s.front(),
+                   grid.kernel_latency_s.front()};
   double best_error = MedianLogError(evaluate(best), sources);
   const std::vector<std::pair<const std::vector<double>*, double HostFactors::*>> axes = {
       {&grid.step_overhead_s, &HostFactors::step_overhead_s},
       {&grid.per_sequence_s, &HostFactors::per_sequence_s},
-      {&grid.frontend_latency_s, &HostFactors::frontend_latency_s}};
+      {&grid.frontend_latency_s, &HostFactors::frontend_latency_s},
+      {&grid.kernel_latency_s, &HostFactors::kernel_latency_s}};
   for (bool moved = true; moved;) {
     moved = false;
     for (const auto& [values, field] : axes) {

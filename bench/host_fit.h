@@ -1,5 +1,6 @@
 // Fitting an engine's host-side costs (step overhead, per-request cost, front
-// end: data/hardware/engines.json) to the public validation set, and checking
+// end: data/hardware/engines.json) and the GPU kernel latency (the catalog's
+// default, data/hardware/gpus.json) to the public validation set, and checking
 // the fit by leaving one source out at a time: each source is judged under
 // the factors fitted without it.
 #pragma once
@@ -18,6 +19,7 @@ struct HostFactors {
   double step_overhead_s = 0;
   double per_sequence_s = 0;
   double frontend_latency_s = 0;
+  double kernel_latency_s = 0;
   bool operator<(const HostFactors& o) const;
   // goodput sim's flags for them.
   std::string Flags() const;
@@ -28,6 +30,7 @@ struct HostGrid {
   std::vector<double> step_overhead_s = {0.0005, 0.001, 0.0015, 0.002};
   std::vector<double> per_sequence_s = {0, 1e-5, 2e-5, 4e-5, 6e-5, 8e-5, 1.2e-4, 1.6e-4};
   std::vector<double> frontend_latency_s = {0, 0.02, 0.035, 0.05, 0.075, 0.1};
+  std::vector<double> kernel_latency_s = {0, 1e-6, 2e-6, 3e-6, 4e-6, 5e-6, 6e-6, 8e-6};
 };
 
 // Every figure of the rows simulated under some factors (the caller memoises).

@@ -23,7 +23,8 @@ struct FakeSet {
       const HostFactors& t = truth.at(r.source);
       const double d = std::fabs(h.step_overhead_s - t.step_overhead_s) * 100 +
                        std::fabs(h.per_sequence_s - t.per_sequence_s) * 1e4 +
-                       std::fabs(h.frontend_latency_s - t.frontend_latency_s) * 10;
+                       std::fabs(h.frontend_latency_s - t.frontend_latency_s) * 10 +
+                       std::fabs(h.kernel_latency_s - t.kernel_latency_s) * 1e5;
       it->second.push_back({&r, r.figures[0], r.figures[0].value * std::exp(d)});
     }
     return it->second;
@@ -40,14 +41,16 @@ Row RowOf(const std::string& source, const std::string& fitted = "") {
 TEST(HostFit, CoordinateDescentFindsTheFactorsTheFiguresWereMeasuredUnder) {
   FakeSet set;
   set.rows = {RowOf("A"), RowOf("A"), RowOf("B")};
-  set.truth = {{"A", {0.001, 8e-5, 0.05}}, {"B", {0.001, 8e-5, 0.05}}};
+  set.truth = {{"A", {0.001, 8e-5, 0.05, 3e-6}}, {"B", {0.001, 8e-5, 0.05, 3e-6}}};
   const EvaluateHost eval = [&](const HostFactors& h) -> const std::vector<Outcome>& { return set.Evaluate(h); };
   const HostFactors got = FitHostFactors(HostGrid{}, eval, {"A", "B"});
   EXPECT_DOUBLE_EQ(got.step_overhead_s, 0.001);
   EXPECT_DOUBLE_EQ(got.per_sequence_s, 8e-5);
   EXPECT_DOUBLE_EQ(got.frontend_latency_s, 0.05);
-  EXPECT_LT(set.simulations, 4 * 8 * 6);  // fewer than the whole grid
-  EXPECT_EQ(got.Flags(), "--step-overhead 0.001 --per-request-cost 8e-05 --frontend-latency 0.05");
+  EXPECT_DOUBLE_EQ(got.kernel_latency_s, 3e-6);
+  EXPECT_LT(set.simulations, 4 * 8 * 6 * 8);  // fewer than the whole grid
+  EXPECT_EQ(got.Flags(),
+            "--step-overhead 0.001 --per-request-cost 8e-05 --frontend-latency 0.05 --kernel-latency 3e-06");
 }
 
 TEST(HostFit, EachSourceIsJudgedUnderFactorsFittedWithoutIt) {

@@ -5,21 +5,24 @@
 // errors by figure kind and by group (card, engine, source, weight format,
 // tensor parallelism), all figures and those no catalog factor was fitted to.
 //
-// Usage: published_validation [--json] [--engine-kind KIND [--fit]] [--sim-args FLAGS]
-//                             [GOODPUT_BINARY] [VALIDATION_DIR]
+// Usage: published_validation [--json] [--engine-kind KIND [--fit [--hold-kernel-latency S]]]
+//                             [--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]
 //   (default: the goodput binary beside this program's directory and the data
 //   directory's validation/). Exits 1 when a file is malformed or a row fails
 //   to simulate, naming it; the errors themselves are figures, not a verdict.
 //   --engine-kind keeps that engine's rows; --sim-args adds flags to every
 //   command; --fit searches the engine's host costs (step overhead, per-request
 //   cost, front end: data/hardware/engines.json) on its rows and judges each
-//   source under the costs fitted without it (bench/host_fit.h).
+//   source under the costs fitted without it (bench/host_fit.h), with the GPU
+//   kernel latency (data/hardware/gpus.json) searched beside them unless
+//   --hold-kernel-latency holds it at S seconds.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -42,6 +45,7 @@ struct Options {
   std::string engine_kind;  // only the rows of this engine kind; empty: all
   std::string sim_args;     // flags added to every row's command (what-ifs: --per-request-cost 2e-5)
   bool fit = false;         // fit the engine kind's host costs, leaving one source out at a time
+  std::vector<double> kernel_latencies = HostGrid{}.kernel_latency_s;  // the fit's kernel-latency axis
   bool quiet = false;       // no command lines on stderr
   std::string goodput;
   std::string dir;
@@ -144,6 +148,12 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.json = true;
     else if (a == "--fit")
       o.fit = o.quiet = true;
+    else if (a == "--hold-kernel-latency" && i + 1 < argc) {
+      char* end = nullptr;
+      const double s = std::strtod(argv[++i], &end);
+      if (*end != '\0' || !(s >= 0)) return false;
+      o.kernel_latencies = {s};
+    }
     else if ((a == "--engine-kind" || a == "--sim-args") && i + 1 < argc)
       (a == "--engine-kind" ? o.engine_kind : o.sim_args) = argv[++i];
     else if (a == "-h" || a == "--help")
@@ -207,10 +217,12 @@ int RunFit(const std::vector<Row>& rows, Options o) {
     return it->second;
   };
   const std::set<std::string> sources = SourcesOf(rows, o.engine_kind);
-  const HostFactors all = FitHostFactors(HostGrid{}, evaluate, sources);
+  HostGrid grid;
+  grid.kernel_latency_s = o.kernel_latencies;
+  const HostFactors all = FitHostFactors(grid, evaluate, sources);
   std::printf("fitted on all %zu %s sources: %s\n\n", sources.size(), o.engine_kind.c_str(), all.Flags().c_str());
   std::vector<Outcome> held;
-  for (const auto& [source, h] : LeaveOneSourceOut(HostGrid{}, evaluate, sources)) {
+  for (const auto& [source, h] : LeaveOneSourceOut(grid, evaluate, sources)) {
     std::vector<Outcome> mine;
     for (const Outcome& out : evaluate(h))
       if (out.row->source == source) mine.push_back(out);
@@ -229,9 +241,10 @@ int RunFit(const std::vector<Row>& rows, Options o) {
 int main(int argc, char** argv) {
   Options o;
   if (!ParseOptions(argc, argv, o)) {
-    std::fprintf(stderr,
-                 "usage: published_validation [--json] [--engine-kind vllm|sglang|trtllm [--fit]] "
-                 "[--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
+    std::fprintf(
+        stderr,
+        "usage: published_validation [--json] [--engine-kind vllm|sglang|trtllm [--fit [--hold-kernel-latency S]]] "
+        "[--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
     return 2;
   }
   auto rows = ReadValidationSet(o.dir, DataDir() + "/workloads");

@@ -144,7 +144,8 @@ TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
 // docs/calibration.md's fit to gpustack's DeepSeek-R1 runs on 8 x H200: its two
 // factors (over the GPU work alone, --engine none, as the docs made them) from
 // one prefill-bound and one decode-bound figure, which the
-// calibration then gives back.
+// calibration then gives back. Its 1,805 kernels a step at the H200's 3 us
+// now carry 5.4 ms of what the step overhead once took (14.3 ms then).
 TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {
   const std::string out = TempPath("r1-h200.json");
   auto r = RunGoodput("calibrate published " + kData +
@@ -157,8 +158,8 @@ TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {
   auto doc = boost::json::parse(ReadFile(out));
   const auto& f = doc.at("factors");
   EXPECT_NEAR(f.at("compute_efficiency").to_number<double>(), 0.105, 0.005);
-  EXPECT_NEAR(f.at("step_overhead_s").to_number<double>(), 0.0143, 0.0007);
-  EXPECT_DOUBLE_EQ(f.at("bandwidth_efficiency").to_number<double>(), 0.85);  // not fitted: the entry's
+  EXPECT_NEAR(f.at("step_overhead_s").to_number<double>(), 0.0143 - 1805 * 3e-6, 0.0007);
+  EXPECT_DOUBLE_EQ(f.at("bandwidth_efficiency").to_number<double>(), 0.86);  // not fitted: the entry's
   auto sim = RunGoodput("sim --model deepseek-v3 --tp 8 --calibration " + out + " --workload " + kData +
                         "/workloads/sharegpt-means.yaml --concurrency 4 --repeat 1 --json");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
@@ -177,12 +178,15 @@ TEST(CliCalibrate, PublishedFiguresFitTheFrontEndsLatency) {
                       "--engine none --fit bandwidth-efficiency,per-request-cost,frontend-latency -o " +
                       out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("front end: 53."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("front end: 52.8"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("evaluation budget"), std::string::npos) << "three figures, three factors: an exact fit";
   const auto f = boost::json::parse(ReadFile(out)).at("factors").as_object();
-  EXPECT_NEAR(f.at("bandwidth_efficiency").to_number<double>(), 0.679, 0.005);
-  EXPECT_NEAR(f.at("per_sequence_s").to_number<double>(), 38e-6, 3e-6);
-  EXPECT_NEAR(f.at("frontend_latency_s").to_number<double>(), 0.0532, 0.001);
+  // With Qwen3's 437 kernels a step counted (1.3 ms at the H100's 3 us) the
+  // decode leaves the weights 0.84 of the datasheet bandwidth (0.68 before
+  // kernels were counted), near Azure's measured 0.89.
+  EXPECT_NEAR(f.at("bandwidth_efficiency").to_number<double>(), 0.845, 0.005);
+  EXPECT_NEAR(f.at("per_sequence_s").to_number<double>(), 40e-6, 3e-6);
+  EXPECT_NEAR(f.at("frontend_latency_s").to_number<double>(), 0.0528, 0.001);
   EXPECT_EQ(boost::json::parse(ReadFile(out)).at("weight_precision").as_string(), "bf16");
   // Asked for FP8 weights, the BF16 fit is carried through the H100's entry:
   // the same prefill-bound burst as the entry with the fitted factors gives,
@@ -274,7 +278,8 @@ TEST(CliCalibrate, ALedgerFitLeavesOutLoadsThatWereNotSustainable) {
 TEST(CliCalibrate, LedgerFitRecoversTheCardThatMadeTheRun) {
   const std::string truth = TempPath("truth-cal.json");
   std::ofstream(truth) << R"({"goodput_calibration": 1, "source": "test", "model": "llama-3.1-8b",
-    "hardware": {"name": "h100-sxm", "memory_bytes": 85899345920, "usable_memory_gib": 79.18},
+    "hardware": {"name": "h100-sxm", "memory_bytes": 85899345920, "usable_memory_gib": 79.18,
+                 "kernel_latency_s": 3e-6},
     "factors": {"peak_flops": 989.4e12, "bandwidth": 3.35e12, "compute_efficiency": 0.6,
                 "bandwidth_efficiency": 0.6, "step_overhead_s": 0.002, "per_sequence_s": 0, "overlap": 1}})";
   const std::string db = TempPath("fit.db");
@@ -293,7 +298,9 @@ TEST(CliCalibrate, LedgerFitRecoversTheCardThatMadeTheRun) {
   auto doc = boost::json::parse(ReadFile(out));
   const auto& f = doc.at("factors");
   EXPECT_NEAR(f.at("bandwidth_efficiency").to_number<double>(), 0.6, 0.06) << fit.out;
-  EXPECT_NEAR(f.at("step_overhead_s").to_number<double>(), 0.002, 0.0005) << fit.out;
+  // With the card's kernels counted (325 x 3 us in both the truth and the fit)
+  // the two loads trade step overhead against bandwidth more: 1.4 ms found.
+  EXPECT_NEAR(f.at("step_overhead_s").to_number<double>(), 0.002, 0.001) << fit.out;
   EXPECT_LT(doc.at("fit").at("rms_log_error").to_number<double>(), 0.05) << fit.out;
   // Two loads barely tell four factors apart: 600 evaluations do not settle
   // (from the H100 entry's 0.84, 400 stopped at 0.55 and 1.2 ms with an rms

@@ -103,8 +103,10 @@ TEST(CliSim, ReproducesPublishedVllmSweeps) {
       a100[2].at("throughput_tokens_per_s").as_double() / a100[0].at("throughput_tokens_per_s").as_double();
   EXPECT_NEAR(batching / 6.6, 1, 0.12);  // 6.6x from C=1 to C=8
   const auto h100 = points("h100");
-  EXPECT_NEAR(h100[0].at("tpot_p50_s").as_double() / 6.48e-3, 1, 0.03);
-  EXPECT_NEAR(h100[1].at("tpot_p50_s").as_double() / 6.59e-3, 1, 0.05);
+  // Held out since the H100's bandwidth is Azure's measurement of the card
+  // rather than a fit to the C=1 figure: +2% and +7% with kernels counted.
+  EXPECT_NEAR(h100[0].at("tpot_p50_s").as_double() / 6.48e-3, 1, 0.05);
+  EXPECT_NEAR(h100[1].at("tpot_p50_s").as_double() / 6.59e-3, 1, 0.08);
 }
 
 // gpustack's published vLLM runs of gpt-oss (docs/calibration.md, "Validation against
@@ -197,7 +199,7 @@ TEST(CliSim, PredictsPublishedQwen3DenseRunsOnA100WithTheCardsDefaults) {
 // -3%) plus a margin.
 TEST(CliSim, PredictsPublishedDeepSeekR1RunsOnEightH200FromTwoFittedFactors) {
   ExpectNearPublished(
-      "--model deepseek-v3 --gpu h200 --tp 8 --engine none --compute-efficiency 0.105 "
+      "--model deepseek-v3 --gpu h200 --tp 8 --engine none --kernel-latency 0 --compute-efficiency 0.105 "
       "--step-overhead 0.0143",
       {{"4000-200", 61.95, 0.05, 0.17737, 0.10},
        {"32000", 101.16, 0.25, 0.40072, 0.20},
@@ -224,15 +226,16 @@ boost::json::array Qwen3_8BPoints(const std::string& factors) {
 // on a later vLLM (0.21.0), holds Qwen3-8B's TPOT out: 9-12% fast when added,
 // 10-13% since a step no longer reads the untied input embedding, 6-10% with
 // vLLM's host costs (data/hardware/engines.json) and the entry refitted beside
-// them. Without a front end the first token was 80-90% fast; vLLM's 50 ms
-// front end (fitted to the validation set, which holds these rows too) gives
-// it within -11..+4%.
+// them; -3..+0% with each kernel's latency counted (Qwen3's 12 a layer) and
+// the H100's measured bandwidth. Without a front end the first token was
+// 80-90% fast; vLLM's 50 ms front end (fitted to the validation set, which
+// holds these rows too) gives it within -11..+4%.
 TEST(CliSim, PredictsPublishedQwen3_8BDecodesOnH100WithTheCatalogEntry) {
   const auto points = Qwen3_8BPoints("");
   for (size_t i = 0; i < points.size(); ++i) {
     const double ratio = Tpot(points[i].as_object()) / kQwen3_8BOnH100[i].tpot_s;
-    EXPECT_LT(ratio, 0.96) << i;
-    EXPECT_GT(ratio, 0.87) << i;
+    EXPECT_LT(ratio, 1.05) << i;
+    EXPECT_GT(ratio, 0.93) << i;
     EXPECT_NEAR(Ttft(points[i].as_object()) / kQwen3_8BOnH100[i].ttft_s, 1, 0.15) << i;
   }
 }
@@ -246,15 +249,18 @@ TEST(CliSim, PredictsPublishedQwen3_8BDecodesOnH100WithTheCatalogEntry) {
 // runs; its factors fitted to its own TTFT of a 4K burst and its TPOT):
 // -2% when added, 48% fast without it.
 TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
-  const auto points = Qwen3_8BPoints("--engine none --bandwidth-efficiency 0.679 --per-request-cost 38e-6 "
-                                     "--frontend-latency 0.0532");
+  // The factors as fitted before kernels were counted, so without them.
+  const auto points = Qwen3_8BPoints("--engine none --kernel-latency 0 --bandwidth-efficiency 0.679 "
+                                     "--per-request-cost 38e-6 --frontend-latency 0.0532");
   for (size_t i = 0; i < points.size(); ++i) {
     EXPECT_NEAR(Tpot(points[i].as_object()) / kQwen3_8BOnH100[i].tpot_s, 1, 0.03) << i;
     EXPECT_NEAR(Ttft(points[i].as_object()) / kQwen3_8BOnH100[i].ttft_s, 1, 0.15) << i;
   }
-  const std::string r1 = "sim --model deepseek-v3 --gpu h200 --tp 8 --engine none --compute-efficiency 0.105 "
-                         "--step-overhead 0.0143 "
-                         "--workload " + kData + "/workloads/sharegpt-means.yaml --concurrency 4 --repeat 1 --json";
+  const std::string r1 =
+      "sim --model deepseek-v3 --gpu h200 --tp 8 --engine none --kernel-latency 0 --compute-efficiency 0.105 "
+      "--step-overhead 0.0143 "
+      "--workload " +
+      kData + "/workloads/sharegpt-means.yaml --concurrency 4 --repeat 1 --json";
   auto without = RunGoodput(r1), with = RunGoodput(r1 + " --frontend-latency 0.0532");
   ASSERT_EQ(without.exit_code, 0) << without.err;
   ASSERT_EQ(with.exit_code, 0) << with.err;

@@ -51,8 +51,8 @@ Status CheckFactors(const CostFactors& f, const std::string& where) {
       !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1)) {
     return bad("efficiencies must be in (0, 1]");
   }
-  if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0) {
-    return bad("overheads and the front end's latency must be >= 0");
+  if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
+    return bad("overheads and the front end's and kernels' latencies must be >= 0");
   }
   if (!(f.overlap >= 0 && f.overlap <= 1)) return bad("overlap must be in [0, 1]");
   for (const auto* curve : {&f.efficiency_curve, &f.attention_curve}) {
@@ -206,7 +206,8 @@ std::string CalibrationToJson(const Calibration& c) {
                     {"usable_memory_gib",
                      h.usable_memory_gib ? json::value(JsonNumber(*h.usable_memory_gib)) : json::value(nullptr)},
                     {"link_bandwidth", JsonNumber(h.link_bandwidth)},
-                    {"link_latency_s", JsonNumber(h.link_latency_s)}}},
+                    {"link_latency_s", JsonNumber(h.link_latency_s)},
+                    {"kernel_latency_s", JsonNumber(f.kernel_latency_s)}}},
       {"factors", json::object{{"peak_flops", JsonNumber(f.peak_flops)},
                                {"bandwidth", JsonNumber(f.bandwidth)},
                                {"compute_efficiency", JsonNumber(f.compute_efficiency)},
@@ -258,6 +259,8 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   }
   c.hardware.link_bandwidth = h.Number("link_bandwidth", 0);
   c.hardware.link_latency_s = h.Number("link_latency_s", 0);
+  // Absent in files written before kernels were counted: fitted without them.
+  c.hardware.kernel_latency_s = h.Number("kernel_latency_s", 0);
   GOODPUT_RETURN_IF_ERROR(h.status);
   Reader f{*fo, where + ": factors"};
   CostFactors& k = c.factors;
@@ -286,6 +289,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   }
   k.link_bandwidth = c.hardware.link_bandwidth;
   k.link_latency_s = c.hardware.link_latency_s;
+  k.kernel_latency_s = c.hardware.kernel_latency_s;
   GOODPUT_RETURN_IF_ERROR(CheckFactors(k, where));
   c.hardware.memory_bandwidth = k.bandwidth;
   c.hardware.bf16_flops = k.peak_flops;

@@ -44,7 +44,10 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
   c.add_option("--kernel-block-alignment", a.kernel_block_alignment,
                "Hybrid models: the attention block size is raised in steps of this")
       ->capture_default_str();
-  c.add_option("--num-draft-layers", a.num_draft_layers, "EAGLE-style draft layers sharing the KV pool")
+  c.add_option("--num-draft-layers", a.num_draft_layers,
+               "EAGLE-style draft layers sharing the KV pool (0 with --num-speculative-tokens: the checkpoint's "
+               "multi-token-prediction layers where it has them, as vLLM's mtp method; else drafts cost nothing, as "
+               "n-gram drafting)")
       ->capture_default_str();
   c.add_flag("--disable-hybrid-kv-cache-manager", a.disable_hybrid, "Keep sliding-window layers whole, as vLLM's flag");
   c.add_option("--weights-memory", a.weights_memory, "Measured weights (vLLM: 'Model loading took X GiB')");
@@ -63,6 +66,7 @@ Result<HardwareSpec> ResolveHardware(const DeploymentArgs& a) {
   auto mem = ParseBytes(a.gpu_memory);
   if (!mem.ok()) return mem.status().WithContext("--gpu-memory");
   HardwareSpec h;
+  GOODPUT_ASSIGN_OR_RETURN(h.kernel_latency_s, CatalogKernelLatency());
   h.name = "custom " + FormatGiB(*mem);
   h.memory_bytes = *mem;
   h.usable_memory_gib = ToGiB(*mem);

@@ -34,7 +34,7 @@ struct SimArgs {
   MeasurementArgs m;
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
-  std::optional<double> frontend_latency;
+  std::optional<double> frontend_latency, kernel_latency;
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   bool expert_parallel = false;
   double routing_imbalance = 1.0;
@@ -43,8 +43,8 @@ struct SimArgs {
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 
-constexpr const char* kCostModel = R"(Step time = overhead + per-request cost x requests + max(compute, memory)
-  + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces + drafting;
+constexpr const char* kCostModel = R"(Step time = overhead + per-request cost x requests + kernels x kernel latency
+  + max(compute, memory) + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces + drafting;
 compute = FLOPs / (peak x efficiency at the step's tokens), memory = bytes / (bandwidth x
 bandwidth efficiency). Before the scheduler sees a request, the engine's front end (its API
 server) may take a fixed latency (--frontend-latency).
@@ -74,6 +74,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--frontend-latency", a.frontend_latency,
                "The engine's front end (vLLM's API server): seconds from a request's arrival to the scheduler, "
                "every request alongside the others (default: --engine's, or the calibration's)");
+  c.add_option("--kernel-latency", a.kernel_latency,
+               "Override a GPU kernel's time beyond its work (seconds, per kernel of the forward pass; default: the "
+               "card's, data/hardware/gpus.json)");
   AddEngineHostFlag(c, a.d);
   c.add_option("--calibration", a.calibration,
                "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's (with "
@@ -99,7 +102,7 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
 
 Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead && !a.per_request_cost &&
-      !a.frontend_latency) {
+      !a.frontend_latency && !a.kernel_latency) {
     return Status::Ok();
   }
   CostFactors f = s.cost->factors();
@@ -108,11 +111,12 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   f.step_overhead_s = a.step_overhead.value_or(f.step_overhead_s);
   f.per_sequence_s = a.per_request_cost.value_or(f.per_sequence_s);
   f.frontend_latency_s = a.frontend_latency.value_or(f.frontend_latency_s);
+  f.kernel_latency_s = a.kernel_latency.value_or(f.kernel_latency_s);
   if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) ||
       !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1) || f.step_overhead_s < 0 || f.per_sequence_s < 0 ||
-      f.frontend_latency_s < 0) {
-    return Status::InvalidArgument("efficiencies must be in (0, 1]; --step-overhead, --per-request-cost and "
-                                   "--frontend-latency >= 0");
+      f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
+    return Status::InvalidArgument("efficiencies must be in (0, 1]; --step-overhead, --per-request-cost, "
+                                   "--frontend-latency and --kernel-latency >= 0");
   }
   s.cost = std::make_unique<CostModel>(s.cost->model(), f);
   return Status::Ok();

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "hw/kernel_count.h"
+
 namespace goodput {
 
 namespace {
@@ -69,6 +71,7 @@ Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precis
   f.step_overhead_s = hw.step_overhead_s;
   f.link_bandwidth = hw.link_bandwidth;
   f.link_latency_s = hw.link_latency_s;
+  f.kernel_latency_s = hw.kernel_latency_s;
   GOODPUT_ASSIGN_OR_RETURN(const double peak, PeakFor(hw, precision));
   f.peak_flops = peak;
   const double attention = hw.AttentionEfficiencyFor(precision);
@@ -117,11 +120,22 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
       2.0 * heads * static_cast<double>(s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim + s.mla.v_head_dim);
   attn_flops_per_pair_full_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kFullAttention)) +
                               per_layer_mla * static_cast<double>(s.CountLayers(LayerKind::kMla));
+  // The absorbed form multiplies each head's query by the latent (rank + rope
+  // dims) and the probabilities by the latent again (rank): an MQA whose one
+  // KV head is the cached latent.
+  const double mla_layers = static_cast<double>(s.CountLayers(LayerKind::kMla));
+  const double per_layer_absorbed = 2.0 * heads * static_cast<double>(2 * s.mla.kv_lora_rank + s.mla.qk_rope_head_dim);
+  attn_flops_per_pair_absorbed_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kFullAttention)) +
+                                  per_layer_absorbed * mla_layers;
+  mla_decompress_flops_per_token_ =
+      2.0 * heads * static_cast<double>(s.mla.kv_lora_rank * (s.mla.qk_nope_head_dim + s.mla.v_head_dim)) * mla_layers;
   attn_flops_per_pair_sliding_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kSlidingAttention));
   moe_touch_ = s.IsMoe() ? static_cast<double>(s.moe.experts_per_token) / static_cast<double>(s.moe.num_experts) : 0;
   expert_flops_per_token_ = 2.0 * static_cast<double>(p.routed_experts) * moe_touch_ / tp;
   activation_bytes_per_token_ = 2.0 * static_cast<double>(s.hidden_size);  // bf16 activations
   layers_ = static_cast<int>(s.layers.size());
+  kernels_per_forward_ = KernelsPerForward(s, m_.weight_precision);
+  kernels_per_draft_pass_ = KernelsPerDraftPass(s, m_.draft_layers, m_.weight_precision);
 }
 
 void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t drafts) const {
@@ -145,7 +159,12 @@ void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t draf
   }
   step.attn_pairs_full += full;
   step.attn_pairs_sliding += sliding;
-  step.attn_flops_scaled += (attn_flops_per_pair_full_ * full + attn_flops_per_pair_sliding_ * sliding) /
+  // vLLM's MLA backends take a request of at most 1 + its drafts new tokens
+  // as a decode (absorbed form); a prefill chunk expands its cached context.
+  const bool decode = nd <= 1.0 + drafts;
+  const double per_pair = decode ? attn_flops_per_pair_absorbed_ : attn_flops_per_pair_full_;
+  const double decompress = decode ? 0 : mla_decompress_flops_per_token_ * cd;
+  step.attn_flops_scaled += (per_pair * full + attn_flops_per_pair_sliding_ * sliding + decompress) /
                             f_.AttentionEfficiencyAt(nd);
   step.kv_bytes += static_cast<double>(m_.full_bytes_per_token) * (cd + nd) +
                    static_cast<double>(m_.sliding_bytes_per_token) *
@@ -202,14 +221,18 @@ double CostModel::DraftSeconds(const Step& s) const {
   const double compute = 2.0 * static_cast<double>(m_.draft_params) * s.drafting /
                          (f_.peak_flops * f_.EfficiencyAt(s.drafting));
   const double memory = static_cast<double>(m_.draft_weight_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
-  return s.draft_passes * std::max(compute, memory);
+  return s.draft_passes * (std::max(compute, memory) + kernels_per_draft_pass_ * f_.kernel_latency_s);
+}
+
+double CostModel::KernelSeconds(const Step& s) const {
+  return s.tokens > 0 ? kernels_per_forward_ * f_.kernel_latency_s : 0;
 }
 
 double CostModel::Seconds(const Step& s) const {
   if (s.tokens <= 0) return 0;
   const auto roof = [&](double c, double m) { return std::max(c, m) + (1 - f_.overlap) * std::min(c, m); };
   return f_.step_overhead_s + f_.per_sequence_s * s.requests + roof(MatmulSeconds(s), WeightSeconds(s)) +
-         roof(AttentionSeconds(s), KvSeconds(s)) + CommunicationSeconds(s) + DraftSeconds(s);
+         roof(AttentionSeconds(s), KvSeconds(s)) + CommunicationSeconds(s) + DraftSeconds(s) + KernelSeconds(s);
 }
 
 }  // namespace goodput

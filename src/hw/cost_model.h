@@ -1,7 +1,7 @@
 // The roofline cost model of one engine step (docs/architecture.md), two phases in
 // sequence (the matmuls stream the weights; attention streams the KV cache),
 // each its own roofline:
-//   step time = overhead + per-request cost x requests
+//   step time = overhead + per-request cost x requests + kernels x kernel latency
 //             + roof(matmul FLOPs, weight bytes) + roof(attention FLOPs, KV bytes)
 //             + tensor-parallel all-reduces + drafting
 //   roof(c, m) = max(c, m) + (1 - overlap) x min(c, m)
@@ -16,7 +16,11 @@
 // two all-reduces of the step's activations per layer over the GPUs' link;
 // under expert parallelism each GPU computes its experts' tokens, the busiest
 // `routing_imbalance` times the mean. Speculative decoding adds the
-// drafter's passes. Peaks are the hardware entry's dense figures for the
+// drafter's passes. Every kernel of the forward pass (hw/kernel_count.h)
+// adds a fixed latency beyond its work. MLA attends in vLLM's two forms: a
+// decode in the absorbed form (an MQA over the latent: 2 x heads x (2 x rank
+// + rope) FLOPs per query-key pair), a prefill in the expanded form (per-head
+// K and V, after decompressing any cached context). Peaks are the hardware entry's dense figures for the
 // weight precision; the factors come from the entry or a calibration.
 #pragma once
 
@@ -57,6 +61,7 @@ struct DeployedModel {
   // A drafter (EAGLE-style layers) run once per draft token of a step.
   int64_t draft_params = 0;     // per GPU
   int64_t draft_weight_bytes = 0;
+  int draft_layers = 0;         // decoder layers per draft pass (DeepSeek's MTP: 1)
 };
 
 struct CostFactors {
@@ -76,6 +81,9 @@ struct CostFactors {
   std::vector<std::pair<double, double>> efficiency_curve;
   double link_bandwidth = 0;  // bytes/s per direction between tensor-parallel GPUs
   double link_latency_s = 0;  // per all-reduce
+  // A kernel's time beyond its work (the gap between kernels in a CUDA graph,
+  // ramp-up and tail), once per kernel of the step's forward pass.
+  double kernel_latency_s = 0;
   // Not part of a step: the engine's front end (vLLM's API server: HTTP,
   // chat template, tokenizing, the hand-over to the engine and the first
   // token's way back) as a fixed time every request takes between its
@@ -138,6 +146,7 @@ class CostModel {
   double KvSeconds(const Step& step) const;
   double CommunicationSeconds(const Step& step) const;  // tensor-parallel all-reduces
   double DraftSeconds(const Step& step) const;
+  double KernelSeconds(const Step& step) const;  // the forward pass's kernels, each its fixed latency
 
   const DeployedModel& model() const { return m_; }
   const CostFactors& factors() const { return f_; }
@@ -148,11 +157,15 @@ class CostModel {
   double linear_flops_per_token_ = 0;
   double lm_head_flops_ = 0;
   double attn_flops_per_pair_full_ = 0;
+  double attn_flops_per_pair_absorbed_ = 0;  // full/MLA layers, a decode in MLA's absorbed form
+  double mla_decompress_flops_per_token_ = 0;  // a prefill expanding one cached latent token to K and V
   double attn_flops_per_pair_sliding_ = 0;
   double moe_touch_ = 0;  // k / E
   double expert_flops_per_token_ = 0;  // routed-expert share of linear_flops_per_token_
   double activation_bytes_per_token_ = 0;  // one all-reduce's payload per token
   int layers_ = 0;
+  int kernels_per_forward_ = 0;
+  int kernels_per_draft_pass_ = 0;
 };
 
 }  // namespace goodput

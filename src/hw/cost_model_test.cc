@@ -24,14 +24,18 @@ CostModel Llama8B() {
 // The H100 entry's effective bandwidth: 3.35 TB/s x its fitted efficiency.
 double H100Bandwidth() { return 3.35e12 * FindGpu("h100-sxm")->bandwidth_efficiency; }
 
-// Batch 1 decode at empty context is memory-bound: overhead + (weights + one
-// token of KV) / effective bandwidth.
+// Batch 1 decode at empty context is memory-bound: overhead + the forward
+// pass's 325 kernels (kernel_count_test.cc) at the card's kernel latency +
+// (weights + one token of KV) / effective bandwidth.
 TEST(CostModel, SingleDecodeReadsTheWeights) {
   CostModel m = Llama8B();
   CostModel::Step s;
   m.Add(s, 0, 1, true);
   const double bytes = 8'030'261'248.0 * 2 + 131072;
-  EXPECT_NEAR(m.Seconds(s), 0.0005 + bytes / H100Bandwidth(), 1e-9);
+  const double kernels = 325 * FindGpu("h100-sxm")->kernel_latency_s;
+  EXPECT_GT(kernels, 0);
+  EXPECT_NEAR(m.KernelSeconds(s), kernels, 1e-12);
+  EXPECT_NEAR(m.Seconds(s), 0.0005 + kernels + bytes / H100Bandwidth(), 1e-9);
   EXPECT_LT(m.ComputeSeconds(s), m.MemorySeconds(s));
 }
 
@@ -225,6 +229,53 @@ TEST(CostModel, DrafterPassesAddTheirOwnCost) {
   }
   EXPECT_NEAR(m.DraftSeconds(drafting), 3 * 1.6e9 / H100Bandwidth(), 1e-12);
   EXPECT_NEAR(m.Seconds(drafting) - m.Seconds(plain), m.DraftSeconds(drafting), 1e-12);
+}
+
+// Each draft pass launches its own kernels: one EAGLE layer shaped like
+// Llama's (10), the fc joining embedding and hidden state with the two norms
+// before it (3), then the LM head and sampling (4).
+TEST(CostModel, DrafterPassesLaunchTheirKernels) {
+  DeployedModel d;
+  d.model = *LoadModel("llama-3.1-8b");
+  d.params = CountParams(d.model);
+  d.weight_bytes = d.params.total() * 2;
+  d.draft_params = 800'000'000;
+  d.draft_weight_bytes = 1'600'000'000;
+  d.draft_layers = 1;
+  CostFactors f = *FactorsFor(*FindGpu("h100-sxm"), "bf16");
+  f.kernel_latency_s = 0;
+  CostModel none(d, f);
+  f.kernel_latency_s = 4e-6;
+  CostModel some(d, f);
+  CostModel::Step s;
+  for (int i = 0; i < 8; ++i) some.Add(s, 100, 1, true, 3);
+  EXPECT_NEAR(some.DraftSeconds(s) - none.DraftSeconds(s), 3 * 17 * 4e-6, 1e-12);
+  EXPECT_NEAR(some.Seconds(s) - none.Seconds(s), (325 + 3 * 17) * 4e-6, 1e-12);
+}
+
+// MLA attends in two forms (DeepSeek-V3 at TP 8: 16 heads per GPU, latent
+// rank 512, rope 64, nope 128, v 128, 61 layers), by hand: a decode as an
+// MQA over the latent, 2 x 16 x (2 x 512 + 64) FLOPs per query-key pair per
+// layer; a prefill per head, 2 x 16 x (128 + 64 + 128), after expanding each
+// cached latent token to K and V, 2 x 16 x 512 x (128 + 128).
+TEST(CostModel, MlaDecodesAbsorbedAndPrefillsExpanded) {
+  DeployedModel d;
+  d.model = *LoadModel("deepseek-v3");
+  d.params = CountParams(d.model);
+  d.weight_bytes = 1;
+  d.tensor_parallel = 8;
+  CostFactors f;
+  f.peak_flops = 1e15;
+  f.compute_efficiency = 1;
+  f.bandwidth = 1e12;
+  CostModel m(d, f);
+  CostModel::Step decode, prefill;
+  m.Add(decode, 999, 1, true);
+  EXPECT_NEAR(m.AttentionSeconds(decode), 1000.0 * 2 * 16 * 1088 * 61 / 1e15, 1e-15);
+  m.Add(prefill, 200, 100, true);
+  const double pairs = 100.0 * 200 + 100.0 * 101 / 2;
+  const double expected = (pairs * 2 * 16 * 320 + 200.0 * 2 * 16 * 512 * 256) * 61 / 1e15;
+  EXPECT_NEAR(m.AttentionSeconds(prefill), expected, 1e-15);
 }
 
 // Per-request host cost and the overlap of compute and memory, by hand.

@@ -64,7 +64,7 @@ Result<std::map<std::string, double>> EfficiencyByPrecision(const json::object& 
   return out;
 }
 
-Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
+Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where, double default_kernel_latency) {
   if (!v.is_object()) return Status::InvalidArgument(where + ": entry is not an object");
   const json::object& o = v.as_object();
   HardwareSpec h;
@@ -107,7 +107,10 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where) {
   }
   h.link_bandwidth = OptNum(o, "link_bandwidth").value_or(0);
   h.link_latency_s = OptNum(o, "link_latency_s").value_or(0);
-  if (h.link_bandwidth < 0 || h.link_latency_s < 0) return Status::InvalidArgument(at + ": link figures must be >= 0");
+  h.kernel_latency_s = OptNum(o, "kernel_latency_s").value_or(default_kernel_latency);
+  if (h.link_bandwidth < 0 || h.link_latency_s < 0 || h.kernel_latency_s < 0) {
+    return Status::InvalidArgument(at + ": link figures and the kernel latency must be >= 0");
+  }
   if (!(h.compute_efficiency > 0 && h.compute_efficiency <= 1) ||
       !(h.bandwidth_efficiency > 0 && h.bandwidth_efficiency <= 1) || h.step_overhead_s < 0) {
     return Status::InvalidArgument(at + ": efficiencies must be in (0, 1] and the step overhead >= 0");
@@ -127,15 +130,40 @@ bool IsGpuArch(const std::string& arch) {
   return arch.starts_with("gfx") && arch.size() <= 8 && all(3, hex);
 }
 
-Result<std::vector<HardwareSpec>> LoadHardwareCatalog() {
-  const std::string path = DataDir() + "/hardware/gpus.json";
-  GOODPUT_ASSIGN_OR_RETURN(json::value doc, ReadJsonFile(path, "hardware catalog"));
+namespace {
+
+std::string CatalogPath() { return DataDir() + "/hardware/gpus.json"; }
+
+Result<json::value> ReadCatalog() {
+  GOODPUT_ASSIGN_OR_RETURN(json::value doc, ReadJsonFile(CatalogPath(), "hardware catalog"));
   if (!doc.is_object() || !doc.as_object().contains("gpus") || !doc.at("gpus").is_array()) {
-    return Status::InvalidArgument(path + ": expected an object with a \"gpus\" list");
+    return Status::InvalidArgument(CatalogPath() + ": expected an object with a \"gpus\" list");
   }
+  return doc;
+}
+
+Result<double> DefaultKernelLatency(const json::value& doc) {
+  const json::value* d = doc.as_object().if_contains("defaults");
+  if (!d || !d->is_object()) return Status::InvalidArgument(CatalogPath() + ": expected a \"defaults\" object");
+  const std::string at = CatalogPath() + ": defaults";
+  GOODPUT_ASSIGN_OR_RETURN(double latency, Num(d->as_object(), "kernel_latency_s", at));
+  if (latency < 0) return Status::InvalidArgument(at + ": kernel_latency_s must be >= 0");
+  return latency;
+}
+
+}  // namespace
+
+Result<double> CatalogKernelLatency() {
+  GOODPUT_ASSIGN_OR_RETURN(json::value doc, ReadCatalog());
+  return DefaultKernelLatency(doc);
+}
+
+Result<std::vector<HardwareSpec>> LoadHardwareCatalog() {
+  GOODPUT_ASSIGN_OR_RETURN(json::value doc, ReadCatalog());
+  GOODPUT_ASSIGN_OR_RETURN(const double kernel_latency, DefaultKernelLatency(doc));
   std::vector<HardwareSpec> out;
   for (const auto& v : doc.at("gpus").as_array()) {
-    GOODPUT_ASSIGN_OR_RETURN(HardwareSpec h, ParseGpu(v, path));
+    GOODPUT_ASSIGN_OR_RETURN(HardwareSpec h, ParseGpu(v, CatalogPath(), kernel_latency));
     out.push_back(std::move(h));
   }
   return out;

@@ -42,6 +42,9 @@ struct HardwareSpec {
   // bytes/s per direction per GPU, and the latency of one all-reduce.
   double link_bandwidth = 0;
   double link_latency_s = 0;
+  // A GPU kernel's time beyond its work (hw/kernel_count.h): the entry's, else
+  // the catalog's default (gpus.json "defaults"); 0 for the CPU engine.
+  double kernel_latency_s = 0;
   bool cpu = false;  // the CPU engine, as a calibration describes it (vLLM's CPU defaults apply)
 
   // The memory vLLM sees as "total": the reported figure where known, else the
@@ -62,6 +65,10 @@ bool IsGpuArch(const std::string& arch);
 
 // All catalog entries, in file order. Errors name the file and entry.
 Result<std::vector<HardwareSpec>> LoadHardwareCatalog();
+
+// The catalog's default kernel latency (gpus.json "defaults"), for a card
+// given by its figures rather than by name.
+Result<double> CatalogKernelLatency();
 
 // Finds a GPU by name or alias (case-insensitive). Unknown names list the
 // known ones.

@@ -42,18 +42,40 @@ TEST(Hardware, RidgePointOfTheSourceDocument) {
 }
 
 // A catalog of one card in a scratch data directory.
-Result<HardwareSpec> LoadOneCard(const std::string& extra) {
+Result<HardwareSpec> LoadOneCard(const std::string& extra,
+                                 const std::string& defaults = R"("defaults": {"kernel_latency_s": 3e-6}, )") {
   const std::string dir = testing::TempPath("data");
   std::filesystem::create_directories(dir + "/hardware");
   testing::WriteTempFile(
       "data/hardware/gpus.json",
-      R"({"gpus": [{"name": "x1", "memory_bytes": 8e10, "memory_bandwidth": 3e12, "bf16_flops": 1e15)" + extra + "}]}");
+      "{" + defaults + R"("gpus": [{"name": "x1", "memory_bytes": 8e10, "memory_bandwidth": 3e12, "bf16_flops": 1e15)" +
+          extra + "}]}");
   const char* before = std::getenv("GOODPUT_DATA_DIR");
   const std::string saved = before ? before : "";
   setenv("GOODPUT_DATA_DIR", dir.c_str(), 1);
   auto card = FindGpu("x1");
   setenv("GOODPUT_DATA_DIR", saved.c_str(), 1);  // empty: the default lookup
   return card;
+}
+
+// A card takes the catalog's kernel latency unless its entry states one; the
+// catalog must state the default, and neither may be negative.
+TEST(Hardware, KernelLatencyFromTheDefaultsOrTheEntry) {
+  auto card = LoadOneCard("");
+  ASSERT_TRUE(card.ok()) << card.status().message();
+  EXPECT_DOUBLE_EQ(card->kernel_latency_s, 3e-6);
+  card = LoadOneCard(R"(, "kernel_latency_s": 5e-6)");
+  ASSERT_TRUE(card.ok()) << card.status().message();
+  EXPECT_DOUBLE_EQ(card->kernel_latency_s, 5e-6);
+  card = LoadOneCard(R"(, "kernel_latency_s": -1e-6)");
+  ASSERT_FALSE(card.ok());
+  EXPECT_NE(card.status().message().find("kernel latency"), std::string::npos) << card.status().message();
+  card = LoadOneCard("", "");
+  ASSERT_FALSE(card.ok());
+  EXPECT_NE(card.status().message().find("defaults"), std::string::npos) << card.status().message();
+  card = LoadOneCard("", R"("defaults": {"kernel_latency_s": "fast"}, )");
+  ASSERT_FALSE(card.ok());
+  EXPECT_NE(card.status().message().find("kernel_latency_s"), std::string::npos) << card.status().message();
 }
 
 TEST(Hardware, EfficiencyByPrecision) {

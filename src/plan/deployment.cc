@@ -33,6 +33,7 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
     const double head = static_cast<double>(p.model.vocab_size * p.model.hidden_size);
     const double params = (p.options.num_draft_layers * per_layer + head) / p.options.tensor_parallel;
     d.draft_params = std::llround(params);
+    d.draft_layers = p.options.num_draft_layers;
     d.draft_weight_bytes = std::llround(params * p.precision.linear_bytes);
   }
   for (const CacheSpec& s : p.layout.layer_specs) {

@@ -45,11 +45,17 @@ Result<DType> ResolveKvDtype(const std::string& name, const ModelSpec& m) {
 
 Result<ModelSpec> WithDraftLayers(const ModelSpec& m, int n) {
   if (n == 0) return m;
-  if (m.CountLayers(LayerKind::kFullAttention) == 0) {
-    return Status::InvalidArgument("--num-draft-layers needs a model with full-attention layers to copy");
+  // A draft layer is a decoder layer like the model's last attention layer:
+  // EAGLE's full attention with a dense MLP, DeepSeek's MTP layer with MLA
+  // and routed experts.
+  const auto last = std::find_if(m.layers.rbegin(), m.layers.rend(),
+                                 [](const LayerSpec& l) { return IsAttentionKind(l.kind); });
+  if (last == m.layers.rend()) {
+    return Status::InvalidArgument("--num-draft-layers needs a model with attention layers to copy");
   }
+  const LayerKind kind = last->kind == LayerKind::kMla ? LayerKind::kMla : LayerKind::kFullAttention;
   ModelSpec out = m;
-  for (int i = 0; i < n; ++i) out.layers.push_back(LayerSpec{LayerKind::kFullAttention, MlpKind::kDense, 0});
+  for (int i = 0; i < n; ++i) out.layers.push_back(LayerSpec{kind, last->mlp, 0});
   return out;
 }
 
@@ -238,6 +244,8 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   p.model = model;
   p.options = options;
   PlanOptions& o = p.options;
+  // vLLM's MTP method: a checkpoint's own multi-token-prediction layers draft.
+  if (o.engine.scheduler.num_speculative_tokens > 0 && o.num_draft_layers == 0) o.num_draft_layers = model.mtp_layers;
   ResolveEngineDefaults(o.engine, o.cpu ? EngineDevice::kCpu : GpuDevice(o.total_memory, o.gpu),
                         model.max_position_embeddings);
   GOODPUT_ASSIGN_OR_RETURN(p.kv_dtype, ResolveKvDtype(o.engine.cache.kv_cache_dtype, model));

@@ -290,5 +290,32 @@ TEST(Weights, Mxfp4MoeBackendFollowsTheGpuAsVllmPicksIt) {
   EXPECT_NE(refused.status().message().find("--mxfp4-moe-backend"), std::string::npos);
 }
 
+// DeepSeek-V3 drafts with its own MTP layer (num_nextn_predict_layers 1)
+// when speculative tokens are asked for without draft layers, as vLLM's mtp
+// method: one more MLA layer in the KV pool (61 + 1 per block's page) and a
+// drafter of one MoE layer in the cost model; n-gram-free models keep none.
+TEST(Planner, SpeculativeTokensDraftWithTheCheckpointsMtpLayers) {
+  PlanOptions o = OnGpu("h200");
+  o.tensor_parallel = 8;
+  auto plain = MakePlan(Model("deepseek-v3"), o);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  o.engine.scheduler.num_speculative_tokens = 1;
+  auto mtp = MakePlan(Model("deepseek-v3"), o);
+  ASSERT_TRUE(mtp.ok()) << mtp.status().message();
+  EXPECT_EQ(mtp->options.num_draft_layers, 1);
+  EXPECT_EQ(plain->layout.layer_specs.size() + 1, mtp->layout.layer_specs.size());
+  EXPECT_EQ(mtp->layout.layer_specs.back().kind, LayerKind::kMla);
+  const DeployedModel d = DeployedModelFromPlan(*mtp);
+  EXPECT_EQ(d.draft_layers, 1);
+  EXPECT_GT(d.draft_params, 0);
+  auto llama = MakePlan(Model("llama-3.1-8b"), [] {
+    PlanOptions h = OnGpu("h100-sxm");
+    h.engine.scheduler.num_speculative_tokens = 3;
+    return h;
+  }());
+  ASSERT_TRUE(llama.ok());
+  EXPECT_EQ(llama->options.num_draft_layers, 0);
+}
+
 }  // namespace
 }  // namespace goodput
