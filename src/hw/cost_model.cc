@@ -115,18 +115,17 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
   linear_flops_per_token_ = per_token / tp;
   lm_head_flops_ = 2.0 * static_cast<double>(s.vocab_size * s.hidden_size) / tp;
   const double heads = static_cast<double>(s.attn.num_heads) / tp;
+  const double full_layers = static_cast<double>(s.CountLayers(LayerKind::kFullAttention));
+  const double mla_layers = static_cast<double>(s.CountLayers(LayerKind::kMla));
   const double per_layer_standard = 4.0 * heads * static_cast<double>(s.attn.head_dim);
   const double per_layer_mla =
       2.0 * heads * static_cast<double>(s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim + s.mla.v_head_dim);
-  attn_flops_per_pair_full_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kFullAttention)) +
-                              per_layer_mla * static_cast<double>(s.CountLayers(LayerKind::kMla));
   // The absorbed form multiplies each head's query by the latent (rank + rope
   // dims) and the probabilities by the latent again (rank): an MQA whose one
   // KV head is the cached latent.
-  const double mla_layers = static_cast<double>(s.CountLayers(LayerKind::kMla));
   const double per_layer_absorbed = 2.0 * heads * static_cast<double>(2 * s.mla.kv_lora_rank + s.mla.qk_rope_head_dim);
-  attn_flops_per_pair_absorbed_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kFullAttention)) +
-                                  per_layer_absorbed * mla_layers;
+  attn_flops_per_pair_full_ = per_layer_standard * full_layers + per_layer_mla * mla_layers;
+  attn_flops_per_pair_absorbed_ = per_layer_standard * full_layers + per_layer_absorbed * mla_layers;
   mla_decompress_flops_per_token_ =
       2.0 * heads * static_cast<double>(s.mla.kv_lora_rank * (s.mla.qk_nope_head_dim + s.mla.v_head_dim)) * mla_layers;
   attn_flops_per_pair_sliding_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kSlidingAttention));

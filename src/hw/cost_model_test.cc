@@ -211,17 +211,23 @@ TEST(CostModel, ExpertParallelImbalanceSlowsTheBusiestGpu) {
   EXPECT_NEAR(skewed.MatmulSeconds(s) - dense, 1.5 * (sliced.MatmulSeconds(s) - dense), 1e-9);
 }
 
-// A drafter runs once per draft token: three passes of one EAGLE layer plus
-// the LM head over the drafting requests (memory-bound at batch 8: its
-// weights read three times).
-TEST(CostModel, DrafterPassesAddTheirOwnCost) {
+// Llama-3.1-8B in bf16 with a drafter of 0.8B parameters (1.6 GB).
+DeployedModel LlamaWithDrafter(int draft_layers) {
   DeployedModel d;
   d.model = *LoadModel("llama-3.1-8b");
   d.params = CountParams(d.model);
   d.weight_bytes = d.params.total() * 2;
   d.draft_params = 800'000'000;
   d.draft_weight_bytes = 1'600'000'000;
-  CostModel m(d, *FactorsFor(*FindGpu("h100-sxm"), "bf16"));
+  d.draft_layers = draft_layers;
+  return d;
+}
+
+// A drafter runs once per draft token: three passes of one EAGLE layer plus
+// the LM head over the drafting requests (memory-bound at batch 8: its
+// weights read three times).
+TEST(CostModel, DrafterPassesAddTheirOwnCost) {
+  CostModel m(LlamaWithDrafter(0), *FactorsFor(*FindGpu("h100-sxm"), "bf16"));
   CostModel::Step plain, drafting;
   for (int i = 0; i < 8; ++i) {
     m.Add(plain, 100, 4, true);
@@ -235,13 +241,7 @@ TEST(CostModel, DrafterPassesAddTheirOwnCost) {
 // Llama's (10), the fc joining embedding and hidden state with the two norms
 // before it (3), then the LM head and sampling (4).
 TEST(CostModel, DrafterPassesLaunchTheirKernels) {
-  DeployedModel d;
-  d.model = *LoadModel("llama-3.1-8b");
-  d.params = CountParams(d.model);
-  d.weight_bytes = d.params.total() * 2;
-  d.draft_params = 800'000'000;
-  d.draft_weight_bytes = 1'600'000'000;
-  d.draft_layers = 1;
+  const DeployedModel d = LlamaWithDrafter(1);
   CostFactors f = *FactorsFor(*FindGpu("h100-sxm"), "bf16");
   f.kernel_latency_s = 0;
   CostModel none(d, f);

@@ -88,11 +88,12 @@ int KernelsPerForward(const ModelSpec& m, const std::string& precision) {
 }
 
 int KernelsPerDraftPass(const ModelSpec& m, int draft_layers, const std::string& precision) {
-  if (draft_layers <= 0 || m.layers.empty()) return 0;
+  const std::optional<LayerSpec> layer = m.DraftLayer();
+  if (draft_layers <= 0 || !layer) return 0;
   // DeepSeek's MTP layer (deepseek_mtp.py): enorm and hnorm, the eh_proj
   // joining them, then a decoder layer; EAGLE's fc plays eh_proj's part.
   const int join = 3 + (QuantizesActivations(precision) ? 1 : 0);
-  return draft_layers * (join + KernelsInLayer(m, m.layers.back(), precision)) + 4;
+  return draft_layers * (join + KernelsInLayer(m, *layer, precision)) + 4;
 }
 
 }  // namespace goodput

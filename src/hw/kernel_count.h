@@ -25,8 +25,9 @@ int KernelsInLayer(const ModelSpec& model, const LayerSpec& layer, const std::st
 // final norm, the LM head and sampling.
 int KernelsPerForward(const ModelSpec& model, const std::string& weight_precision);
 
-// Kernels in one drafter pass of `draft_layers` layers shaped like the
-// model's last (DeepSeek's MTP layer, EAGLE's decoder layer) with the input
+// Kernels in one drafter pass of `draft_layers` layers shaped as
+// ModelSpec::DraftLayer says (DeepSeek's MTP layer, EAGLE's decoder layer),
+// each with the input
 // projection that joins the token's embedding to the hidden state, then the
 // shared LM head and sampling. 0 when draft_layers is 0.
 int KernelsPerDraftPass(const ModelSpec& model, int draft_layers, const std::string& weight_precision);

@@ -1,5 +1,6 @@
 #include "model/model_spec.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include <boost/json.hpp>
@@ -36,6 +37,13 @@ int64_t ModelSpec::CountLayers(LayerKind k) const {
   int64_t n = 0;
   for (const auto& l : layers) n += l.kind == k;
   return n;
+}
+
+std::optional<LayerSpec> ModelSpec::DraftLayer() const {
+  const auto last =
+      std::find_if(layers.rbegin(), layers.rend(), [](const LayerSpec& l) { return IsAttentionKind(l.kind); });
+  if (last == layers.rend()) return std::nullopt;
+  return LayerSpec{last->kind == LayerKind::kMla ? LayerKind::kMla : LayerKind::kFullAttention, last->mlp, 0};
 }
 
 namespace {

@@ -146,6 +146,11 @@ struct ModelSpec {
   std::vector<LayerSpec> layers;
 
   int64_t CountLayers(LayerKind k) const;
+  // The decoder layer a drafter adds (EAGLE's full attention with a dense MLP
+  // shaped like the model's, DeepSeek's MTP layer with MLA and routed
+  // experts): the last attention layer's kind (sliding made full) and MLP.
+  // Empty when the model has no attention layer to copy.
+  std::optional<LayerSpec> DraftLayer() const;
   bool IsMoe() const { return moe.num_experts > 0; }
 };
 

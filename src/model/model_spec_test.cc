@@ -188,5 +188,22 @@ TEST(Catalog, NamesAreCaseInsensitive) {
   EXPECT_EQ(m->name, "llama-3.1-8b");
 }
 
+// A drafter's layer copies the last attention layer, not the last layer: a
+// hybrid ending in a state layer drafts with its attention; a sliding window
+// drafts with full attention; MLA stays MLA; no attention, no draft layer.
+TEST(ModelSpec, DraftLayerCopiesTheLastAttentionLayer) {
+  ModelSpec m;
+  m.layers = {{LayerKind::kSlidingAttention, MlpKind::kMoe, 128}, {LayerKind::kMamba2, MlpKind::kDense, 0}};
+  ASSERT_TRUE(m.DraftLayer().has_value());
+  EXPECT_EQ(m.DraftLayer()->kind, LayerKind::kFullAttention);
+  EXPECT_EQ(m.DraftLayer()->mlp, MlpKind::kMoe);
+  EXPECT_EQ(m.DraftLayer()->sliding_window, 0);
+  const ModelSpec deepseek = Load("deepseek-v3");
+  EXPECT_EQ(deepseek.DraftLayer()->kind, LayerKind::kMla);
+  EXPECT_EQ(deepseek.DraftLayer()->mlp, MlpKind::kMoe);
+  m.layers = {{LayerKind::kMamba, MlpKind::kDense, 0}};
+  EXPECT_FALSE(m.DraftLayer().has_value());
+}
+
 }  // namespace
 }  // namespace goodput

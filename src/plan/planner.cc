@@ -45,17 +45,10 @@ Result<DType> ResolveKvDtype(const std::string& name, const ModelSpec& m) {
 
 Result<ModelSpec> WithDraftLayers(const ModelSpec& m, int n) {
   if (n == 0) return m;
-  // A draft layer is a decoder layer like the model's last attention layer:
-  // EAGLE's full attention with a dense MLP, DeepSeek's MTP layer with MLA
-  // and routed experts.
-  const auto last = std::find_if(m.layers.rbegin(), m.layers.rend(),
-                                 [](const LayerSpec& l) { return IsAttentionKind(l.kind); });
-  if (last == m.layers.rend()) {
-    return Status::InvalidArgument("--num-draft-layers needs a model with attention layers to copy");
-  }
-  const LayerKind kind = last->kind == LayerKind::kMla ? LayerKind::kMla : LayerKind::kFullAttention;
+  const std::optional<LayerSpec> draft = m.DraftLayer();
+  if (!draft) return Status::InvalidArgument("--num-draft-layers needs a model with attention layers to copy");
   ModelSpec out = m;
-  for (int i = 0; i < n; ++i) out.layers.push_back(LayerSpec{kind, last->mlp, 0});
+  out.layers.insert(out.layers.end(), n, *draft);
   return out;
 }
 
