@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "hw/cost_model.h"
 #include "support/temp_file.h"
 
 namespace goodput {
@@ -14,7 +15,7 @@ TEST(Hardware, CatalogHoldsTheIssueGpus) {
   auto all = LoadHardwareCatalog();
   ASSERT_TRUE(all.ok()) << all.status().message();
   for (const char* name : {"a100-80gb", "h100-sxm", "h200", "b200", "l40s", "mi300x", "h100-pcie", "h100-nvl", "gh200",
-                           "mi325x", "rtx-4090"}) {
+                           "mi325x", "rtx-4090", "a10g"}) {
     EXPECT_TRUE(FindGpu(name).ok()) << name;
   }
 }
@@ -32,6 +33,19 @@ TEST(Hardware, DenseNotSparseFlops) {
   ASSERT_TRUE(b200.ok());
   EXPECT_NEAR(*b200->fp4_flops / *b200->fp8_flops, 2.0, 0.01);
   EXPECT_TRUE(b200->total_is_nominal());
+}
+
+// The A10G: the A10's memory (24 GB at 600 GB/s), less tensor throughput
+// (80 SMs x 1.71 GHz x 512 FLOP per SM-clock = 70 TFLOP/s), no FP8 cores, and
+// the 23,028 MiB nvidia-smi reports on G5 instances as its usable total.
+TEST(Hardware, A10gIsAnAmpereCardWithoutFp8) {
+  auto a10g = FindGpu("A10G");
+  ASSERT_TRUE(a10g.ok()) << a10g.status().message();
+  EXPECT_NEAR(*a10g->bf16_flops / 1e12, 80 * 1.71 * 512 / 1e3, 0.1);
+  EXPECT_NEAR(a10g->memory_bandwidth, 600e9, 1e6);
+  EXPECT_FALSE(a10g->fp8_flops.has_value());
+  EXPECT_NEAR(static_cast<double>(a10g->TotalMemoryBytes()), 23028.0 * (1 << 20), 0.01 * (1 << 30));
+  EXPECT_TRUE(WeightOnlyWarning(*a10g, "fp8").has_value());
 }
 
 TEST(Hardware, RidgePointOfTheSourceDocument) {
