@@ -73,6 +73,46 @@ TEST(CliWorkload, ABurstGptTraceWithFailedRequestsReplaysTheRest) {
   EXPECT_NE(refused.err.find("request 2 has a zero length"), std::string::npos) << refused.err;
 }
 
+// A ShareGPT JSON file (no arrival times) becomes a workload of its length
+// quantiles that runs at a load the command gives; vLLM's filter leaves out
+// what its benchmark would (by hand: 8 characters is 2 tokens, under 4).
+TEST(CliWorkload, FromShareGptJsonWritesItsLengths) {
+  std::string json = "[";
+  for (int i = 0; i < 30; ++i) {
+    json += std::string(i ? "," : "") + R"({"id": ")" + std::to_string(i) +
+            R"(", "conversations": [{"from": "human", "value": ")" + std::string(40 + 40 * (i % 3), 'q') +
+            R"("}, {"from": "gpt", "value": ")" + std::string(400, 'a') + "\"}]}";
+  }
+  json += R"(, {"conversations": [{"from": "human", "value": "too short"}, {"from": "gpt", "value": "ok"}]}])";
+  const std::string dataset = WriteTempFile("sharegpt.json", json);
+  const std::string out = TempPath("from-sharegpt.yaml");
+  auto r = RunGoodput("workload from " + dataset + " --vllm-bench-filter -o " + out + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(doc.at("requests").as_int64(), 30);
+  EXPECT_FALSE(doc.at("arrival_times").as_bool());
+  EXPECT_DOUBLE_EQ(doc.at("input").at("mean").to_number<double>(), 20);  // 10, 20 and 30 tokens
+  EXPECT_DOUBLE_EQ(doc.at("output").at("mean").to_number<double>(), 100);
+  EXPECT_NE(doc.at("note").as_string().find("1 left out by vLLM's benchmark filter"), std::string::npos) << r.out;
+  auto sim =
+      RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + out + " -c 4 --repeat 1 --no-ledger --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto point = boost::json::parse(sim.out).at("results").at(0).at("points").at(0).as_object();
+  EXPECT_EQ(point.at("concurrency").to_number<double>(), 4) << sim.out;
+}
+
+// A CSV of lengths without a timestamp column (Vidur's processed traces name
+// them num_prefill_tokens / num_decode_tokens) is a dataset, not a trace.
+TEST(CliWorkload, FromACsvOfLengthsWithoutTimes) {
+  const std::string lengths =
+      WriteTempFile("lengths.csv", "num_prefill_tokens,num_decode_tokens,pd_ratio\n3772,54,69.9\n2015,156,12.9\n");
+  const std::string out = TempPath("from-lengths.yaml");
+  auto r = RunGoodput("workload from " + lengths + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 requests, without arrival times"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(the lengths of " + lengths + ")"), std::string::npos) << r.out;
+}
+
 // Bad input: one clear error, exit 2, and no file left behind.
 TEST(CliWorkload, BadInputLeavesNoFile) {
   const std::string out = TempPath("never.yaml");
@@ -85,6 +125,10 @@ TEST(CliWorkload, BadInputLeavesNoFile) {
        "no requests in the trace"},
       {"workload from " + WriteTempFile("broken.csv", "timestamp,input_length,output_length\n1,x,2\n") + " -o " + out,
        "malformed row"},
+      {"workload from " + AzureTrace() + " --chars-per-token 3 -o " + out, "are for a ShareGPT JSON file"},
+      {"workload from " + WriteTempFile("cut.json", R"([{"conversations": [)") + " -o " + out, "not valid JSON"},
+      {"workload from " + WriteTempFile("one.json", "[{}]") + " --chars-per-token 0 -o " + out, "must be positive"},
+      {"workload from " + WriteTempFile("nocols.csv", "a,b\n1,2\n") + " -o " + out, "the header needs"},
   });
   EXPECT_FALSE(std::filesystem::exists(out));
 }

@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "core/json_file.h"
+#include "workload/conversations.h"
 #include "workload/trace_workload.h"
 #include "workload/workload.h"
 
@@ -17,16 +19,21 @@ namespace {
 struct FromArgs {
   std::string trace, output, name, slo;
   bool json = false;
+  std::optional<double> chars_per_token;  // ShareGPT only
+  bool vllm_bench_filter = false;         // ShareGPT only
 };
 
 constexpr const char* kFooter = R"(
 Reads a trace (the Azure LLM inference trace's CSV, BurstGPT's CSV, Mooncake's JSONL, or any CSV with
 timestamp / input-length / output-length columns: docs/measuring.md), prints its arrivals and lengths,
-and writes a workload file that replays it (arrival type trace), with each class's lengths fitted to
-the trace for a --rate or --concurrency that replaces its arrivals. Check the file, add the SLO you
-serve under (or give --slo), then run it with bench, sweep, capacity, sim or tune.
-Example:
+and writes a workload file that replays it (arrival type trace), with each class's length quantiles
+for a --rate or --concurrency that replaces its arrivals. A dataset without arrival times (a CSV
+without a timestamp column, or ShareGPT's JSON: each conversation's first turn the prompt, its second
+the answer, as vLLM's benchmark samples it) gives a workload of its length quantiles. Check the file,
+add the SLO you serve under (or give --slo), then run it with bench, sweep, capacity, sim or tune.
+Examples:
   goodput workload from AzureLLMInferenceTrace_conv.csv -o azure-conv.yaml --slo 'ttft p99 <= 2s'
+  goodput workload from ShareGPT_V3_unfiltered_cleaned_split.json --vllm-bench-filter -o sharegpt.yaml
 )";
 
 std::string LengthRow(const char* what, const LengthSummary& s) {
@@ -34,9 +41,11 @@ std::string LengthRow(const char* what, const LengthSummary& s) {
                      s.max, s.log_sigma);
 }
 
-std::string Table(const TraceSummary& s) {
-  std::string t = fmt::format("{} requests over {:.0f} s: {:.3g} requests/s on average, {:.3g} in the busiest minute\n",
-                              s.requests, s.span_s, s.mean_rate, s.peak_minute_rate);
+std::string Table(const TraceSummary& s, bool untimed) {
+  std::string t =
+      untimed ? fmt::format("{} requests, without arrival times\n", s.requests)
+              : fmt::format("{} requests over {:.0f} s: {:.3g} requests/s on average, {:.3g} in the busiest minute\n",
+                            s.requests, s.span_s, s.mean_rate, s.peak_minute_rate);
   t += fmt::format("  {:<8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>12}\n", "tokens", "mean", "p50", "p90", "p99", "max",
                    "log sigma");
   t += LengthRow("input", s.input) + LengthRow("output", s.output);
@@ -46,8 +55,9 @@ std::string Table(const TraceSummary& s) {
   if (s.prefix_reuse >= 0) {
     t += fmt::format(
         "prefix reuse: {:.1f}% of input tokens are in leading blocks an earlier request sent (an "
-        "unbounded prefix cache's hit rate); the replay sends prompts of their own, so it does not "
-        "reproduce this reuse\n",
+        "unbounded prefix cache's hit rate); the replay sends the same tokens wherever the trace repeats a "
+        "block's hash, so a prefix cache finds them (a --rate or --concurrency draws fitted lengths instead, "
+        "without shared blocks)\n",
         100 * s.prefix_reuse);
   }
   return t;
@@ -80,33 +90,70 @@ std::string TracePathFrom(const std::string& trace, const std::string& output) {
   return ec || rel.empty() ? fs::absolute(trace).string() : rel.string();
 }
 
+// What the input holds: its rows, whether they have arrival times, and for
+// a conversation dataset how its tokens were counted and what was left out.
+struct Input {
+  std::vector<TraceRow> rows;
+  bool untimed = false;
+  int64_t skipped_empty = 0;
+  std::string note;  // for the workload file's comment and the table
+};
+
+Result<Input> ReadInput(const FromArgs& a) {
+  Input in;
+  if (IsJsonArrayFile(a.trace)) {
+    ConversationOptions o;
+    o.chars_per_token = a.chars_per_token.value_or(o.chars_per_token);
+    o.vllm_bench_filter = a.vllm_bench_filter;
+    GOODPUT_ASSIGN_OR_RETURN(ConversationLengths c, ReadConversations(a.trace, o));
+    in.rows = std::move(c.rows);
+    in.untimed = true;
+    in.note = fmt::format(
+        "ShareGPT layout: {} conversations, {} of fewer than two turns{}; tokens counted as {:g} characters each",
+        c.conversations, c.too_short,
+        a.vllm_bench_filter ? fmt::format(", {} left out by vLLM's benchmark filter", c.filtered) : "",
+        o.chars_per_token);
+    return in;
+  }
+  if (a.chars_per_token || a.vllm_bench_filter) {
+    return Status::InvalidArgument("--chars-per-token and --vllm-bench-filter are for a ShareGPT JSON file");
+  }
+  GOODPUT_ASSIGN_OR_RETURN(in.rows, ReadTrace(a.trace, /*skip_empty=*/true, &in.skipped_empty, &in.untimed));
+  return in;
+}
+
 void Run(const FromArgs& a) {
   const auto fail = [](const Status& st) { throw CLI::RuntimeError("goodput workload from: " + st.message(), 2); };
-  int64_t skipped = 0;
-  auto rows = ReadTrace(a.trace, /*skip_empty=*/true, &skipped);
-  if (!rows.ok()) fail(rows.status());
+  auto input = ReadInput(a);
+  if (!input.ok()) fail(input.status());
   const std::string output = a.output.empty() ? std::filesystem::path(a.trace).stem().string() + ".yaml" : a.output;
   const std::string name = a.name.empty() ? std::filesystem::path(output).stem().string() : a.name;
   const std::string dir = std::filesystem::absolute(output).parent_path().string();
   if (!std::filesystem::is_directory(dir)) {
     fail(Status::InvalidArgument(fmt::format("cannot write {}: there is no folder {}", output, dir)));
   }
-  const TraceSummary s = SummariseTrace(*rows);
-  const std::string yaml = TraceWorkloadYaml(s, TracePathFrom(a.trace, output), name, a.slo, skipped > 0);
+  const TraceSummary s = SummariseTrace(input->rows);
+  const std::string yaml =
+      input->untimed ? LengthsWorkloadYaml(s, a.trace, name, a.slo, input->note)
+                     : TraceWorkloadYaml(s, TracePathFrom(a.trace, output), name, a.slo, input->skipped_empty > 0);
   // Parsed before it is written: a file that would not load is never left behind.
   if (auto parsed = ParseWorkload(yaml, output, dir); !parsed.ok()) fail(parsed.status());
   if (Status st = WriteFileAtomically(output, yaml); !st.ok()) fail(st);
   if (a.json) {
     boost::json::object doc = Json(s, output);
-    doc["skipped_empty"] = skipped;
+    doc["skipped_empty"] = input->skipped_empty;
+    doc["arrival_times"] = !input->untimed;
+    if (!input->note.empty()) doc["note"] = input->note;
     std::cout << boost::json::serialize(doc) << "\n";
     return;
   }
-  std::cout << Table(s);
-  if (skipped > 0) {
-    std::cout << fmt::format("{} requests of zero length (failed in the trace) are left out of the replay\n", skipped);
+  std::cout << Table(s, input->untimed);
+  if (!input->note.empty()) std::cout << input->note << "\n";
+  if (input->skipped_empty > 0) {
+    std::cout << fmt::format("{} requests of zero length (failed in the trace) are left out of the replay\n",
+                             input->skipped_empty);
   }
-  std::cout << fmt::format("workload: {} (replays {})\n", output, a.trace);
+  std::cout << fmt::format("workload: {} ({} {})\n", output, input->untimed ? "the lengths of" : "replays", a.trace);
 }
 
 }  // namespace
@@ -116,12 +163,18 @@ void AddWorkloadCommand(CLI::App& app) {
   w->require_subcommand(1);
   auto args = std::make_shared<FromArgs>();
   CLI::App* from = w->add_subcommand("from",
-                                     "A workload file that replays a recorded trace (Azure, BurstGPT, "
-                                     "Mooncake or CSV)");
-  from->add_option("trace", args->trace, "The trace file")->required();
+                                     "A workload file from a recorded trace (Azure, BurstGPT, Mooncake or CSV) or a "
+                                     "dataset's lengths (ShareGPT JSON, CSV)");
+  from->add_option("trace", args->trace, "The trace or dataset file")->required();
   from->add_option("-o,--output", args->output, "The workload file to write (default: the trace's name .yaml)");
   from->add_option("--name", args->name, "The workload's name (default: the output file's)");
   from->add_option("--slo", args->slo, "An SLO for every class, e.g. 'ttft p99 <= 2s, tpot p99 <= 100ms'");
+  from->add_option("--chars-per-token", args->chars_per_token,
+                   "ShareGPT JSON: characters per token when counting a turn's tokens (default 4, OpenAI's rule of "
+                   "thumb for English; goodput carries no model's tokenizer)");
+  from->add_flag("--vllm-bench-filter", args->vllm_bench_filter,
+                 "ShareGPT JSON: keep what vLLM's benchmark keeps (prompt and answer >= 4 tokens, prompt <= 1024, "
+                 "both <= 2048)");
   from->add_flag("--json", args->json, "Print JSON instead of a table");
   from->footer(kFooter);
   from->callback([args]() { Run(*args); });

@@ -45,6 +45,8 @@ EngineMetrics ParseEngineMetrics(std::string_view page) {
   m.spec_drafts = PrometheusCounter(page, "vllm:spec_decode_num_drafts_total");
   m.spec_draft_tokens = PrometheusCounter(page, "vllm:spec_decode_num_draft_tokens_total");
   m.spec_accepted_tokens = PrometheusCounter(page, "vllm:spec_decode_num_accepted_tokens_total");
+  m.prefix_queries = PrometheusCounter(page, "vllm:prefix_cache_queries_total");
+  m.prefix_hits = PrometheusCounter(page, "vllm:prefix_cache_hits_total");
   return m;
 }
 
@@ -66,6 +68,9 @@ EngineCounters CountersBetween(const EngineMetrics& before, const EngineMetrics&
   const auto tokens = delta(before.spec_draft_tokens, after.spec_draft_tokens);
   const auto accepted = delta(before.spec_accepted_tokens, after.spec_accepted_tokens);
   if (drafts && tokens && accepted && *drafts > 0) c.spec_decode = SpecDecodeCounts{*drafts, *tokens, *accepted};
+  const auto queries = delta(before.prefix_queries, after.prefix_queries);
+  const auto hits = delta(before.prefix_hits, after.prefix_hits);
+  if (queries && hits && *queries > 0) c.prefix_cache = PrefixCacheCounts{*queries, *hits};
   return c;
 }
 

@@ -20,10 +20,14 @@ struct EngineMetrics {
   // vllm:spec_decode_num_drafts_total, _num_draft_tokens_total and
   // _num_accepted_tokens_total, when the server decodes speculatively.
   std::optional<double> spec_drafts, spec_draft_tokens, spec_accepted_tokens;
+  // vllm:prefix_cache_queries_total and _hits_total (tokens), when the
+  // server caches prefixes.
+  std::optional<double> prefix_queries, prefix_hits;
 };
 
-// What happened between two scrapes: preemptions, and the speculative
-// decoding counts when both scrapes have them and drafts were made.
+// What happened between two scrapes: preemptions, the speculative decoding
+// counts when both scrapes have them and drafts were made, and the prefix
+// cache's when both have them and prompt tokens were looked up.
 EngineCounters CountersBetween(const EngineMetrics& before, const EngineMetrics& after);
 
 // The counters of a Prometheus page; empty fields for names it lacks.

@@ -47,6 +47,23 @@ TEST(CountersBetween, SpeculativeDecodingInVllmsTerms) {
   EXPECT_FALSE(CountersBetween(after, after).spec_decode.has_value());
 }
 
+// vLLM's prefix cache counters (tokens): 3,000 looked up and 1,200 found
+// between the scrapes is a 40% hit rate; none looked up is no figure.
+TEST(CountersBetween, PrefixCacheInVllmsTerms) {
+  const EngineMetrics before = ParseEngineMetrics(
+      "vllm:prefix_cache_queries_total{engine=\"0\",model_name=\"m\"} 1000\n"
+      "vllm:prefix_cache_hits_total{engine=\"0\",model_name=\"m\"} 100\n");
+  const EngineMetrics after = ParseEngineMetrics(
+      "vllm:prefix_cache_queries_total{engine=\"0\",model_name=\"m\"} 4000\n"
+      "vllm:prefix_cache_hits_total{engine=\"0\",model_name=\"m\"} 1300\n");
+  const EngineCounters c = CountersBetween(before, after);
+  ASSERT_TRUE(c.prefix_cache.has_value());
+  EXPECT_DOUBLE_EQ(c.prefix_cache->queries, 3000);
+  EXPECT_DOUBLE_EQ(c.prefix_cache->hit_rate(), 0.4);
+  EXPECT_FALSE(CountersBetween(after, after).prefix_cache.has_value());
+  EXPECT_FALSE(CountersBetween(ParseEngineMetrics("garbage{\n"), after).prefix_cache.has_value());
+}
+
 TEST(ScrapeEngineMetrics, NoServerMeansNoFigures) {
   Endpoint e;
   e.port = 9;  // discard: nothing listens on loopback

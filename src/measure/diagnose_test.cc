@@ -134,5 +134,20 @@ TEST(LatencyTable, WideCellsDoNotRunIntoTheNextColumn) {
   EXPECT_NE(table.find("28254292 / 28254292 / 28254292 / 28254292  "), std::string::npos) << table;
 }
 
+// The prefix cache's section: each load's hit rate with its tokens, and no
+// section when nothing was found in the cache (distinct prompts).
+TEST(PointReport, PrefixCacheHitRatePerLoad) {
+  PointResult a, b;
+  a.label = "1/s";
+  b.label = "2/s";
+  a.prefix_cache = PrefixCacheCounts{4000, 1536};
+  b.prefix_cache = PrefixCacheCounts{4000, 0};
+  const std::string s = FormatPrefixCache({a, b});
+  EXPECT_NE(s.find("1/s  hit rate 38.4% (1536 of 4000 tokens)"), std::string::npos) << s;
+  EXPECT_NE(s.find("2/s  hit rate 0.0% (0 of 4000 tokens)"), std::string::npos) << s;
+  EXPECT_EQ(FormatPrefixCache({b}), "");
+  EXPECT_EQ(FormatPrefixCache({PointResult{}}), "");
+}
+
 }  // namespace
 }  // namespace goodput

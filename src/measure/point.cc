@@ -205,6 +205,11 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
       sum.draft_tokens += sd->draft_tokens;
       sum.accepted_tokens += sd->accepted_tokens;
     }
+    if (const auto& pc = run.engine.prefix_cache) {
+      PrefixCacheCounts& sum = p.prefix_cache ? *p.prefix_cache : p.prefix_cache.emplace();
+      sum.queries += pc->queries;
+      sum.hits += pc->hits;
+    }
     if (run.host_cpu) {
       host.others_s += run.host_cpu->others_s;
       host.total_s += run.host_cpu->total_s;

@@ -88,6 +88,7 @@ struct PointResult {
   LatencyStats ttft, tpot, itl, e2e;
   double preemptions = 0;         // engine counters (preemptions: kNoValue where the target cannot see them)
   std::optional<SpecDecodeCounts> spec_decode;  // summed over the repetitions that had drafts
+  std::optional<PrefixCacheCounts> prefix_cache;  // summed over the repetitions whose target saw it
   double rejected = 0;
   double steps = 0;
   std::vector<ClassAttainment> classes;

@@ -207,6 +207,10 @@ json::value PointToJson(const PointResult& p) {
                                         {"acceptance", sd->acceptance()},
                                         {"mean_acceptance_length", sd->mean_acceptance_length()}};
   }
+  if (const auto& pc = p.prefix_cache) {
+    point["prefix_cache"] =
+        json::object{{"queried_tokens", pc->queries}, {"hit_tokens", pc->hits}, {"hit_rate", pc->hit_rate()}};
+  }
   return point;
 }
 
@@ -271,6 +275,14 @@ Result<PointResult> PointFromJson(const std::string& text) {
     s.Number("accepted_tokens", c.accepted_tokens);
     if (!s.error.empty()) return Status::InvalidArgument("stored summary: spec_decode: " + s.error);
     p.spec_decode = c;
+  }
+  if (const json::object* pc = r.Object("prefix_cache")) {
+    Reader s{*pc, ""};
+    PrefixCacheCounts c;
+    s.Number("queried_tokens", c.queries);
+    s.Number("hit_tokens", c.hits);
+    if (!s.error.empty()) return Status::InvalidArgument("stored summary: prefix_cache: " + s.error);
+    p.prefix_cache = c;
   }
   if (const json::value* busy = r.o.if_contains("host_others_share"); busy && busy->is_number()) {
     p.host_others_share = busy->to_number<double>();

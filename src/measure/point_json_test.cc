@@ -91,6 +91,22 @@ TEST(PointJson, RoundTripsTheHostsBusyShare) {
   EXPECT_DOUBLE_EQ(*back->host_others_share, 0.27);
 }
 
+// The prefix cache's counts come back as written; a point without them (a
+// target that could not see them) reads back without.
+TEST(PointJson, RoundTripsThePrefixCacheCounts) {
+  PointResult p = Summarised();
+  EXPECT_FALSE(PointFromJson(boost::json::serialize(PointToJson(p)))->prefix_cache.has_value());
+  p.prefix_cache = PrefixCacheCounts{3524, 1536};
+  const std::string text = boost::json::serialize(PointToJson(p));
+  EXPECT_NE(text.find("\"hit_rate\":"), std::string::npos) << text;
+  auto back = PointFromJson(text);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back->prefix_cache.has_value());
+  EXPECT_DOUBLE_EQ(back->prefix_cache->queries, 3524);
+  EXPECT_DOUBLE_EQ(back->prefix_cache->hits, 1536);
+  EXPECT_FALSE(PointFromJson(R"({"prefix_cache": {"hit_tokens": "many"}})").ok());
+}
+
 // A load that was not sustainable reads back as such, with its evidence (and
 // fails, whatever its classes' verdicts); a summary written before the field
 // reads back as sustained.

@@ -113,6 +113,22 @@ std::string FormatSpecDecode(const std::vector<PointResult>& points) {
   return s;
 }
 
+std::string FormatPrefixCache(const std::vector<PointResult>& points) {
+  // Every vLLM V1 engine caches prefixes: a section of 0% rows would follow
+  // every table of distinct prompts (the JSON keeps them).
+  if (std::none_of(points.begin(), points.end(),
+                   [](const PointResult& p) { return p.prefix_cache && p.prefix_cache->hits > 0; }))
+    return "";
+  std::string s;
+  for (const PointResult& p : points) {
+    if (!p.prefix_cache) continue;
+    if (s.empty()) s = "prefix cache, in vLLM's terms (hit rate = prompt tokens found / looked up, over all runs)\n";
+    s += fmt::format("{:>12}  hit rate {:.1f}% ({:.0f} of {:.0f} tokens)\n", p.label, 100 * p.prefix_cache->hit_rate(),
+                     p.prefix_cache->hits, p.prefix_cache->queries);
+  }
+  return s;
+}
+
 namespace {
 
 // Why the point after the capacity does not hold: its failing (else
@@ -216,7 +232,7 @@ std::string FormatResults(const std::vector<SettingResult>& results, const Workl
       if (!line.empty()) s += "engine: " + line + "\n";
     }
     s += "\n" + FormatPointTable(r.sweep.points) + "\n" + FormatLatencyTable(r.sweep.points) +
-         FormatSpecDecode(r.sweep.points) + "\n" +
+         FormatSpecDecode(r.sweep.points) + FormatPrefixCache(r.sweep.points) + "\n" +
          FormatCapacity(r.sweep.points, r.sweep.capacity, r.sweep.capped) + Advice(r, w);
     for (const auto& n : Diagnose(r.sweep.points, lag_threshold_s)) s += "note: " + n + "\n";
     s += "\n";

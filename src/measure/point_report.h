@@ -27,6 +27,10 @@ std::string FormatLatencyTable(const std::vector<PointResult>& points);
 // length (tokens per verifying step); "" when no load had drafts.
 std::string FormatSpecDecode(const std::vector<PointResult>& points);
 
+// Per load whose target saw its prefix cache: the hit rate and the tokens
+// behind it; "" when no load found a cached token.
+std::string FormatPrefixCache(const std::vector<PointResult>& points);
+
 // The capacity line, then why the next load does not hold (the class that
 // fails or is undecided, with its attainment, interval and requests), and
 // the classes without an SLO (offline work) at capacity by their throughput.

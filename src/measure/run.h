@@ -27,11 +27,19 @@ struct SpecDecodeCounts {
   double mean_acceptance_length() const { return drafts > 0 ? 1 + accepted_tokens / drafts : 0; }
 };
 
+// The prefix cache over a run, in vLLM's counters' terms: prompt tokens of
+// admitted requests looked up, and of those found.
+struct PrefixCacheCounts {
+  double queries = 0, hits = 0;
+  double hit_rate() const { return queries > 0 ? hits / queries : 0; }
+};
+
 struct EngineCounters {
   int64_t steps = 0;
   std::optional<int64_t> preemptions;  // empty: the target cannot see them
   int64_t rejected = 0;  // requests the engine refused (longer than the max model length or the KV pool)
   std::optional<SpecDecodeCounts> spec_decode;  // empty: no drafts, or the target cannot see them
+  std::optional<PrefixCacheCounts> prefix_cache;  // empty: no prefix caching, or the target cannot see it
 };
 
 struct MeasuredRun {

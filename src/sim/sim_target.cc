@@ -20,6 +20,10 @@ Result<MeasuredRun> SimulateMeasuredRun(const Workload& workload, const ArrivalS
         SpecDecodeCounts{static_cast<double>(sim.draft_steps), static_cast<double>(sim.drafted_tokens),
                          static_cast<double>(sim.draft_step_tokens - sim.draft_steps)};
   }
+  if (options.prefix_caching) {
+    run.engine.prefix_cache =
+        PrefixCacheCounts{static_cast<double>(sim.prefix_queried_tokens), static_cast<double>(sim.prefix_hit_tokens)};
+  }
   return run;
 }
 

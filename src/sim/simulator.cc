@@ -223,6 +223,7 @@ Status Run::Go(SimRun& out) {
   }
   out.records = std::move(records_);
   out.preemptions = sched_.num_preemptions();
+  out.prefix_queried_tokens = sched_.prefix_queried_tokens();
   out.prefix_hit_tokens = sched_.prefix_hit_tokens();
   out.rejected = rejected_;
   out.simulated_seconds = clock_.Now();

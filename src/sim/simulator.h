@@ -40,7 +40,8 @@ struct SimOptions {
 
 struct SimRun {
   std::vector<RequestRecord> records;  // in issue order
-  int64_t prefix_hit_tokens = 0;       // prompt tokens found in the prefix cache
+  int64_t prefix_queried_tokens = 0;   // prompt tokens looked up in the prefix cache
+  int64_t prefix_hit_tokens = 0;       // of those, found
   int64_t steps = 0;
   int64_t preemptions = 0;
   int64_t rejected = 0;

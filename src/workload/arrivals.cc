@@ -109,18 +109,30 @@ std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed
   // splitmix64 per position: distinct prompts share no block by accident (an
   // arithmetic sequence mod 128 would make every prompt a shift of one
   // another, and a prefix-caching server would find them in its cache).
-  const auto token = [](uint64_t stream, int64_t i) {
-    uint64_t z = stream + static_cast<uint64_t>(i + 1) * 0x9e3779b97f4a7c15ull;
+  const auto mix = [](uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<int32_t>(100 + ((z ^ (z >> 31)) % 128));
+    return z ^ (z >> 31);
+  };
+  const auto token = [&](uint64_t stream, int64_t i) {
+    return static_cast<int32_t>(100 + mix(stream + static_cast<uint64_t>(i + 1) * 0x9e3779b97f4a7c15ull) % 128);
   };
   const uint64_t seed = workload_seed * 0xd1b54a32d192ed03ull + salt * 0x8cb92ba72f3d8dd7ull;
   const uint64_t own = seed ^ (static_cast<uint64_t>(item.index) << 1);
   const uint64_t shared =
       seed ^ ((static_cast<uint64_t>(item.class_index) << 32 | static_cast<uint64_t>(item.prefix_group)) << 1 | 1);
+  const int64_t hashed = static_cast<int64_t>(item.block_hashes.size()) * kMooncakeBlockTokens;
   std::vector<int32_t> ids(static_cast<size_t>(item.prompt_tokens));
-  for (int64_t i = 0; i < item.prompt_tokens; ++i) ids[i] = i < item.prefix_tokens ? token(shared, i) : token(own, i);
+  for (int64_t i = 0; i < item.prompt_tokens; ++i) {
+    if (i < item.prefix_tokens) {
+      ids[i] = token(shared, i);
+    } else if (i < hashed) {  // the block's hash, not the request, picks its ids
+      ids[i] = token(
+          seed ^ mix(static_cast<uint64_t>(item.block_hashes[i / kMooncakeBlockTokens]) + 0x5851f42d4c957f2dull), i);
+    } else {
+      ids[i] = token(own, i);
+    }
+  }
   return ids;
 }
 
@@ -132,6 +144,7 @@ WorkItem RequestGenerator::PopOpen() {
     const TraceRow& row = workload_.trace[s.trace_pos++];
     const int cls = row.request_class.empty() ? -1 : workload_.ClassIndex(row.request_class);
     item = Issue(s, t, cls, row.input_tokens, row.output_tokens);
+    item.block_hashes = row.block_hashes;
   } else {
     item = Issue(s, t, -1, 0, 0);
   }

@@ -22,10 +22,15 @@ struct WorkItem {
   bool first_wave = false;  // a closed-loop client's first request (the run's warm-up by order of admission)
   int64_t prefix_tokens = 0;  // the first prefix_tokens of the prompt are the class's shared prefix
   int prefix_group = 0;       // which of the class's prefixes
+  // A replayed trace's block hashes (Mooncake's hash_ids), one per
+  // kMooncakeBlockTokens tokens of the prompt: blocks of equal hash get equal
+  // token ids, so a prefix cache finds what the recorded service found.
+  std::vector<int64_t> block_hashes;
 };
 
 // The prompt's token ids for a request: the class's shared prefix (the same
-// ids for every request of its group), then ids of its own; `salt` changes
+// ids for every request of its group), or the trace's hashed blocks (the same
+// ids wherever the hash is the same), then ids of its own; `salt` changes
 // them all (a new run on the same server starts from a cold prefix cache).
 // Ids lie in [100, 228), valid in every vocabulary goodput serves.
 std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed, uint64_t salt = 0);

@@ -161,5 +161,35 @@ TEST(Arrivals, SharedPrefixesAndOtherwiseDistinctPrompts) {
   }
 }
 
+// A replayed Mooncake trace: blocks of 512 tokens with equal hash ids get equal
+// token ids wherever they are sent, other blocks and the tail past the hashed
+// blocks are the request's own, and a salt changes the shared blocks too.
+TEST(Arrivals, TraceBlockHashesShareTokenIds) {
+  Workload w = OneClass(3);
+  w.trace = {TraceRow{0, 1024, 2, "", {1, 2}}, TraceRow{1, 1500, 2, "", {1, 2, 3}}, TraceRow{2, 1200, 2, "", {1, 9}}};
+  RequestGenerator g(w, ArrivalSpec{ArrivalKind::kTrace, 0, 0, 1});
+  std::vector<std::vector<int32_t>> ids;
+  while (g.NextOpenArrival()) {
+    const WorkItem item = g.PopOpen();
+    ids.push_back(PromptTokenIds(item, 1));
+    ASSERT_EQ(static_cast<int64_t>(ids.back().size()), w.trace[ids.size() - 1].input_tokens);
+  }
+  ASSERT_EQ(ids.size(), 3u);
+  const auto block = [&](size_t r, int b, int len = 512) {
+    return std::vector<int32_t>(ids[r].begin() + b * 512, ids[r].begin() + b * 512 + len);
+  };
+  EXPECT_EQ(block(0, 0), block(1, 0));
+  EXPECT_EQ(block(0, 1), block(1, 1));
+  EXPECT_EQ(block(0, 0), block(2, 0));
+  EXPECT_NE(block(0, 1), block(2, 1));            // hash 9, not 2
+  EXPECT_NE(block(1, 2, 176), block(2, 2, 176));  // hash 3 against the tail past request 3's hashes
+  WorkItem first{};
+  first.prompt_tokens = 1024;
+  first.block_hashes = {1, 2};
+  EXPECT_EQ(PromptTokenIds(first, 1), ids[0]);
+  const auto salted = PromptTokenIds(first, 1, 7);
+  EXPECT_NE(std::vector<int32_t>(salted.begin(), salted.begin() + 512), block(0, 0));
+}
+
 }  // namespace
 }  // namespace goodput

@@ -73,15 +73,17 @@ bool ParseCount(const std::string& s, int64_t* out) {
   return true;
 }
 
-Result<std::vector<TraceRow>> ReadCsv(std::istream& in, const std::string& path, const std::string& header_line) {
+Result<std::vector<TraceRow>> ReadCsv(std::istream& in, const std::string& path, const std::string& header_line,
+                                      bool* untimed) {
   const auto header = SplitCsv(header_line);
-  const int t = FindColumn(header, {"timestamp", "time", "arrival_time"});
-  const int i =
-      FindColumn(header, {"input_length", "input_tokens", "prompt_tokens", "contexttokens", "request tokens"});
-  const int o =
-      FindColumn(header, {"output_length", "output_tokens", "completion_tokens", "generatedtokens", "response tokens"});
+  const int t = FindColumn(header, {"timestamp", "time", "arrival_time", "arrived_at"});
+  const int i = FindColumn(header, {"input_length", "input_tokens", "prompt_tokens", "contexttokens", "request tokens",
+                                    "num_prefill_tokens"});
+  const int o = FindColumn(header, {"output_length", "output_tokens", "completion_tokens", "generatedtokens",
+                                    "response tokens", "num_decode_tokens"});
   const int c = FindColumn(header, {"class"});
-  if (t < 0 || i < 0 || o < 0) {
+  if (t < 0 && untimed && i >= 0 && o >= 0) *untimed = true;
+  if ((t < 0 && !(untimed && *untimed)) || i < 0 || o < 0) {
     return Status::InvalidArgument(fmt::format(
         "{}:1: the header needs a timestamp, an input-length and an output-length column (got: {})", path,
         header_line));
@@ -92,7 +94,7 @@ Result<std::vector<TraceRow>> ReadCsv(std::istream& in, const std::string& path,
     if (Trim(line).empty()) continue;
     const auto f = SplitCsv(line);
     TraceRow r;
-    if (static_cast<int>(f.size()) <= std::max({t, i, o, c}) || !ParseTime(f[t], &r.t) ||
+    if (static_cast<int>(f.size()) <= std::max({t, i, o, c}) || (t >= 0 && !ParseTime(f[t], &r.t)) ||
         !ParseCount(f[i], &r.input_tokens) || !ParseCount(f[o], &r.output_tokens)) {
       return Status::InvalidArgument(fmt::format("{}:{}: malformed row '{}'", path, lineno, line));
     }
@@ -142,12 +144,13 @@ Result<std::vector<TraceRow>> ReadJsonl(std::istream& in, const std::string& pat
 
 }  // namespace
 
-Result<std::vector<TraceRow>> ReadTrace(const std::string& path, bool skip_empty, int64_t* skipped) {
+Result<std::vector<TraceRow>> ReadTrace(const std::string& path, bool skip_empty, int64_t* skipped, bool* untimed) {
   GOODPUT_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path, "trace"));
   std::istringstream in(text);
   std::string first;
   if (!std::getline(in, first)) return Status::InvalidArgument(fmt::format("{}: empty trace", path));
-  auto rows = Trim(first).rfind('{', 0) == 0 ? ReadJsonl(in, path, first) : ReadCsv(in, path, first);
+  if (untimed) *untimed = false;
+  auto rows = Trim(first).rfind('{', 0) == 0 ? ReadJsonl(in, path, first) : ReadCsv(in, path, first, untimed);
   if (!rows.ok()) return rows;
   if (skip_empty) {
     const auto empty = [](const TraceRow& r) { return r.input_tokens < 1 || r.output_tokens < 1; };

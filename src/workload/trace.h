@@ -3,11 +3,11 @@
 // Formats, told apart by content:
 //   CSV with a header naming a timestamp column and input/output length
 //   columns, optional class. Recognised names (case-insensitive):
-//     timestamp | time | arrival_time | TIMESTAMP (Azure LLM inference trace)
+//     timestamp | time | arrival_time | arrived_at | TIMESTAMP (Azure LLM inference trace)
 //     input_length | input_tokens | prompt_tokens | ContextTokens (Azure) |
-//       Request tokens (BurstGPT)
+//       Request tokens (BurstGPT) | num_prefill_tokens (Vidur's processed traces)
 //     output_length | output_tokens | completion_tokens | GeneratedTokens (Azure) |
-//       Response tokens (BurstGPT)
+//       Response tokens (BurstGPT) | num_decode_tokens (Vidur)
 //     class
 //   Numeric timestamps are seconds; Azure's "2023-11-16 18:15:46.6805900"
 //   date-times are read as such.
@@ -40,7 +40,10 @@ constexpr int64_t kMooncakeBlockTokens = 512;
 // Reads a trace file; errors name the file and line. A request with a zero
 // input or output length is an error, unless `skip_empty`: then it is left
 // out and counted in `skipped` (BurstGPT records failed requests with 0
-// response tokens).
-Result<std::vector<TraceRow>> ReadTrace(const std::string& path, bool skip_empty = false, int64_t* skipped = nullptr);
+// response tokens). A CSV without a timestamp column (a dataset's lengths,
+// not a trace) is an error, unless `untimed` is given: then its rows all
+// arrive at 0 and *untimed is set.
+Result<std::vector<TraceRow>> ReadTrace(const std::string& path, bool skip_empty = false, int64_t* skipped = nullptr,
+                                        bool* untimed = nullptr);
 
 }  // namespace goodput

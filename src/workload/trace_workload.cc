@@ -13,6 +13,17 @@
 namespace goodput {
 namespace {
 
+std::string QuantileSpec(const std::vector<double>& sorted) {
+  if (sorted.front() == sorted.back()) return fmt::format("fixed:{}", std::max<int64_t>(1, std::llround(sorted[0])));
+  std::string spec;
+  for (double p : {0.0, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 97.5, 99.0, 99.5,
+                   99.9, 100.0}) {
+    const int64_t v = std::max<int64_t>(1, std::llround(PercentileOfSorted(sorted, p)));
+    spec += fmt::format("{}p{:g}={}", spec.empty() ? "" : ",", p, v);
+  }
+  return spec;
+}
+
 LengthSummary SummariseLengths(std::vector<double> v) {
   LengthSummary s;
   std::sort(v.begin(), v.end());
@@ -21,6 +32,7 @@ LengthSummary SummariseLengths(std::vector<double> v) {
   s.p90 = PercentileOfSorted(v, 90);
   s.p99 = PercentileOfSorted(v, 99);
   s.max = static_cast<int64_t>(v.back());
+  s.spec = QuantileSpec(v);
   std::vector<double> logs;
   for (double x : v) {
     if (x > 0) logs.push_back(std::log(x));
@@ -63,12 +75,17 @@ double PrefixReuse(const std::vector<TraceRow>& rows) {
   return any && total > 0 ? reused / total : -1;
 }
 
-// A length distribution spec for `s`: lognormal at the trace's mean and
-// log-space spread, or fixed when every length is the same.
-std::string LengthSpec(const LengthSummary& s) {
-  const int64_t mean = std::max<int64_t>(1, std::llround(s.mean));
-  if (s.log_sigma < 1e-6) return fmt::format("fixed:{}", mean);
-  return fmt::format("lognormal:{},{:.3f}", mean, s.log_sigma);
+// One entry per class the trace names ("default" when none): its share
+// and lengths, and the SLO when given.
+std::string ClassesYaml(const TraceSummary& s, const std::string& slo) {
+  std::string y = "classes:\n";
+  for (const auto& [cls, c] : s.classes) {
+    y += fmt::format("  - name: \"{}\"\n    share: {:.6g}\n    prompt: {}\n    output: {}\n",
+                     cls.empty() ? "default" : cls, static_cast<double>(c.requests) / static_cast<double>(s.requests),
+                     c.input.spec, c.output.spec);
+    if (!slo.empty()) y += fmt::format("    slo: {}\n", slo);
+  }
+  return y;
 }
 
 }  // namespace
@@ -102,20 +119,24 @@ TraceSummary SummariseTrace(const std::vector<TraceRow>& rows) {
 
 std::string TraceWorkloadYaml(const TraceSummary& s, const std::string& trace_path, const std::string& name,
                               const std::string& slo, bool skip_empty) {
-  std::string y = fmt::format(
-      "# Made by `goodput workload from` from {}: {} requests over {:.0f} s ({:.3g} requests/s on average,\n"
-      "# {:.3g} in the busiest minute). The run replays the trace; each class's lengths are fitted to it\n"
-      "# (lognormal at the trace's mean and log-space spread) for a --rate or --concurrency that replaces it.\n"
-      "name: {}\nrequests: {}\nwarmup: 10%\ncooldown: 10%\narrival:\n  type: trace\n  file: \"{}\"\n{}classes:\n",
-      trace_path, s.requests, s.span_s, s.mean_rate, s.peak_minute_rate, name, s.requests, trace_path,
-      skip_empty ? "  skip_empty: true\n" : "");
-  for (const auto& [cls, c] : s.classes) {
-    y += fmt::format("  - name: \"{}\"\n    share: {:.6g}\n    prompt: {}\n    output: {}\n",
-                     cls.empty() ? "default" : cls, static_cast<double>(c.requests) / static_cast<double>(s.requests),
-                     LengthSpec(c.input), LengthSpec(c.output));
-    if (!slo.empty()) y += fmt::format("    slo: {}\n", slo);
-  }
-  return y;
+  return fmt::format(
+             "# Made by `goodput workload from` from {}: {} requests over {:.0f} s ({:.3g} requests/s on average,\n"
+             "# {:.3g} in the busiest minute). The run replays the trace; each class's lengths are the trace's\n"
+             "# quantiles (linear between them) for a --rate or --concurrency that replaces it.\n"
+             "name: {}\nrequests: {}\nwarmup: 10%\ncooldown: 10%\narrival:\n  type: trace\n  file: \"{}\"\n{}",
+             trace_path, s.requests, s.span_s, s.mean_rate, s.peak_minute_rate, name, s.requests, trace_path,
+             skip_empty ? "  skip_empty: true\n" : "") +
+         ClassesYaml(s, slo);
+}
+
+std::string LengthsWorkloadYaml(const TraceSummary& s, const std::string& source, const std::string& name,
+                                const std::string& slo, const std::string& note) {
+  return fmt::format(
+             "# Made by `goodput workload from` from {}: the lengths of {} requests, without arrival times\n"
+             "# (give --rate or --concurrency). Each class's lengths are the dataset's quantiles, linear between.\n"
+             "{}name: {}\nrequests: {}\nwarmup: 10%\ncooldown: 10%\n",
+             source, s.requests, note.empty() ? "" : "# " + note + "\n", name, std::min<int64_t>(s.requests, 1000)) +
+         ClassesYaml(s, slo);
 }
 
 }  // namespace goodput

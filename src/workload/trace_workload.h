@@ -1,8 +1,10 @@
 // A recorded trace (Azure LLM inference, BurstGPT, Mooncake, or a CSV with
 // the columns trace.h names) turned into a workload file: `goodput workload
 // from FILE`. The file replays the trace's arrivals and lengths as they were,
-// and each class also carries lognormal lengths fitted to the trace, which a
-// `--rate` or `--concurrency` that replaces the trace's arrivals draws from.
+// and each class also carries the trace's length quantiles, which a `--rate`
+// or `--concurrency` that replaces the trace's arrivals draws from. A dataset
+// without arrival times (ShareGPT's conversations, a CSV of lengths) becomes
+// a workload of its length quantiles alone.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,11 @@ struct LengthSummary {
   double mean = 0, p50 = 0, p90 = 0, p99 = 0;
   int64_t max = 0;
   double log_sigma = 0;  // standard deviation of log(length) over lengths > 0
+  // The lengths as a LengthDistribution spec: their quantiles (p0, p1, p2.5,
+  // p5, p10 ... p90, p95, p97.5, p99, p99.5, p99.9, p100; linear between),
+  // so a long tail survives where a lognormal at the mean and spread would
+  // not; "fixed:N" when every length is N.
+  std::string spec;
 };
 
 struct ClassLengths {
@@ -50,5 +57,13 @@ TraceSummary SummariseTrace(const std::vector<TraceRow>& rows);
 // leaves out (ReadTrace's skip_empty).
 std::string TraceWorkloadYaml(const TraceSummary& s, const std::string& trace_path, const std::string& name,
                               const std::string& slo, bool skip_empty = false);
+
+// The workload file's text for a dataset of lengths without arrival times
+// (`source` names it in the file's comment, `note` adds a comment line, e.g.
+// how tokens were counted): the same classes and lengths, no arrivals of its
+// own (a command's --rate or --concurrency gives them), and as many requests
+// as the dataset holds, at most 1,000 (vLLM's benchmark's default).
+std::string LengthsWorkloadYaml(const TraceSummary& s, const std::string& source, const std::string& name,
+                                const std::string& slo, const std::string& note = "");
 
 }  // namespace goodput

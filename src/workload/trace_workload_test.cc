@@ -87,7 +87,12 @@ TEST(TraceWorkload, TheFileReplaysTheTraceAndFitsEachClass) {
   EXPECT_EQ(w->classes[0].name, "batch");
   EXPECT_DOUBLE_EQ(w->classes[0].share, 0.25);
   EXPECT_NE(yaml.find("prompt: fixed:5000"), std::string::npos) << yaml;      // one request: no spread
-  EXPECT_NE(yaml.find("prompt: lognormal:167,"), std::string::npos) << yaml;  // chat: (100 + 300 + 100) / 3
+  // chat: 100, 100, 300; by hand, the percentile at rank p / 100 x 2, linear between ranks.
+  EXPECT_NE(yaml.find("prompt: p0=100,p1=100,p2.5=100,p5=100,p10=100,p20=100,p30=100,p40=100,p50=100,p60=140,"
+                      "p70=180,p80=220,p90=260,p95=280,p97.5=290,p99=296,p99.5=298,p99.9=300,p100=300\n"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NEAR(w->classes[1].prompt.Quantile(0.75), 200, 1);
   EXPECT_NE(yaml.find("slo: ttft p99 <= 2s"), std::string::npos);
   EXPECT_TRUE(w->Slo().For("chat") != nullptr);
 }
