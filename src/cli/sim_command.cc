@@ -37,6 +37,7 @@ struct SimArgs {
   std::optional<double> frontend_latency, kernel_latency;
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   bool expert_parallel = false;
+  int data_parallel = 1;
   double routing_imbalance = 1.0;
   bool capacity = false;  // set by the `capacity` subcommand
 };
@@ -44,7 +45,8 @@ struct SimArgs {
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 
 constexpr const char* kCostModel = R"(Step time = overhead + per-request cost x requests + kernels x kernel latency
-  + max(compute, memory) + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces + drafting;
+  + max(compute, memory) + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces
+  + data-parallel expert all-gathers + drafting;
 compute = FLOPs / (peak x efficiency at the step's tokens), memory = bytes / (bandwidth x
 bandwidth efficiency). Before the scheduler sees a request, the engine's front end (its API
 server) may take a fixed latency (--frontend-latency).
@@ -91,6 +93,10 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--gpu-flops-fp4", a.gpu_flops_fp4,
                "With --gpu-memory: dense FP4 FLOP/s, e.g. 9P (without it FP4 weights run weight-only)");
   c.add_flag("--enable-expert-parallel", a.expert_parallel, "MoE: whole experts per GPU (vLLM's flag), not slices");
+  c.add_option("--data-parallel-size,--dp", a.data_parallel,
+               "Replicas of --tp GPUs each, with their own requests and KV cache (vLLM's flag; SGLang's DP "
+               "attention): MoE layers span all of them, so the replicas step together")
+      ->capture_default_str();
   c.add_option("--routing-imbalance", a.routing_imbalance,
                "Expert parallel: the busiest GPU's token load over the mean (1 = uniform routing)")
       ->capture_default_str();
@@ -173,6 +179,7 @@ Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
     GOODPUT_ASSIGN_OR_RETURN(h.plan, ToPlanOptions(a.d, h.hw));
   }
   h.plan.expert_parallel = a.expert_parallel;
+  h.plan.data_parallel = a.data_parallel;
   if (!(a.routing_imbalance >= 1)) return Status::InvalidArgument("--routing-imbalance must be at least 1");
   h.plan.routing_imbalance = a.routing_imbalance;
   return h;

@@ -112,7 +112,6 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
   // A DeltaNet layer also updates its (heads x dk x dv) state for every token.
   const double delta = 4.0 * s.linear.num_value_heads * s.linear.key_head_dim * s.linear.value_head_dim;
   per_token += delta * static_cast<double>(s.CountLayers(LayerKind::kLinearAttention));
-  linear_flops_per_token_ = per_token / tp;
   lm_head_flops_ = 2.0 * static_cast<double>(s.vocab_size * s.hidden_size) / tp;
   const double heads = static_cast<double>(s.attn.num_heads) / tp;
   const double full_layers = static_cast<double>(s.CountLayers(LayerKind::kFullAttention));
@@ -130,7 +129,11 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
       2.0 * heads * static_cast<double>(s.mla.kv_lora_rank * (s.mla.qk_nope_head_dim + s.mla.v_head_dim)) * mla_layers;
   attn_flops_per_pair_sliding_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kSlidingAttention));
   moe_touch_ = s.IsMoe() ? static_cast<double>(s.moe.experts_per_token) / static_cast<double>(s.moe.num_experts) : 0;
-  expert_flops_per_token_ = 2.0 * static_cast<double>(p.routed_experts) * moe_touch_ / tp;
+  const double expert_flops = 2.0 * static_cast<double>(p.routed_experts) * moe_touch_;
+  dense_flops_per_token_ = (per_token - expert_flops) / tp;
+  expert_flops_per_token_ = expert_flops / (tp * std::max(1, m_.data_parallel));
+  moe_layers_ = static_cast<int>(
+      std::count_if(s.layers.begin(), s.layers.end(), [](const LayerSpec& l) { return l.mlp == MlpKind::kMoe; }));
   activation_bytes_per_token_ = 2.0 * static_cast<double>(s.hidden_size);  // bf16 activations
   layers_ = static_cast<int>(s.layers.size());
   kernels_per_forward_ = KernelsPerForward(s, m_.weight_precision);
@@ -172,16 +175,20 @@ void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t draf
 }
 
 double CostModel::MatmulSeconds(const Step& s) const {
-  // Under expert parallelism the busiest GPU computes its share of the
-  // routed tokens times the imbalance; tensor-sliced experts split evenly.
-  const double expert_scale = m_.expert_parallel > 1
-                                  ? m_.routing_imbalance * m_.tensor_parallel / static_cast<double>(m_.expert_parallel)
-                                  : 1.0;
-  const double linear = linear_flops_per_token_ - expert_flops_per_token_ + expert_flops_per_token_ * expert_scale;
-  return (linear * s.tokens + lm_head_flops_ * s.samples) / (f_.peak_flops * f_.EfficiencyAt(s.tokens));
+  // A GPU computes its replica's share of the dense layers and the LM head,
+  // and its share of every replica's routed tokens: under expert parallelism
+  // the busiest GPU's, the imbalance times the mean; tensor-sliced experts
+  // split evenly.
+  const double dp = m_.data_parallel;
+  const double expert_scale = m_.expert_parallel > 1 ? m_.routing_imbalance : 1.0;
+  const double flops = (dense_flops_per_token_ * s.tokens + lm_head_flops_ * s.samples) / dp +
+                       expert_flops_per_token_ * expert_scale * s.tokens;
+  return flops / (f_.peak_flops * f_.EfficiencyAt(s.tokens / dp));
 }
 
-double CostModel::AttentionSeconds(const Step& s) const { return s.attn_flops_scaled / f_.peak_flops; }
+double CostModel::AttentionSeconds(const Step& s) const {
+  return s.attn_flops_scaled / (f_.peak_flops * m_.data_parallel);
+}
 
 double CostModel::WeightSeconds(const Step& s) const {
   double weights = static_cast<double>(m_.weight_bytes - m_.unread_weight_bytes);
@@ -196,29 +203,41 @@ double CostModel::WeightSeconds(const Step& s) const {
   return weights / (f_.bandwidth * f_.bandwidth_efficiency);
 }
 
-double CostModel::KvSeconds(const Step& s) const { return s.kv_bytes / (f_.bandwidth * f_.bandwidth_efficiency); }
+double CostModel::KvSeconds(const Step& s) const {
+  return s.kv_bytes / (f_.bandwidth * f_.bandwidth_efficiency * m_.data_parallel);
+}
 
 double CostModel::ComputeSeconds(const Step& s) const { return MatmulSeconds(s) + AttentionSeconds(s); }
 
 double CostModel::MemorySeconds(const Step& s) const { return WeightSeconds(s) + KvSeconds(s); }
 
 double CostModel::CommunicationSeconds(const Step& s) const {
-  const int tp = m_.tensor_parallel;
-  if (tp <= 1 || s.tokens <= 0) return 0;
-  // Two all-reduces of the step's activations per layer (after attention and
-  // after the MLP); a ring all-reduce moves 2 (n - 1) / n of the payload.
-  const double payload = s.tokens * activation_bytes_per_token_;
+  const int tp = m_.tensor_parallel, dp = m_.data_parallel;
+  if ((tp <= 1 && dp <= 1) || s.tokens <= 0) return 0;
+  // A replica's activations: two all-reduces per layer among its tp GPUs
+  // (after attention and after the MLP); a ring all-reduce moves
+  // 2 (n - 1) / n of the payload.
+  const double payload = s.tokens / dp * activation_bytes_per_token_;
   const double link = f_.link_bandwidth > 0 ? f_.link_bandwidth : 32e9;  // unknown link: PCIe 4.0 x16
-  const double per_reduce = f_.link_latency_s + 2.0 * (tp - 1) / tp * payload / link;
-  return 2.0 * layers_ * per_reduce;
+  const double per_reduce = tp > 1 ? f_.link_latency_s + 2.0 * (tp - 1) / tp * payload / link : 0;
+  if (dp <= 1) return 2.0 * layers_ * per_reduce;
+  // Across replicas an MoE layer gathers every replica's tokens to every GPU
+  // of the group and reduce-scatters the experts' outputs back (vLLM's
+  // default all-to-all, allgather_reducescatter): two ring collectives over
+  // the tp x dp GPUs, each moving (n - 1) / n of all the step's activations.
+  // The attention and dense layers still all-reduce within the replica.
+  const double n = static_cast<double>(tp) * dp;
+  const double per_collective = f_.link_latency_s + (n - 1) / n * s.tokens * activation_bytes_per_token_ / link;
+  return layers_ * per_reduce + (layers_ - moe_layers_) * per_reduce + 2.0 * moe_layers_ * per_collective;
 }
 
 double CostModel::DraftSeconds(const Step& s) const {
   if (s.draft_passes <= 0 || m_.draft_params <= 0) return 0;
   // The drafter runs once per draft token over the drafting requests, each
   // pass reading its weights and computing one token per request.
-  const double compute = 2.0 * static_cast<double>(m_.draft_params) * s.drafting /
-                         (f_.peak_flops * f_.EfficiencyAt(s.drafting));
+  const double drafting = s.drafting / m_.data_parallel;  // each replica drafts for its own
+  const double compute =
+      2.0 * static_cast<double>(m_.draft_params) * drafting / (f_.peak_flops * f_.EfficiencyAt(drafting));
   const double memory = static_cast<double>(m_.draft_weight_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
   return s.draft_passes * (std::max(compute, memory) + kernels_per_draft_pass_ * f_.kernel_latency_s);
 }
@@ -230,8 +249,10 @@ double CostModel::KernelSeconds(const Step& s) const {
 double CostModel::Seconds(const Step& s) const {
   if (s.tokens <= 0) return 0;
   const auto roof = [&](double c, double m) { return std::max(c, m) + (1 - f_.overlap) * std::min(c, m); };
-  return f_.step_overhead_s + f_.per_sequence_s * s.requests + roof(MatmulSeconds(s), WeightSeconds(s)) +
-         roof(AttentionSeconds(s), KvSeconds(s)) + CommunicationSeconds(s) + DraftSeconds(s) + KernelSeconds(s);
+  // Each replica's host prepares its own requests, alongside the others.
+  return f_.step_overhead_s + f_.per_sequence_s * s.requests / m_.data_parallel +
+         roof(MatmulSeconds(s), WeightSeconds(s)) + roof(AttentionSeconds(s), KvSeconds(s)) + CommunicationSeconds(s) +
+         DraftSeconds(s) + KernelSeconds(s);
 }
 
 }  // namespace goodput

@@ -15,7 +15,8 @@
 // (small matmuls run far below peak). Per GPU under tensor parallelism, with
 // two all-reduces of the step's activations per layer over the GPUs' link;
 // under expert parallelism each GPU computes its experts' tokens, the busiest
-// `routing_imbalance` times the mean. Speculative decoding adds the
+// `routing_imbalance` times the mean; data-parallel replicas share the step
+// evenly and gather their tokens for every MoE layer (DeployedModel). Speculative decoding adds the
 // drafter's passes. Every kernel of the forward pass (hw/kernel_count.h)
 // adds a fixed latency beyond its work. MLA attends in vLLM's two forms: a
 // decode in the absorbed form (an MQA over the latent: 2 x heads x (2 x rank
@@ -46,6 +47,14 @@ struct DeployedModel {
   int64_t expert_weight_bytes = 0;    // per GPU, routed experts only
   std::string weight_precision = "bf16";
   int tensor_parallel = 1;
+  // Data-parallel replicas (vLLM's --data-parallel-size), each of
+  // tensor_parallel GPUs with its own requests and KV cache, stepping
+  // together because their MoE layers span all data_parallel x
+  // tensor_parallel GPUs. A step's requests are all replicas' and are taken
+  // as spread evenly: each GPU computes and reads 1/data_parallel of their
+  // attention and dense layers and its share of every replica's expert
+  // tokens, which every MoE layer gathers to all GPUs and scatters back.
+  int data_parallel = 1;
   // Cache bytes per GPU (from the KV layout): per token of context summed
   // over full-attention/MLA layers, the same for sliding layers, and per
   // sequence for state layers.
@@ -53,9 +62,9 @@ struct DeployedModel {
   int64_t sliding_bytes_per_token = 0;
   int64_t sliding_window = 0;
   int64_t state_bytes = 0;
-  // Expert parallelism: each of `expert_parallel` GPUs holds E / ep whole
-  // experts (instead of a 1/tp slice of each); the busiest GPU gets
-  // `routing_imbalance` times the mean token load.
+  // Expert parallelism: each of `expert_parallel` GPUs (tp x dp) holds E / ep
+  // whole experts (instead of a 1/(tp x dp) slice of each); the busiest GPU
+  // gets `routing_imbalance` times the mean token load.
   int expert_parallel = 1;
   double routing_imbalance = 1.0;
   // A drafter (EAGLE-style layers) run once per draft token of a step.
@@ -144,7 +153,7 @@ class CostModel {
   double AttentionSeconds(const Step& step) const;
   double WeightSeconds(const Step& step) const;
   double KvSeconds(const Step& step) const;
-  double CommunicationSeconds(const Step& step) const;  // tensor-parallel all-reduces
+  double CommunicationSeconds(const Step& step) const;  // tensor-parallel all-reduces, expert all-to-alls
   double DraftSeconds(const Step& step) const;
   double KernelSeconds(const Step& step) const;  // the forward pass's kernels, each its fixed latency
 
@@ -154,14 +163,15 @@ class CostModel {
  private:
   DeployedModel m_;
   CostFactors f_;
-  double linear_flops_per_token_ = 0;
+  double dense_flops_per_token_ = 0;  // per GPU: the linear layers but the routed experts
   double lm_head_flops_ = 0;
   double attn_flops_per_pair_full_ = 0;
   double attn_flops_per_pair_absorbed_ = 0;  // full/MLA layers, a decode in MLA's absorbed form
   double mla_decompress_flops_per_token_ = 0;  // a prefill expanding one cached latent token to K and V
   double attn_flops_per_pair_sliding_ = 0;
   double moe_touch_ = 0;  // k / E
-  double expert_flops_per_token_ = 0;  // routed-expert share of linear_flops_per_token_
+  double expert_flops_per_token_ = 0;  // per GPU of the MoE group: the routed experts
+  int moe_layers_ = 0;
   double activation_bytes_per_token_ = 0;  // one all-reduce's payload per token
   int layers_ = 0;
   int kernels_per_forward_ = 0;

@@ -211,6 +211,40 @@ TEST(CostModel, ExpertParallelImbalanceSlowsTheBusiestGpu) {
   EXPECT_NEAR(skewed.MatmulSeconds(s) - dense, 1.5 * (sliced.MatmulSeconds(s) - dense), 1e-9);
 }
 
+// Data parallelism: Qwen3-30B-A3B (48 layers, all MoE: 128 experts, 8 per
+// token; hidden 2048) as four one-GPU replicas with whole experts per GPU,
+// 256 decodes of 1,000 tokens of context over all four. Each GPU attends and
+// reads the KV of its 64 requests (a quarter), computes the dense layers and
+// LM head for its 64 tokens and its quarter of all 256 tokens' expert work;
+// by hand, against one GPU holding everything. The tokens travel to their
+// experts and back as vLLM's default all-to-all moves them: per MoE layer an
+// all-gather and a reduce-scatter of all 256 tokens' 4 KB activations, a
+// ring moving three quarters of it, at 450 GB/s plus 15 us each.
+TEST(CostModel, DataParallelReplicasShareTheStepByHand) {
+  DeployedModel one;
+  one.model = *LoadModel("qwen3-30b-a3b");
+  one.params = CountParams(one.model);
+  one.weight_bytes = one.params.total() * 2;
+  one.full_bytes_per_token = 48 * 2 * 4 * 128 * 2;
+  DeployedModel dp = one;
+  dp.data_parallel = 4;
+  dp.expert_parallel = 4;
+  auto f = *FactorsFor(*FindGpu("h100-sxm"), "bf16");
+  f.efficiency_curve.clear();
+  CostModel a(one, f), b(dp, f);
+  CostModel::Step s;
+  for (int i = 0; i < 256; ++i) a.Add(s, 1000, 1, true);
+  EXPECT_NEAR(b.KvSeconds(s), a.KvSeconds(s) / 4, 1e-12);
+  EXPECT_NEAR(b.AttentionSeconds(s), a.AttentionSeconds(s) / 4, 1e-12);
+  const double experts = 2.0 * static_cast<double>(one.params.routed_experts) * 8 / 128 * 256;
+  const double rate = f.peak_flops * f.compute_efficiency;
+  const double dense = a.MatmulSeconds(s) - experts / rate;
+  EXPECT_NEAR(b.MatmulSeconds(s), dense / 4 + experts / 4 / rate, 1e-12);
+  const double all_to_all = 15e-6 + 3.0 / 4 * 256 * 2048 * 2 / 450e9;
+  EXPECT_NEAR(b.CommunicationSeconds(s), 2 * 48 * all_to_all, 1e-12);
+  EXPECT_EQ(a.CommunicationSeconds(s), 0);
+}
+
 // Llama-3.1-8B in bf16 with a drafter of 0.8B parameters (1.6 GB).
 DeployedModel LlamaWithDrafter(int draft_layers) {
   DeployedModel d;

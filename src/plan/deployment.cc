@@ -12,12 +12,13 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
   d.unread_weight_bytes = UnreadWeightBytes(p.params, p.model, p.options.tensor_parallel);
   d.weight_precision = p.precision.name;
   d.tensor_parallel = p.options.tensor_parallel;
-  const double padding =
-      ExpertPaddingFactor(p.precision, p.model, p.options.tensor_parallel, p.options.expert_parallel);
-  d.expert_weight_bytes = static_cast<int64_t>(std::llround(static_cast<double>(p.params.routed_experts) * padding *
-                                                            p.precision.linear_bytes / p.options.tensor_parallel));
+  const int group = MoeGroupSize(p.options);
+  d.data_parallel = p.options.data_parallel;
+  const double padding = ExpertPaddingFactor(p.precision, p.model, group, p.options.expert_parallel);
+  d.expert_weight_bytes = static_cast<int64_t>(
+      std::llround(static_cast<double>(p.params.routed_experts) * padding * p.precision.linear_bytes / group));
   if (p.options.expert_parallel && p.model.IsMoe()) {
-    d.expert_parallel = p.options.tensor_parallel;
+    d.expert_parallel = group;
     d.routing_imbalance = p.options.routing_imbalance;
   }
   if (p.options.num_draft_layers > 0 && !p.model.layers.empty()) {

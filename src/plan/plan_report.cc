@@ -33,7 +33,7 @@ std::string MemorySection(const Plan& p) {
   row(o.total_is_nominal ? "total (nominal)" : "total", p.total, "");
   if (!o.engine.cache.kv_cache_memory)
     row(fmt::format("requested (x {:.2f})", o.gpu_memory_utilization), p.requested, "");
-  const double padding = ExpertPaddingFactor(p.precision, p.model, o.tensor_parallel, o.expert_parallel);
+  const double padding = ExpertPaddingFactor(p.precision, p.model, MoeGroupSize(o), o.expert_parallel);
   const std::string padded = padding > 1 && !p.weights.measured
                                  ? fmt::format(", experts padded +{:.1f}% for vLLM's {} MoE kernel",
                                                (padding - 1) * 100, p.precision.expert_padding.backend)

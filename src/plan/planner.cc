@@ -20,6 +20,7 @@ Status Validate(const ModelSpec& m, const PlanOptions& o) {
         fmt::format("--gpu-memory-utilization {} must be in (0, 1]", o.gpu_memory_utilization));
   }
   if (o.tensor_parallel < 1) return Status::InvalidArgument("--tensor-parallel-size must be at least 1");
+  if (o.data_parallel < 1) return Status::InvalidArgument("--data-parallel-size must be at least 1");
   if (m.attn.num_heads > 0 && m.attn.num_heads % o.tensor_parallel != 0) {
     return Status::InvalidArgument(fmt::format("{} attention heads are not divisible by --tensor-parallel-size {}",
                                                m.attn.num_heads, o.tensor_parallel));
@@ -272,7 +273,8 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   auto item = [](const std::optional<int64_t>& measured, int64_t estimate) {
     return measured ? MemoryItem{*measured, true} : MemoryItem{estimate, false};
   };
-  p.weights = item(o.weights_memory, WeightBytes(p.params, p.precision, model, o.tensor_parallel, o.expert_parallel));
+  p.weights = item(o.weights_memory,
+                   WeightBytes(p.params, p.precision, model, o.tensor_parallel, o.expert_parallel, MoeGroupSize(o)));
   p.activation = item(o.activation_memory,
                       EstimateActivationPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens,
                                              o.engine.scheduler.max_num_seqs));

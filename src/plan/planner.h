@@ -41,6 +41,11 @@ struct PlanOptions {
   int64_t kernel_block_alignment = 16;
   int num_draft_layers = 0;                  // EAGLE-style draft layers sharing the KV pool
   bool expert_parallel = false;              // vLLM's --enable-expert-parallel: whole experts per GPU
+  // vLLM's --data-parallel-size: engine replicas of tensor_parallel GPUs
+  // each, with their own requests and KV pools (this plan is one replica's,
+  // per GPU), whose MoE layers form one group of data_parallel x
+  // tensor_parallel GPUs (whole experts with expert_parallel, else slices).
+  int data_parallel = 1;
   double routing_imbalance = 1.0;            // expert parallel: the busiest GPU's load / the mean
   bool disable_hybrid_kv_cache_manager = false;
   std::optional<int64_t> weights_memory;     // measured values (vLLM's profiling log) replace estimates
@@ -51,6 +56,9 @@ struct PlanOptions {
   std::optional<LengthDistribution> lengths;
   double confidence = 0.99;                  // for the conservative concurrency
 };
+
+// GPUs an MoE layer's routed experts are spread over: every replica's.
+inline int MoeGroupSize(const PlanOptions& o) { return o.tensor_parallel * o.data_parallel; }
 
 struct MemoryItem {
   int64_t bytes = 0;

@@ -197,6 +197,38 @@ TEST(Weights, PrecisionFamiliesByHand) {
   EXPECT_EQ(ResolveWeightPrecision("auto", Model("deepseek-v3"))->name, "fp8-block");
 }
 
+// Data-parallel replicas with expert parallelism: DeepSeek-V3 as eight
+// one-GPU replicas keeps all its attention, dense layers and embeddings on
+// every GPU and an eighth of the routed experts; under TP 8 each GPU holds an
+// eighth of everything. By hand, the difference is 7/8 of the rest. The MLA
+// cache is one latent head whatever the split, so a replica's GPU holds the
+// latents of its own requests only: the eight replicas hold more tokens in
+// all than TP 8, whose GPUs each hold every request's.
+TEST(Planner, DataParallelReplicasHoldTheirAttentionWhole) {
+  const ModelSpec m = Model("deepseek-v3");
+  const ParamCounts c = CountParams(m);
+  auto fp8 = ResolveWeightPrecision("auto", m);
+  ASSERT_TRUE(fp8.ok());
+  const int64_t tp8 = WeightBytes(c, *fp8, m, 8, true);
+  const int64_t dp8 = WeightBytes(c, *fp8, m, 1, true, 8);
+  const double rest = static_cast<double>(tp8) * 8 - static_cast<double>(c.routed_experts) * fp8->linear_bytes;
+  EXPECT_NEAR(static_cast<double>(dp8 - tp8), rest * 7 / 8, 8.0);
+  PlanOptions o = OnGpu("h200");
+  o.expert_parallel = true;
+  o.tensor_parallel = 8;
+  o.engine.scheduler.max_model_len = 16384;
+  auto tp = MakePlan(m, o);
+  o.tensor_parallel = 1;
+  o.data_parallel = 8;
+  auto dp = MakePlan(m, o);
+  ASSERT_TRUE(tp.ok() && dp.ok());
+  ASSERT_TRUE(tp->startup_error.empty() && dp->startup_error.empty()) << dp->startup_error;
+  EXPECT_EQ(dp->weights.bytes, dp8);
+  EXPECT_GT(8 * dp->capacity.num_blocks, 3 * tp->capacity.num_blocks);
+  o.data_parallel = 0;
+  EXPECT_FALSE(MakePlan(m, o).ok());
+}
+
 // A step streams every weight but an untied input embedding, of which it
 // gathers its tokens' rows, and a vision tower, which text never runs.
 TEST(Weights, AStepReadsNeitherTheInputTableNorTheVisionTower) {

@@ -43,11 +43,10 @@ Result<ExpertPadding> ResolveMxfp4MoeBackend(const std::string& name, const std:
       "unknown MXFP4 MoE backend '{}' (use auto, marlin, triton, flashinfer-sm90, flashinfer-sm100, rocm)", name));
 }
 
-double ExpertPaddingFactor(const WeightPrecision& w, const ModelSpec& model, int tensor_parallel,
-                           bool expert_parallel) {
+double ExpertPaddingFactor(const WeightPrecision& w, const ModelSpec& model, int moe_group, bool expert_parallel) {
   const ExpertPadding& p = w.expert_padding;
   const int64_t h = model.hidden_size;
-  const int64_t i = model.moe.expert_intermediate / (expert_parallel ? 1 : std::max(1, tensor_parallel));
+  const int64_t i = model.moe.expert_intermediate / (expert_parallel ? 1 : std::max(1, moe_group));
   if (p.backend.empty() || h <= 0 || i <= 0) return 1.0;
   return static_cast<double>(RoundUp(h, p.hidden_alignment)) *
          static_cast<double>(RoundUp(i, p.intermediate_alignment)) / (static_cast<double>(h) * static_cast<double>(i));
@@ -107,16 +106,17 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
 }
 
 int64_t WeightBytes(const ParamCounts& p, const WeightPrecision& w, const ModelSpec& model, int tensor_parallel,
-                    bool expert_parallel) {
+                    bool expert_parallel, int moe_group) {
+  if (moe_group <= 0) moe_group = tensor_parallel;
   const double dense = DTypeBytes(model.dtype);
   const double mixer = w.experts_only ? dense : w.linear_bytes;
   const double mlp = w.experts_only ? dense : w.linear_bytes;
-  const double padding = ExpertPaddingFactor(w, model, tensor_parallel, expert_parallel);
-  const double bytes = static_cast<double>(p.mixer_linear) * mixer + static_cast<double>(p.dense_mlp) * mlp +
-                       static_cast<double>(p.routed_experts) * padding * w.linear_bytes +
-                       static_cast<double>(p.shared_experts) * w.linear_bytes +
-                       static_cast<double>(p.embedding + p.lm_head + p.router + p.small + p.vision) * dense;
-  return static_cast<int64_t>(std::llround(bytes / tensor_parallel));
+  const double padding = ExpertPaddingFactor(w, model, moe_group, expert_parallel);
+  const double replicated = static_cast<double>(p.mixer_linear) * mixer + static_cast<double>(p.dense_mlp) * mlp +
+                            static_cast<double>(p.shared_experts) * w.linear_bytes +
+                            static_cast<double>(p.embedding + p.lm_head + p.router + p.small + p.vision) * dense;
+  const double experts = static_cast<double>(p.routed_experts) * padding * w.linear_bytes;
+  return static_cast<int64_t>(std::llround(replicated / tensor_parallel + experts / moe_group));
 }
 
 int64_t UnreadWeightBytes(const ParamCounts& p, const ModelSpec& model, int tensor_parallel) {

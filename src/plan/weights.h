@@ -48,18 +48,20 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
                                                const ExpertPadding& mxfp4_backend = {});
 
 // Routed experts' bytes as allocated / as the checkpoint counts them: 1 without
-// padding. Each GPU holds 1/`tensor_parallel` of every expert's intermediate
-// size, or whole experts when `expert_parallel`.
-double ExpertPaddingFactor(const WeightPrecision& precision, const ModelSpec& model, int tensor_parallel,
+// padding. Each GPU holds 1/`moe_group` of every expert's intermediate size
+// (the MoE layer's GPUs: the tensor-parallel size, times the data-parallel
+// size), or whole experts when `expert_parallel`.
+double ExpertPaddingFactor(const WeightPrecision& precision, const ModelSpec& model, int moe_group,
                            bool expert_parallel);
 
 // Bytes of all weights on one GPU: quantized linear layers at the precision
 // (routed experts padded as the precision's kernel pads them), everything else
 // (embeddings, LM head, norms, routers, vision tower) in the model dtype,
-// divided across `tensor_parallel` GPUs (whole experts per GPU when
+// divided across `tensor_parallel` GPUs, the routed experts across
+// `moe_group` GPUs (0: tensor_parallel; whole experts per GPU when
 // `expert_parallel`).
 int64_t WeightBytes(const ParamCounts& params, const WeightPrecision& precision, const ModelSpec& model,
-                    int tensor_parallel, bool expert_parallel = false);
+                    int tensor_parallel, bool expert_parallel = false, int moe_group = 0);
 
 // Bytes of those weights on one GPU that an engine step over text does not
 // stream: the vision tower, and an untied input embedding table, of which a

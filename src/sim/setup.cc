@@ -1,5 +1,7 @@
 #include "sim/setup.h"
 
+#include <fmt/format.h>
+
 #include "hw/engine_host.h"
 #include "model/catalog.h"
 #include "plan/deployment.h"
@@ -25,6 +27,19 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   s.options.kv_groups = s.plan.layout.EngineGroups();
   s.options.prefix_caching = s.plan.options.engine.cache.enable_prefix_caching;
   s.options.num_blocks = s.plan.capacity.num_blocks;
+  if (const int dp = s.plan.options.data_parallel; dp > 1) {
+    // Data-parallel replicas, scheduled as one engine with every replica's
+    // pool and limits (requests taken as spread evenly over them).
+    s.options.num_blocks *= dp;
+    s.options.scheduler.max_num_seqs *= dp;
+    s.options.scheduler.max_num_batched_tokens *= dp;
+    s.warnings.push_back(fmt::format(
+        "data parallel: {} replicas of {} GPU{} ({} GPUs), each with the KV cache above and max_num_seqs {}; "
+        "MoE layers over all {} GPUs{}",
+        dp, s.plan.options.tensor_parallel, s.plan.options.tensor_parallel == 1 ? "" : "s",
+        dp * s.plan.options.tensor_parallel, s.plan.options.engine.scheduler.max_num_seqs,
+        dp * s.plan.options.tensor_parallel, s.plan.options.expert_parallel ? " (whole experts per GPU)" : ""));
+  }
   return s;
 }
 

@@ -89,6 +89,38 @@ TEST(Simulator, MooncakeTraceReplaysItsPrefixReuse) {
   EXPECT_EQ(run->prefix_hit_tokens, 1536);
 }
 
+// Four data-parallel replicas of one GPU are scheduled as one engine with
+// four times each replica's KV pool and limits, and say so; with whole
+// experts per GPU they serve a load that fits one GPU's KV pool faster than
+// one GPU, and at most four times as fast.
+TEST(Simulator, DataParallelReplicasServeTogether) {
+  PlanOptions po;
+  po.expert_parallel = true;
+  po.engine.scheduler.max_model_len = 8192;
+  auto one = SetupCatalogSimulation("qwen3-30b-a3b", "h100-sxm", po, "none");
+  po.data_parallel = 4;
+  auto four = SetupCatalogSimulation("qwen3-30b-a3b", "h100-sxm", po, "none");
+  ASSERT_TRUE(one.ok() && four.ok()) << four.status().message();
+  EXPECT_EQ(four->options.num_blocks, 4 * four->plan.capacity.num_blocks);
+  EXPECT_EQ(four->options.scheduler.max_num_seqs, 4 * four->plan.options.engine.scheduler.max_num_seqs);
+  EXPECT_EQ(four->options.scheduler.max_num_batched_tokens,
+            4 * four->plan.options.engine.scheduler.max_num_batched_tokens);
+  ASSERT_EQ(four->warnings.size(), 1u);
+  EXPECT_NE(four->warnings[0].find("data parallel: 4 replicas of 1 GPU (4 GPUs)"), std::string::npos);
+  EXPECT_LT(four->plan.weights.bytes, one->plan.weights.bytes);  // a quarter of the experts
+  auto w = ParseWorkload("requests: 512\nclasses:\n  - name: c\n    prompt: fixed:512\n    output: fixed:256\n",
+                         "w.yaml", ".");
+  ASSERT_TRUE(w.ok());
+  const ArrivalSpec load{ArrivalKind::kClosedLoop, 64, 1, 1};
+  auto a = Simulate(*w, load, one->options, *one->cost);
+  auto b = Simulate(*w, load, four->options, *four->cost);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->preemptions, 0);
+  const double speedup = a->simulated_seconds / b->simulated_seconds;
+  EXPECT_GT(speedup, 1.5);
+  EXPECT_LE(speedup, 4.0);
+}
+
 // A closed-loop client's next request that does not join the next step
 // reaches the engine the loop's late follow-up time after that step's start
 // (after the answer, when the engine is idle): by then the engine is in its
