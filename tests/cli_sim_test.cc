@@ -101,7 +101,8 @@ TEST(CliSim, ReproducesPublishedVllmSweeps) {
   EXPECT_NEAR(decode / 75, 1, 0.03);  // about 75 tok/s
   const double batching =
       a100[2].at("throughput_tokens_per_s").as_double() / a100[0].at("throughput_tokens_per_s").as_double();
-  EXPECT_NEAR(batching / 6.6, 1, 0.12);  // 6.6x from C=1 to C=8
+  // 6.6x from C=1 to C=8: -12% with full overlap, -14% with the catalog's 0.5.
+  EXPECT_NEAR(batching / 6.6, 1, 0.15);
   const auto h100 = points("h100");
   // Held out since the H100's bandwidth is Azure's measurement of the card
   // rather than a fit to the C=1 figure: +2% and +7% with kernels counted.
@@ -184,22 +185,25 @@ TEST(CliSim, ReproducesPublishedGptOssRunsOnA100) {
 // engine run states): nothing is fitted to them, so they test the A100
 // entry's defaults for a dense 16-bit model. Bounds: as far as they were off
 // when added (TTFT +9..+11%, TPOT -5%, -0%; +8..+11%, -6%, -1% since a step
-// no longer reads the untied input embedding) plus a margin.
+// no longer reads the untied input embedding; +14..+18%, +1%, +7% with the
+// catalog's overlap of 0.5, half the weights' read time showing beside a
+// prefill's compute) plus a margin.
 TEST(CliSim, PredictsPublishedQwen3DenseRunsOnA100WithTheCardsDefaults) {
   ExpectNearPublished("--model qwen3-32b --gpu a100-80gb --max-model-len 32768",
-                      {{"32000-77", 892.71, 0.15}, {"4000-200", 564.71, 0.15, 0.09640, 0.10},
-                       {"2000-100", 209.11, 0.15, 0.14396, 0.10}});
+                      {{"32000-77", 892.71, 0.20},
+                       {"4000-200", 564.71, 0.20, 0.09640, 0.10},
+                       {"2000-100", 209.11, 0.22, 0.14396, 0.10}});
 }
 
 // gpustack's vLLM 0.11.0 runs of DeepSeek-R1-0528 on eight H200 at TP=8
 // (docs/performance-lab/deepseek-r1/h200.md), with the two flags docs/calibration.md
 // fits to the 4K TTFT and to decoding four at a time (--compute-efficiency
-// 0.105 --step-overhead 0.0143); the bursts' other figures held out. Bounds:
+// 0.105 --step-overhead 0.0143, with full overlap as then); the bursts' other figures held out. Bounds:
 // as far as they were off when fitted (32K +14% / -11%, 2K -2% / +5%, 4K TPOT
 // -3%) plus a margin.
 TEST(CliSim, PredictsPublishedDeepSeekR1RunsOnEightH200FromTwoFittedFactors) {
   ExpectNearPublished(
-      "--model deepseek-v3 --gpu h200 --tp 8 --engine none --kernel-latency 0 --compute-efficiency 0.105 "
+      "--model deepseek-v3 --gpu h200 --tp 8 --engine none --kernel-latency 0 --overlap 1 --compute-efficiency 0.105 "
       "--step-overhead 0.0143",
       {{"4000-200", 61.95, 0.05, 0.17737, 0.10},
        {"32000", 101.16, 0.25, 0.40072, 0.20},
@@ -249,16 +253,17 @@ TEST(CliSim, PredictsPublishedQwen3_8BDecodesOnH100WithTheCatalogEntry) {
 // runs; its factors fitted to its own TTFT of a 4K burst and its TPOT):
 // -2% when added, 48% fast without it.
 TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
-  // The factors as fitted before kernels were counted, so without them.
-  const auto points = Qwen3_8BPoints("--engine none --kernel-latency 0 --bandwidth-efficiency 0.679 "
-                                     "--per-request-cost 38e-6 --frontend-latency 0.0532");
+  // The factors as fitted before kernels were counted and with full overlap, so without them.
+  const auto points = Qwen3_8BPoints(
+      "--engine none --kernel-latency 0 --overlap 1 --bandwidth-efficiency 0.679 "
+      "--per-request-cost 38e-6 --frontend-latency 0.0532");
   for (size_t i = 0; i < points.size(); ++i) {
     EXPECT_NEAR(Tpot(points[i].as_object()) / kQwen3_8BOnH100[i].tpot_s, 1, 0.03) << i;
     EXPECT_NEAR(Ttft(points[i].as_object()) / kQwen3_8BOnH100[i].ttft_s, 1, 0.15) << i;
   }
   const std::string r1 =
-      "sim --model deepseek-v3 --gpu h200 --tp 8 --engine none --kernel-latency 0 --compute-efficiency 0.105 "
-      "--step-overhead 0.0143 "
+      "sim --model deepseek-v3 --gpu h200 --tp 8 --engine none --kernel-latency 0 --overlap 1 --compute-efficiency "
+      "0.105 --step-overhead 0.0143 "
       "--workload " +
       kData + "/workloads/sharegpt-means.yaml --concurrency 4 --repeat 1 --json";
   auto without = RunGoodput(r1), with = RunGoodput(r1 + " --frontend-latency 0.0532");
@@ -290,8 +295,11 @@ TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
 // --rate keeps the file's even gaps. At 16, 42% fast and not explained. With
 // vLLM's host costs (data/hardware/engines.json, fitted to the validation set,
 // which does not hold these rows) and the H100 entry refitted beside them:
-// -4%, +3% and +6%. Each is held where it is, so that a change that moves it
-// is seen.
+// -4%, +3% and +6%; with the catalog's overlap of 0.5 (half of a phase's
+// shorter time showing beside the longer, from DeepGEMM's GEMM timings),
+// +3%, +14% and +35%: the mixed prefill-and-decode steps of a hybrid at
+// rising rates are where the full overlap had fit. Each is held where it is,
+// so that a change that moves it is seen.
 TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   auto r = RunGoodput("sim --model qwen3.5-9b --gpu h100 --max-model-len 32768 --workload " + kData +
                       "/workloads/sharegpt-qwen3.5-constant.yaml --rate 4,8,16 --repeat 1 --json");
@@ -301,11 +309,12 @@ TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   const auto mean_latency = [&](size_t i) {
     return points[i].at("latency").at("e2e").at("mean_s").to_number<double>();
   };
-  EXPECT_NEAR(mean_latency(0) / 2.33, 0.96, 0.06);
-  EXPECT_NEAR(mean_latency(1) / 2.62, 1.03, 0.06);
-  EXPECT_NEAR(mean_latency(2) / 4.37, 1.06, 0.08);
+  EXPECT_NEAR(mean_latency(0) / 2.33, 1.03, 0.06);
+  EXPECT_NEAR(mean_latency(1) / 2.62, 1.14, 0.06);
+  EXPECT_NEAR(mean_latency(2) / 4.37, 1.35, 0.08);
   // The throughput page's 32K prompts at a constant 1/s (qwen3.5-9b/h100.md,
-  // Long Context): mean latency -26%, first token p50 -15% when added. At
+  // Long Context): mean latency -26%, first token p50 -15% when added; -8%
+  // and -8% with the catalog's overlap of 0.5. At
   // even gaps no request waits for another's prefill (p99 within 1% of p50,
   // as published); with Poisson gaps (what --rate gave before it kept the
   // file's shape) the first token p50 was +135%.
@@ -313,8 +322,8 @@ TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
                                  "/workloads/random-32000-constant.yaml --rate 1 --repeat 1 --json");
   ASSERT_EQ(long_context.exit_code, 0) << long_context.err;
   const auto p = Points(long_context.out).at(0).as_object();
-  EXPECT_NEAR(p.at("latency").at("e2e").at("mean_s").to_number<double>() / 7.88, 0.74, 0.08);
-  EXPECT_NEAR(Ttft(p) / 1.020, 0.85, 0.08);
+  EXPECT_NEAR(p.at("latency").at("e2e").at("mean_s").to_number<double>() / 7.88, 0.92, 0.08);
+  EXPECT_NEAR(Ttft(p) / 1.020, 0.92, 0.08);
   EXPECT_LT(p.at("ttft_p99_s").to_number<double>() / Ttft(p), 1.05);
 }
 

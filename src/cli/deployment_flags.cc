@@ -66,7 +66,9 @@ Result<HardwareSpec> ResolveHardware(const DeploymentArgs& a) {
   auto mem = ParseBytes(a.gpu_memory);
   if (!mem.ok()) return mem.status().WithContext("--gpu-memory");
   HardwareSpec h;
-  GOODPUT_ASSIGN_OR_RETURN(h.kernel_latency_s, CatalogKernelLatency());
+  GOODPUT_ASSIGN_OR_RETURN(const CatalogDefaults defaults, LoadCatalogDefaults());
+  h.kernel_latency_s = defaults.kernel_latency_s;
+  h.overlap = defaults.overlap;
   h.name = "custom " + FormatGiB(*mem);
   h.memory_bytes = *mem;
   h.usable_memory_gib = ToGiB(*mem);

@@ -34,7 +34,7 @@ struct SimArgs {
   MeasurementArgs m;
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
-  std::optional<double> frontend_latency, kernel_latency;
+  std::optional<double> frontend_latency, kernel_latency, overlap;
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   bool expert_parallel = false;
   int data_parallel = 1;
@@ -79,6 +79,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--kernel-latency", a.kernel_latency,
                "Override a GPU kernel's time beyond its work (seconds, per kernel of the forward pass; default: the "
                "card's, data/hardware/gpus.json)");
+  c.add_option("--overlap", a.overlap,
+               "Override how far a phase's compute and memory time overlap (1: the longer alone; 0: their sum; "
+               "default: the card's)");
   AddEngineHostFlag(c, a.d);
   c.add_option("--calibration", a.calibration,
                "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's (with "
@@ -108,7 +111,7 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
 
 Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead && !a.per_request_cost &&
-      !a.frontend_latency && !a.kernel_latency) {
+      !a.frontend_latency && !a.kernel_latency && !a.overlap) {
     return Status::Ok();
   }
   CostFactors f = s.cost->factors();
@@ -118,11 +121,13 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   f.per_sequence_s = a.per_request_cost.value_or(f.per_sequence_s);
   f.frontend_latency_s = a.frontend_latency.value_or(f.frontend_latency_s);
   f.kernel_latency_s = a.kernel_latency.value_or(f.kernel_latency_s);
-  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) ||
+  f.overlap = a.overlap.value_or(f.overlap);
+  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.overlap >= 0 && f.overlap <= 1) ||
       !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1) || f.step_overhead_s < 0 || f.per_sequence_s < 0 ||
       f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
-    return Status::InvalidArgument("efficiencies must be in (0, 1]; --step-overhead, --per-request-cost, "
-                                   "--frontend-latency and --kernel-latency >= 0");
+    return Status::InvalidArgument(
+        "efficiencies must be in (0, 1], --overlap in [0, 1]; --step-overhead, "
+        "--per-request-cost, --frontend-latency and --kernel-latency >= 0");
   }
   s.cost = std::make_unique<CostModel>(s.cost->model(), f);
   return Status::Ok();

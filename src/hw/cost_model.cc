@@ -72,6 +72,7 @@ Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precis
   f.link_bandwidth = hw.link_bandwidth;
   f.link_latency_s = hw.link_latency_s;
   f.kernel_latency_s = hw.kernel_latency_s;
+  f.overlap = hw.overlap;
   GOODPUT_ASSIGN_OR_RETURN(const double peak, PeakFor(hw, precision));
   f.peak_flops = peak;
   const double attention = hw.AttentionEfficiencyFor(precision);
@@ -246,9 +247,13 @@ double CostModel::KernelSeconds(const Step& s) const {
   return s.tokens > 0 ? kernels_per_forward_ * f_.kernel_latency_s : 0;
 }
 
+double RooflineSeconds(double compute_s, double memory_s, double overlap) {
+  return std::max(compute_s, memory_s) + (1 - overlap) * std::min(compute_s, memory_s);
+}
+
 double CostModel::Seconds(const Step& s) const {
   if (s.tokens <= 0) return 0;
-  const auto roof = [&](double c, double m) { return std::max(c, m) + (1 - f_.overlap) * std::min(c, m); };
+  const auto roof = [&](double c, double m) { return RooflineSeconds(c, m, f_.overlap); };
   // Each replica's host prepares its own requests, alongside the others.
   return f_.step_overhead_s + f_.per_sequence_s * s.requests / m_.data_parallel +
          roof(MatmulSeconds(s), WeightSeconds(s)) + roof(AttentionSeconds(s), KvSeconds(s)) + CommunicationSeconds(s) +

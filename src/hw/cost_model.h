@@ -127,6 +127,10 @@ std::optional<std::string> WeightOnlyWarning(const HardwareSpec& hw, const std::
 Result<CostFactors> FactorsForWeights(const CostFactors& fitted, const HardwareSpec& hw,
                                       const std::string& fitted_precision, const std::string& precision);
 
+// One roofline phase: the longer of its compute and memory time, plus the
+// share (1 - overlap) of the shorter that does not hide under it.
+double RooflineSeconds(double compute_s, double memory_s, double overlap);
+
 class CostModel {
  public:
   CostModel(DeployedModel model, CostFactors factors);

@@ -64,7 +64,7 @@ Result<std::map<std::string, double>> EfficiencyByPrecision(const json::object& 
   return out;
 }
 
-Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where, double default_kernel_latency) {
+Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where, const CatalogDefaults& defaults) {
   if (!v.is_object()) return Status::InvalidArgument(where + ": entry is not an object");
   const json::object& o = v.as_object();
   HardwareSpec h;
@@ -107,10 +107,12 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where, do
   }
   h.link_bandwidth = OptNum(o, "link_bandwidth").value_or(0);
   h.link_latency_s = OptNum(o, "link_latency_s").value_or(0);
-  h.kernel_latency_s = OptNum(o, "kernel_latency_s").value_or(default_kernel_latency);
+  h.kernel_latency_s = OptNum(o, "kernel_latency_s").value_or(defaults.kernel_latency_s);
   if (h.link_bandwidth < 0 || h.link_latency_s < 0 || h.kernel_latency_s < 0) {
     return Status::InvalidArgument(at + ": link figures and the kernel latency must be >= 0");
   }
+  h.overlap = OptNum(o, "overlap").value_or(defaults.overlap);
+  if (!(h.overlap >= 0 && h.overlap <= 1)) return Status::InvalidArgument(at + ": overlap must be in [0, 1]");
   if (!(h.compute_efficiency > 0 && h.compute_efficiency <= 1) ||
       !(h.bandwidth_efficiency > 0 && h.bandwidth_efficiency <= 1) || h.step_overhead_s < 0) {
     return Status::InvalidArgument(at + ": efficiencies must be in (0, 1] and the step overhead >= 0");
@@ -142,28 +144,31 @@ Result<json::value> ReadCatalog() {
   return doc;
 }
 
-Result<double> DefaultKernelLatency(const json::value& doc) {
+Result<CatalogDefaults> Defaults(const json::value& doc) {
   const json::value* d = doc.as_object().if_contains("defaults");
   if (!d || !d->is_object()) return Status::InvalidArgument(CatalogPath() + ": expected a \"defaults\" object");
   const std::string at = CatalogPath() + ": defaults";
-  GOODPUT_ASSIGN_OR_RETURN(double latency, Num(d->as_object(), "kernel_latency_s", at));
-  if (latency < 0) return Status::InvalidArgument(at + ": kernel_latency_s must be >= 0");
-  return latency;
+  CatalogDefaults out;
+  GOODPUT_ASSIGN_OR_RETURN(out.kernel_latency_s, Num(d->as_object(), "kernel_latency_s", at));
+  if (out.kernel_latency_s < 0) return Status::InvalidArgument(at + ": kernel_latency_s must be >= 0");
+  out.overlap = OptNum(d->as_object(), "overlap").value_or(out.overlap);
+  if (!(out.overlap >= 0 && out.overlap <= 1)) return Status::InvalidArgument(at + ": overlap must be in [0, 1]");
+  return out;
 }
 
 }  // namespace
 
-Result<double> CatalogKernelLatency() {
+Result<CatalogDefaults> LoadCatalogDefaults() {
   GOODPUT_ASSIGN_OR_RETURN(json::value doc, ReadCatalog());
-  return DefaultKernelLatency(doc);
+  return Defaults(doc);
 }
 
 Result<std::vector<HardwareSpec>> LoadHardwareCatalog() {
   GOODPUT_ASSIGN_OR_RETURN(json::value doc, ReadCatalog());
-  GOODPUT_ASSIGN_OR_RETURN(const double kernel_latency, DefaultKernelLatency(doc));
+  GOODPUT_ASSIGN_OR_RETURN(const CatalogDefaults defaults, Defaults(doc));
   std::vector<HardwareSpec> out;
   for (const auto& v : doc.at("gpus").as_array()) {
-    GOODPUT_ASSIGN_OR_RETURN(HardwareSpec h, ParseGpu(v, CatalogPath(), kernel_latency));
+    GOODPUT_ASSIGN_OR_RETURN(HardwareSpec h, ParseGpu(v, CatalogPath(), defaults));
     out.push_back(std::move(h));
   }
   return out;

@@ -45,6 +45,10 @@ struct HardwareSpec {
   // A GPU kernel's time beyond its work (hw/kernel_count.h): the entry's, else
   // the catalog's default (gpus.json "defaults"); 0 for the CPU engine.
   double kernel_latency_s = 0;
+  // How far a phase's compute and memory time overlap in the cost model's
+  // roofline (1: the longer alone; 0: their sum): the entry's, else the
+  // catalog's default.
+  double overlap = 1.0;
   bool cpu = false;  // the CPU engine, as a calibration describes it (vLLM's CPU defaults apply)
 
   // The memory vLLM sees as "total": the reported figure where known, else the
@@ -66,9 +70,13 @@ bool IsGpuArch(const std::string& arch);
 // All catalog entries, in file order. Errors name the file and entry.
 Result<std::vector<HardwareSpec>> LoadHardwareCatalog();
 
-// The catalog's default kernel latency (gpus.json "defaults"), for a card
-// given by its figures rather than by name.
-Result<double> CatalogKernelLatency();
+// The catalog's defaults (gpus.json "defaults": kernel_latency_s, required;
+// overlap, 1 when absent), for a card given by its figures rather than by name.
+struct CatalogDefaults {
+  double kernel_latency_s = 0;
+  double overlap = 1.0;
+};
+Result<CatalogDefaults> LoadCatalogDefaults();
 
 // Finds a GPU by name or alias (case-insensitive). Unknown names list the
 // known ones.

@@ -74,6 +74,22 @@ Result<HardwareSpec> LoadOneCard(const std::string& extra,
 
 // A card takes the catalog's kernel latency unless its entry states one; the
 // catalog must state the default, and neither may be negative.
+// The roofline's overlap of compute and memory: the catalog's default (0.5,
+// from DeepGEMM's published GEMM timings), an entry's own, 1 (the plain
+// roofline) where the catalog names none; outside [0, 1] is an error.
+TEST(Hardware, OverlapFromTheCatalogsDefaultsOrTheEntry) {
+  EXPECT_DOUBLE_EQ(FindGpu("h100-sxm")->overlap, 0.5);
+  EXPECT_DOUBLE_EQ(LoadOneCard("")->overlap, 1.0);
+  EXPECT_DOUBLE_EQ(LoadOneCard("", R"("defaults": {"kernel_latency_s": 3e-6, "overlap": 0.3}, )")->overlap, 0.3);
+  EXPECT_DOUBLE_EQ(
+      LoadOneCard(R"(, "overlap": 0.8)", R"("defaults": {"kernel_latency_s": 3e-6, "overlap": 0.3}, )")->overlap, 0.8);
+  auto bad = LoadOneCard(R"(, "overlap": 1.5)");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("overlap must be in [0, 1]"), std::string::npos);
+  EXPECT_FALSE(LoadOneCard("", R"("defaults": {"kernel_latency_s": 3e-6, "overlap": -1}, )").ok());
+  EXPECT_DOUBLE_EQ(LoadCatalogDefaults()->overlap, 0.5);
+}
+
 TEST(Hardware, KernelLatencyFromTheDefaultsOrTheEntry) {
   auto card = LoadOneCard("");
   ASSERT_TRUE(card.ok()) << card.status().message();
