@@ -327,6 +327,19 @@ TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   EXPECT_LT(p.at("ttft_p99_s").to_number<double>() / Ttft(p), 1.05);
 }
 
+// Data-parallel replicas as a user asks for them: the target names a
+// replica's GPUs and the replicas, the engine lines one replica's KV cache and
+// how the replicas share the MoE layers; a size below one is refused.
+TEST(CliSim, DataParallelReplicasSayWhatTheyAre) {
+  const std::string base = "sim --model qwen3-30b-a3b --gpu h100 --engine none --max-model-len 8192 --workload " +
+                           kData + "/workloads/chat.yaml --requests 64 --repeat 1 --concurrency 16 ";
+  auto r = RunGoodput(base + "--dp 2 --enable-expert-parallel");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(qwen3-30b-a3b x1 per replica, 2 replicas,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("engine: data parallel: 2 replicas of 1 GPU (2 GPUs)"), std::string::npos) << r.out;
+  testing::ExpectEachFails({{base + "--dp 0", "--data-parallel-size must be at least 1"}});
+}
+
 TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {
   const std::string base = "sim --model llama-3.1-8b --gpu h100 --engine none --max-model-len 32k --workload " +
                            kData + "/workloads/chat.yaml --requests 200 --repeat 1 --concurrency 64 --json";

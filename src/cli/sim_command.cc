@@ -246,10 +246,15 @@ Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::stri
     where += fmt::format(" (fitted on {})", d.calibration_model);
   }
   const double frontend = setup.cost->factors().frontend_latency_s;
+  // A replica's figures, and how many replicas (data parallel) there are.
+  const std::string gpus =
+      plan.options.data_parallel > 1
+          ? fmt::format("x{} per replica, {} replicas", plan.options.tensor_parallel, plan.options.data_parallel)
+          : fmt::format("x{}", plan.options.tensor_parallel);
   const std::string describe = fmt::format(
-      "sim:{} ({} x{}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,
-      plan.model.name, plan.options.tensor_parallel, plan.precision.name, DTypeName(plan.kv_dtype),
-      plan.capacity.num_blocks, plan.layout.attention_block_size, plan.options.engine.scheduler.max_num_seqs,
+      "sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,
+      plan.model.name, gpus, plan.precision.name, DTypeName(plan.kv_dtype), plan.capacity.num_blocks,
+      plan.layout.attention_block_size, plan.options.engine.scheduler.max_num_seqs,
       SchedulingPolicyName(plan.options.engine.scheduler.policy),
       frontend > 0 ? fmt::format(", front end {:.1f} ms", frontend * 1e3) : "", flags.empty() ? "" : "; ", flags);
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), describe));
