@@ -46,6 +46,26 @@ TEST(CliPlan, CompareShowsBothPlans) {
   EXPECT_EQ(docs[2].at("options").at("max_model_len").as_int64(), 64000);
 }
 
+// Data-parallel replicas with whole experts per GPU: the plan is one
+// replica's GPU and says so; it holds the attention whole and an eighth of
+// the experts, so more weights than at TP 8, and compares with it.
+TEST(CliPlan, DataParallelReplicasPlanOneReplicasGpu) {
+  auto r = RunGoodput(
+      "plan --model deepseek-v3 --gpu h200 --dp 8 --enable-expert-parallel --max-model-len 16k "
+      "--compare data-parallel-size=1 --compare tensor-parallel-size=8 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto docs = boost::json::parse(r.out).as_array();
+  ASSERT_EQ(docs.size(), 3u);
+  const auto weights = [&](size_t i) { return docs[i].at("memory").at("weights").at("bytes").to_number<double>(); };
+  EXPECT_GT(weights(1), weights(0)) << "one replica of one GPU holds every expert";
+  EXPECT_GT(weights(0), weights(2)) << "tensor parallel splits the attention too";
+  auto text = RunGoodput("plan --model deepseek-v3 --gpu h200 --dp 8 --enable-expert-parallel --max-model-len 16k");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("(1 GPU per replica, 8 replicas, 8 GPUs in all; whole experts over 8 GPUs)"),
+            std::string::npos)
+      << text.out;
+}
+
 TEST(CliPlan, LengthsFile) {
   const std::string path = ::testing::TempDir() + "cli_lengths_" + std::to_string(getpid()) + ".txt";
   std::ofstream(path) << "1000\n3000\n";
@@ -92,6 +112,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"plan --model llama-3.1-8b --gpu h100 --compare warp-speed=9",
                 "'warp-speed=9': The following argument was not expected"},
         BadCase{"plan --model llama-3.1-70b --gpu h100 --tp 3", "not divisible"},
+        BadCase{"plan --model llama-3.1-70b --gpu h100 --dp 0", "--data-parallel-size must be at least 1"},
+        BadCase{"plan --model qwen3-30b-a3b --gpu h100 --routing-imbalance 0.5",
+                "--routing-imbalance must be at least 1"},
         BadCase{"plan --model /nonexistent/config.json --gpu h100", "unknown model"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --no-such-flag", "no-such-flag"}),
     [](const ::testing::TestParamInfo<BadCase>& info) {

@@ -28,6 +28,14 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
   c.add_option("--gpu-memory", a.gpu_memory, "Total GPU memory instead of --gpu, e.g. 79.18GiB");
   c.add_option("--tensor-parallel-size,--tp", a.tensor_parallel, "GPUs the model is split across")
       ->capture_default_str();
+  c.add_flag("--enable-expert-parallel", a.expert_parallel, "MoE: whole experts per GPU (vLLM's flag), not slices");
+  c.add_option("--data-parallel-size,--dp", a.data_parallel,
+               "Replicas of --tp GPUs each, with their own requests and KV cache (vLLM's flag; SGLang's DP "
+               "attention): MoE layers span all of them, so the replicas step together")
+      ->capture_default_str();
+  c.add_option("--routing-imbalance", a.routing_imbalance,
+               "Expert parallel: the busiest GPU's token load over the mean (1 = uniform routing)")
+      ->capture_default_str();
   c.add_option("--weights", a.weights,
                "Weight precision: auto (the checkpoint's), bf16, fp16, fp32, fp8, fp8-block, int8, int4 (g128), "
                "mxfp4, nvfp4")
@@ -87,6 +95,10 @@ Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a, const HardwareSpec& h
   o.total_memory = a.gpu_memory.empty() ? hw.TotalMemoryBytes() : hw.memory_bytes;
   o.total_is_nominal = hw.total_is_nominal();
   o.tensor_parallel = a.tensor_parallel;
+  o.expert_parallel = a.expert_parallel;
+  o.data_parallel = a.data_parallel;
+  if (!(a.routing_imbalance >= 1)) return Status::InvalidArgument("--routing-imbalance must be at least 1");
+  o.routing_imbalance = a.routing_imbalance;
   o.weights = a.weights;
   o.gpu_arch = hw.arch;
   o.mxfp4_moe_backend = a.mxfp4_moe_backend;

@@ -22,6 +22,9 @@ struct DeploymentArgs {
   std::string model, gpu, gpu_memory, weights = "auto", mamba_ssm_cache_dtype = "auto", mxfp4_moe_backend = "auto";
   std::string weights_memory, activation_memory, non_torch_memory, cuda_graph_memory, safety_buffer = "1GiB";
   int tensor_parallel = 1;
+  bool expert_parallel = false;
+  int data_parallel = 1;
+  double routing_imbalance = 1.0;
   double utilization = 0.9;
   int64_t kernel_block_alignment = 16;
   int num_draft_layers = 0;

@@ -36,9 +36,6 @@ struct SimArgs {
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
   std::optional<double> frontend_latency, kernel_latency, overlap;
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
-  bool expert_parallel = false;
-  int data_parallel = 1;
-  double routing_imbalance = 1.0;
   bool capacity = false;  // set by the `capacity` subcommand
 };
 
@@ -95,14 +92,6 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "figure, as on a card without FP8 tensor cores)");
   c.add_option("--gpu-flops-fp4", a.gpu_flops_fp4,
                "With --gpu-memory: dense FP4 FLOP/s, e.g. 9P (without it FP4 weights run weight-only)");
-  c.add_flag("--enable-expert-parallel", a.expert_parallel, "MoE: whole experts per GPU (vLLM's flag), not slices");
-  c.add_option("--data-parallel-size,--dp", a.data_parallel,
-               "Replicas of --tp GPUs each, with their own requests and KV cache (vLLM's flag; SGLang's DP "
-               "attention): MoE layers span all of them, so the replicas step together")
-      ->capture_default_str();
-  c.add_option("--routing-imbalance", a.routing_imbalance,
-               "Expert parallel: the busiest GPU's token load over the mean (1 = uniform routing)")
-      ->capture_default_str();
   c.add_option("--step-log", a.step_log,
                "Write every simulated step as goodput serve --step-log does (each run of each load in turn; "
                "each --vary setting starts it anew): to set beside goodput serve's, or fit with "
@@ -183,10 +172,6 @@ Result<SimHardware> ResolveSimHardware(const SimArgs& a) {
     }
     GOODPUT_ASSIGN_OR_RETURN(h.plan, ToPlanOptions(a.d, h.hw));
   }
-  h.plan.expert_parallel = a.expert_parallel;
-  h.plan.data_parallel = a.data_parallel;
-  if (!(a.routing_imbalance >= 1)) return Status::InvalidArgument("--routing-imbalance must be at least 1");
-  h.plan.routing_imbalance = a.routing_imbalance;
   return h;
 }
 

@@ -19,9 +19,15 @@ std::string Gib(int64_t b) { return fmt::format("{:.2f}", ToGiB(b)); }
 
 std::string Header(const Plan& p) {
   const PlanOptions& o = p.options;
-  return fmt::format("goodput plan: {} on {} ({} GPU{}), weights {}, KV cache {}, max model length {}\n\n",
-                     p.model.name, o.gpu, o.tensor_parallel, o.tensor_parallel > 1 ? "s, tensor parallel" : "",
-                     p.precision.name, DTypeName(p.kv_dtype), FormatCount(o.engine.scheduler.max_model_len));
+  std::string gpus = fmt::format("{} GPU{}", o.tensor_parallel, o.tensor_parallel > 1 ? "s, tensor parallel" : "");
+  // Data parallel: the figures below are one replica's, per GPU.
+  if (o.data_parallel > 1) {
+    gpus += fmt::format(" per replica, {} replicas, {} GPUs in all", o.data_parallel, MoeGroupSize(o));
+  }
+  if (o.expert_parallel && p.model.IsMoe()) gpus += fmt::format("; whole experts over {} GPUs", MoeGroupSize(o));
+  return fmt::format("goodput plan: {} on {} ({}), weights {}, KV cache {}, max model length {}\n\n", p.model.name,
+                     o.gpu, gpus, p.precision.name, DTypeName(p.kv_dtype),
+                     FormatCount(o.engine.scheduler.max_model_len));
 }
 
 std::string MemorySection(const Plan& p) {
