@@ -1,14 +1,13 @@
 // End-to-end tests of `goodput bench`, `sweep` and `capacity` as a user runs
 // them: against the simulator, goodput serve (embedded) and a dead URL.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <boost/json.hpp>
 #include <regex>
 
-#include <boost/json.hpp>
-
-#include <gtest/gtest.h>
-
 #include "support/run_command.h"
+#include "support/temp_file.h"
 
 namespace goodput {
 namespace {
@@ -83,6 +82,27 @@ TEST(CliBench, EmbeddedSweepAgainstGoodputServe) {
   EXPECT_NE(r.out.find("engine: GPU KV cache size: 131,072 tokens"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("max_num_seqs: planner"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("failed requests"), std::string::npos) << r.out;
+}
+
+// A Mooncake trace replayed against goodput serve over HTTP: the prompts send
+// the same tokens wherever the trace repeats a block's hash, and the server's
+// prefix cache (its vllm:prefix_cache_* counters) finds by hand's 1,536 of
+// 3,524 tokens: request 2 reuses request 1's two blocks, request 3 the first.
+TEST(CliBench, MooncakeTracesPrefixReuseReachesTheServersCache) {
+  const std::string trace = testing::WriteTempFile(
+      "mooncake-bench.jsonl",
+      "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 2, \"hash_ids\": [1, 2]}\n"
+      "{\"timestamp\": 1000, \"input_length\": 1500, \"output_length\": 2, \"hash_ids\": [1, 2, 3]}\n"
+      "{\"timestamp\": 2000, \"input_length\": 1000, \"output_length\": 2, \"hash_ids\": [1, 9]}\n");
+  const std::string workload = testing::WriteTempFile(
+      "mooncake-bench.yaml", "requests: 3\nwarmup: 0%\ncooldown: 0%\narrival:\n  type: trace\n  file: " + trace +
+                                 "\nclasses:\n  - name: chat\n    prompt: fixed:1\n    output: fixed:1\n");
+  auto r = RunGoodput("bench --target embedded --model goodput-tiny --workload " + workload +
+                      " --repeat 1 --no-ledger --serve-args '--kv-cache-memory 64MiB' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto cache = boost::json::parse(r.out).at("results").at(0).at("points").at(0).at("prefix_cache");
+  EXPECT_EQ(cache.at("queried_tokens").to_number<double>(), 3524);
+  EXPECT_EQ(cache.at("hit_tokens").to_number<double>(), 1536);
 }
 
 TEST(CliBench, VaryRestartsTheServerPerValue) {
