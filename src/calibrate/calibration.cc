@@ -44,29 +44,6 @@ struct Reader {
   }
 };
 
-Status CheckFactors(const CostFactors& f, const std::string& where) {
-  const auto bad = [&](const char* what) { return Status::InvalidArgument(where + ": " + what); };
-  if (!(f.peak_flops > 0) || !(f.bandwidth > 0)) return bad("peak_flops and bandwidth must be positive");
-  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) ||
-      !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1)) {
-    return bad("efficiencies must be in (0, 1]");
-  }
-  if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
-    return bad("overheads and the front end's and kernels' latencies must be >= 0");
-  }
-  if (!(f.overlap >= 0 && f.overlap <= 1)) return bad("overlap must be in [0, 1]");
-  for (const auto* curve : {&f.efficiency_curve, &f.attention_curve}) {
-    double last = 0;
-    for (const auto& [tokens, eff] : *curve) {
-      if (!(tokens > last) || !(eff > 0 && eff <= 1)) {
-        return bad("efficiency curves must list [tokens, efficiency] with tokens rising and efficiency in (0, 1]");
-      }
-      last = tokens;
-    }
-  }
-  return Status::Ok();
-}
-
 // One field per line, two spaces per level: the file is read and diffed by
 // people, and Boost.JSON serializes on one line only. Arrays of numbers stay
 // on one line.

@@ -111,13 +111,9 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   f.frontend_latency_s = a.frontend_latency.value_or(f.frontend_latency_s);
   f.kernel_latency_s = a.kernel_latency.value_or(f.kernel_latency_s);
   f.overlap = a.overlap.value_or(f.overlap);
-  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) || !(f.overlap >= 0 && f.overlap <= 1) ||
-      !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1) || f.step_overhead_s < 0 || f.per_sequence_s < 0 ||
-      f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
-    return Status::InvalidArgument(
-        "efficiencies must be in (0, 1], --overlap in [0, 1]; --step-overhead, "
-        "--per-request-cost, --frontend-latency and --kernel-latency >= 0");
-  }
+  GOODPUT_RETURN_IF_ERROR(CheckFactors(f,
+                                       "--compute-efficiency, --bandwidth-efficiency, --step-overhead, "
+                                       "--per-request-cost, --frontend-latency, --kernel-latency, --overlap"));
   s.cost = std::make_unique<CostModel>(s.cost->model(), f);
   return Status::Ok();
 }

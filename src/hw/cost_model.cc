@@ -132,7 +132,7 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
   moe_touch_ = s.IsMoe() ? static_cast<double>(s.moe.experts_per_token) / static_cast<double>(s.moe.num_experts) : 0;
   const double expert_flops = 2.0 * static_cast<double>(p.routed_experts) * moe_touch_;
   dense_flops_per_token_ = (per_token - expert_flops) / tp;
-  expert_flops_per_token_ = expert_flops / (tp * std::max(1, m_.data_parallel));
+  expert_flops_per_token_ = expert_flops / (tp * m_.data_parallel);
   moe_layers_ = static_cast<int>(
       std::count_if(s.layers.begin(), s.layers.end(), [](const LayerSpec& l) { return l.mlp == MlpKind::kMoe; }));
   activation_bytes_per_token_ = 2.0 * static_cast<double>(s.hidden_size);  // bf16 activations
@@ -229,7 +229,7 @@ double CostModel::CommunicationSeconds(const Step& s) const {
   // The attention and dense layers still all-reduce within the replica.
   const double n = static_cast<double>(tp) * dp;
   const double per_collective = f_.link_latency_s + (n - 1) / n * s.tokens * activation_bytes_per_token_ / link;
-  return layers_ * per_reduce + (layers_ - moe_layers_) * per_reduce + 2.0 * moe_layers_ * per_collective;
+  return (2.0 * layers_ - moe_layers_) * per_reduce + 2.0 * moe_layers_ * per_collective;
 }
 
 double CostModel::DraftSeconds(const Step& s) const {
@@ -245,6 +245,29 @@ double CostModel::DraftSeconds(const Step& s) const {
 
 double CostModel::KernelSeconds(const Step& s) const {
   return s.tokens > 0 ? kernels_per_forward_ * f_.kernel_latency_s : 0;
+}
+
+Status CheckFactors(const CostFactors& f, const std::string& where) {
+  const auto bad = [&](const char* what) { return Status::InvalidArgument(where + ": " + what); };
+  if (!(f.peak_flops > 0) || !(f.bandwidth > 0)) return bad("peak_flops and bandwidth must be positive");
+  if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1) ||
+      !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1)) {
+    return bad("efficiencies must be in (0, 1]");
+  }
+  if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
+    return bad("overheads and the front end's and kernels' latencies must be >= 0");
+  }
+  if (!(f.overlap >= 0 && f.overlap <= 1)) return bad("overlap must be in [0, 1]");
+  for (const auto* curve : {&f.efficiency_curve, &f.attention_curve}) {
+    double last = 0;
+    for (const auto& [tokens, eff] : *curve) {
+      if (!(tokens > last) || !(eff > 0 && eff <= 1)) {
+        return bad("efficiency curves must list [tokens, efficiency] with tokens rising and efficiency in (0, 1]");
+      }
+      last = tokens;
+    }
+  }
+  return Status::Ok();
 }
 
 double RooflineSeconds(double compute_s, double memory_s, double overlap) {

@@ -3,7 +3,8 @@
 // each its own roofline:
 //   step time = overhead + per-request cost x requests + kernels x kernel latency
 //             + roof(matmul FLOPs, weight bytes) + roof(attention FLOPs, KV bytes)
-//             + tensor-parallel all-reduces + drafting
+//             + tensor-parallel all-reduces + data-parallel expert all-gathers
+//             + drafting
 //   roof(c, m) = max(c, m) + (1 - overlap) x min(c, m)
 // memory: the weights are read once per step (MoE layers only the experts
 // the step's tokens touch; not a vision tower or an untied input
@@ -126,6 +127,11 @@ std::optional<std::string> WeightOnlyWarning(const HardwareSpec& hw, const std::
 // attention efficiency of each. Errors: `hw` has no peak for either format.
 Result<CostFactors> FactorsForWeights(const CostFactors& fitted, const HardwareSpec& hw,
                                       const std::string& fitted_precision, const std::string& precision);
+
+// Whether `factors` can drive a cost model: positive peak and bandwidth,
+// efficiencies in (0, 1], overheads and latencies >= 0, overlap in [0, 1],
+// efficiency curves with rising tokens. Errors start with `where`.
+Status CheckFactors(const CostFactors& factors, const std::string& where);
 
 // One roofline phase: the longer of its compute and memory time, plus the
 // share (1 - overlap) of the shorter that does not hide under it.

@@ -114,8 +114,8 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where, co
   h.overlap = OptNum(o, "overlap").value_or(defaults.overlap);
   if (!(h.overlap >= 0 && h.overlap <= 1)) return Status::InvalidArgument(at + ": overlap must be in [0, 1]");
   if (!(h.compute_efficiency > 0 && h.compute_efficiency <= 1) ||
-      !(h.bandwidth_efficiency > 0 && h.bandwidth_efficiency <= 1) || h.step_overhead_s < 0) {
-    return Status::InvalidArgument(at + ": efficiencies must be in (0, 1] and the step overhead >= 0");
+      !(h.bandwidth_efficiency > 0 && h.bandwidth_efficiency <= 1)) {
+    return Status::InvalidArgument(at + ": efficiencies must be in (0, 1]");
   }
   return h;
 }

@@ -20,7 +20,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
     GOODPUT_ASSIGN_OR_RETURN(factors, FactorsFor(hw, s.plan.precision.name));
     GOODPUT_ASSIGN_OR_RETURN(const EngineHost host, FindEngineHost(engine));
     factors = WithEngineHost(factors, host);
-    if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.warnings.push_back(*w);
+    if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.startup_lines.push_back(*w);
   }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
   s.options.scheduler = s.plan.options.engine.scheduler;  // sizes resolved by the plan
@@ -33,12 +33,12 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
     s.options.num_blocks *= dp;
     s.options.scheduler.max_num_seqs *= dp;
     s.options.scheduler.max_num_batched_tokens *= dp;
-    s.warnings.push_back(fmt::format(
+    const PlanOptions& o = s.plan.options;
+    s.startup_lines.push_back(fmt::format(
         "data parallel: {} replicas of {} GPU{} ({} GPUs), each with the KV cache above and max_num_seqs {}; "
         "MoE layers over all {} GPUs{}",
-        dp, s.plan.options.tensor_parallel, s.plan.options.tensor_parallel == 1 ? "" : "s",
-        dp * s.plan.options.tensor_parallel, s.plan.options.engine.scheduler.max_num_seqs,
-        dp * s.plan.options.tensor_parallel, s.plan.options.expert_parallel ? " (whole experts per GPU)" : ""));
+        dp, o.tensor_parallel, o.tensor_parallel == 1 ? "" : "s", MoeGroupSize(o), o.engine.scheduler.max_num_seqs,
+        MoeGroupSize(o), o.expert_parallel ? " (whole experts per GPU)" : ""));
   }
   return s;
 }

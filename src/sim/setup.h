@@ -20,7 +20,9 @@ struct SimSetup {
   Plan plan;
   std::unique_ptr<CostModel> cost;
   SimOptions options;
-  std::vector<std::string> warnings;  // what the engine would warn of at start (WeightOnlyWarning)
+  // What the engine would log at start beyond its KV lines: a warning
+  // (WeightOnlyWarning), the data-parallel replicas.
+  std::vector<std::string> startup_lines;
 };
 
 // Plans the deployment and fills the simulator's options: the engine

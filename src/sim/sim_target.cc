@@ -33,7 +33,7 @@ Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& 
 
 std::string SimTarget::StartupLines() const {
   std::string lines = KvCapacityLogLines(setup_.plan.capacity, setup_.plan.options.engine.scheduler.max_model_len);
-  for (const std::string& w : setup_.warnings) lines += w + "\n";
+  for (const std::string& w : setup_.startup_lines) lines += w + "\n";
   return lines;
 }
 

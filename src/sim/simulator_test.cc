@@ -105,8 +105,8 @@ TEST(Simulator, DataParallelReplicasServeTogether) {
   EXPECT_EQ(four->options.scheduler.max_num_seqs, 4 * four->plan.options.engine.scheduler.max_num_seqs);
   EXPECT_EQ(four->options.scheduler.max_num_batched_tokens,
             4 * four->plan.options.engine.scheduler.max_num_batched_tokens);
-  ASSERT_EQ(four->warnings.size(), 1u);
-  EXPECT_NE(four->warnings[0].find("data parallel: 4 replicas of 1 GPU (4 GPUs)"), std::string::npos);
+  ASSERT_EQ(four->startup_lines.size(), 1u);
+  EXPECT_NE(four->startup_lines[0].find("data parallel: 4 replicas of 1 GPU (4 GPUs)"), std::string::npos);
   EXPECT_LT(four->plan.weights.bytes, one->plan.weights.bytes);  // a quarter of the experts
   auto w = ParseWorkload("requests: 512\nclasses:\n  - name: c\n    prompt: fixed:512\n    output: fixed:256\n",
                          "w.yaml", ".");

@@ -82,12 +82,12 @@ Result<std::vector<TraceRow>> ReadCsv(std::istream& in, const std::string& path,
   const int o = FindColumn(header, {"output_length", "output_tokens", "completion_tokens", "generatedtokens",
                                     "response tokens", "num_decode_tokens"});
   const int c = FindColumn(header, {"class"});
-  if (t < 0 && untimed && i >= 0 && o >= 0) *untimed = true;
-  if ((t < 0 && !(untimed && *untimed)) || i < 0 || o < 0) {
+  if ((t < 0 && !untimed) || i < 0 || o < 0) {
     return Status::InvalidArgument(fmt::format(
         "{}:1: the header needs a timestamp, an input-length and an output-length column (got: {})", path,
         header_line));
   }
+  if (untimed) *untimed = t < 0;
   std::vector<TraceRow> rows;
   std::string line;
   for (int lineno = 2; std::getline(in, line); ++lineno) {
