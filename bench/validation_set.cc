@@ -13,6 +13,9 @@
 
 #include "core/json_file.h"
 #include "core/stats.h"
+#include "hw/hardware.h"
+#include "model/catalog.h"
+#include "model/params.h"
 #include "workload/yaml_input.h"
 
 namespace goodput::validation {
@@ -47,7 +50,7 @@ const FigureInfo& InfoOf(Figure f) {
 
 const std::set<std::string> kRowKeys = {"model",    "gpu",       "tp",     "weights",  "kv_cache_dtype", "args",
                                         "workload", "prompt",    "output", "requests", "tags",           "concurrency",
-                                        "rate",     "published", "fitted", "note"};
+                                        "rate",     "published", "fitted", "note",     "limits"};
 
 // A row's field: the row's own value, else the file's default (an undefined node when neither has it).
 struct Fields {
@@ -145,13 +148,54 @@ Status ReadDeployment(const Fields& f, const std::string& where, Row& row) {
   for (auto [key, field] : {std::pair{"weights", &row.weights},
                             {"kv_cache_dtype", &row.kv_cache_dtype},
                             {"args", &row.args},
-                            {"note", &row.note}})
+                            {"note", &row.note},
+                            {"limits", &row.limits}})
     if (f[key]) *field = f[key].as<std::string>();
+  if (!row.limits.empty() && row.limits != "trtllm-bench")
+    return YamlError(where, f["limits"], "'limits' must be trtllm-bench (the engine's own choice of batch limits)");
   if (f["tags"]) {
     if (!f["tags"].IsSequence()) return YamlError(where, f["tags"], "'tags' must be a list");
     for (const auto& t : f["tags"]) row.tags.push_back(t.as<std::string>());
   }
   return Status::Ok();
+}
+
+// Bytes per weight or KV element as trtllm-bench counts them (its BYTES_PER_ELEM; anything else 2).
+double TrtllmBytesPerElement(const std::string& format) {
+  if (format == "nvfp4") return 0.5;
+  if (format == "fp8" || format == "fp8-block") return 1;
+  return 2;
+}
+
+// The fixed length of a "fixed:N" spec; 0 for any other.
+int64_t FixedLength(const std::string& spec) {
+  if (spec.rfind("fixed:", 0) != 0) return 0;
+  try {
+    return std::stoll(spec.substr(6));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// The row's flags for trtllm-bench's limits, from the catalog's model and card.
+Result<std::string> TrtllmBenchArgs(const Row& row, const std::string& where) {
+  const int64_t isl = FixedLength(row.prompt), osl = FixedLength(row.output);
+  if (isl <= 0 || osl <= 0) return Status::InvalidArgument(where + ": trtllm-bench limits need fixed lengths");
+  Result<ModelSpec> model = LoadModel(row.model);
+  Result<HardwareSpec> gpu = FindGpu(row.gpu);
+  for (const Status& st : {model.status(), gpu.status()})
+    if (!st.ok()) return Status::InvalidArgument(where + ": trtllm-bench limits: " + st.message());
+  const ModelSpec& m = *model;
+  const HardwareSpec& hw = *gpu;
+  const double gib = hw.usable_memory_gib.value_or(static_cast<double>(hw.memory_bytes) / (1 << 30));
+  const double weight_gib =
+      static_cast<double>(CountParams(m).total()) * TrtllmBytesPerElement(row.weights) / (1 << 30);
+  // Every attention layer keeps K and V for at least one KV head per GPU.
+  const double kv_bytes = 2.0 * m.CountLayers(LayerKind::kFullAttention) *
+                          std::max<int64_t>(row.tp, m.attn.num_kv_heads) * m.attn.head_dim *
+                          TrtllmBytesPerElement(row.kv_cache_dtype);
+  const BatchLimits l = TrtllmBenchLimits(gib, row.tp, weight_gib, kv_bytes, isl, osl);
+  return fmt::format("--max-num-seqs {} --max-num-batched-tokens {}", l.max_batch_size, l.max_num_tokens);
 }
 
 Result<Row> ReadRow(const Fields& f, const std::string& file, const std::string& workloads_dir) {
@@ -162,6 +206,10 @@ Result<Row> ReadRow(const Fields& f, const std::string& file, const std::string&
   GOODPUT_RETURN_IF_ERROR(ReadWorkload(f, file, workloads_dir, row));
   GOODPUT_RETURN_IF_ERROR(ReadLoad(f, file, row));
   GOODPUT_RETURN_IF_ERROR(ReadFigures(f, file, row));
+  if (row.limits == "trtllm-bench") {
+    GOODPUT_ASSIGN_OR_RETURN(const std::string limits, TrtllmBenchArgs(row, row.where));
+    row.args = row.args.empty() ? limits : row.args + " " + limits;
+  }
   return row;
 }
 
@@ -200,6 +248,21 @@ const json::value* PointField(const json::value& sim, const char* metric, const 
 }
 
 }  // namespace
+
+BatchLimits TrtllmBenchLimits(double gpu_memory_gib, int gpus, double weight_gib, double kv_bytes_per_token,
+                              int64_t isl, int64_t osl, double fraction) {
+  const double cache_gib = (gpu_memory_gib * gpus - weight_gib) * fraction;
+  const double requests = cache_gib * (1 << 30) / (kv_bytes_per_token * static_cast<double>(isl + osl));
+  const double raw_bs = std::min(requests, 4096.0);
+  const double raw_tokens = std::min(raw_bs * (1 + static_cast<double>(isl) / osl), 32768.0);
+  const auto up = [](double x, double step) { return static_cast<int64_t>(step * std::ceil(x / step)); };
+  BatchLimits l;
+  l.max_batch_size = raw_bs < 256 ? std::max<int64_t>(64, up(raw_bs, 32)) : up(raw_bs, raw_bs < 1024 ? 128 : 256);
+  l.max_num_tokens = raw_tokens < 4096   ? std::max<int64_t>(2048, up(raw_tokens, 256))
+                     : raw_tokens < 8192 ? up(raw_tokens, 512)
+                                         : up(raw_tokens, 1024);
+  return l;
+}
 
 const char* FigureKey(Figure f) { return InfoOf(f).key; }
 
@@ -274,8 +337,8 @@ Result<std::string> WorkloadYaml(const Row& row) {
 std::string SimArgs(const Row& row, const std::string& workload_path) {
   std::string a = fmt::format("sim --model {} --gpu {} --tp {} --workload {} --repeat 1 --json", ShellQuote(row.model),
                               ShellQuote(row.gpu), row.tp, ShellQuote(workload_path));
-  // vLLM's host costs are the engines catalog's fit; the others' are not pinned down yet: the GPU work alone.
-  a += row.engine_kind == "vllm" ? " --engine vllm" : " --engine none";
+  // Each engine's host costs from the engines catalog; SGLang's are not pinned down yet: the GPU work alone.
+  a += row.engine_kind == "sglang" ? " --engine none" : " --engine " + row.engine_kind;
   if (!row.weights.empty()) a += " --weights " + ShellQuote(row.weights);
   if (!row.kv_cache_dtype.empty()) a += " --kv-cache-dtype " + ShellQuote(row.kv_cache_dtype);
   if (row.requests > 0) a += fmt::format(" --requests {}", row.requests);

@@ -44,7 +44,8 @@ struct Row {
   int tp = 1;
   std::string weights;         // empty: the checkpoint's
   std::string kv_cache_dtype;  // empty: the model's
-  std::string args;            // further goodput sim flags, as one string
+  std::string args;            // further goodput sim flags, as one string (with the engine's limits, see below)
+  std::string limits;          // "trtllm-bench": the batch limits trtllm-bench picks are added to args
   std::string workload;        // a workload file; empty when prompt/output are given
   std::string prompt;          // a length spec ("fixed:1024", "lognormal:215,1")
   std::string output;
@@ -55,6 +56,22 @@ struct Row {
   std::string note;
   std::vector<Published> figures;
 };
+
+// trtllm-bench's batch limits when none are given (TensorRT-LLM's
+// tensorrt_llm/bench/build/tuning.py, calc_engine_setting and
+// finetune_setting): the requests of `isl` + `osl` tokens whose KV fits in
+// `fraction` of the memory the weights leave (every GPU's `gpu_memory_gib`
+// as NVML reports it, weights at the format's bytes per parameter), capped
+// at 4,096 and rounded up (to 32 below 256, 128 below 1,024, else 256; at
+// least 64); the token budget that many requests x (1 + isl / osl), capped
+// at 32,768 and rounded up (to 256 below 4,096, at least 2,048; 512 below
+// 8,192; else 1,024).
+struct BatchLimits {
+  int64_t max_batch_size = 0;
+  int64_t max_num_tokens = 0;
+};
+BatchLimits TrtllmBenchLimits(double gpu_memory_gib, int gpus, double weight_gib, double kv_bytes_per_token,
+                              int64_t isl, int64_t osl, double fraction = 0.95);
 
 // Reads one source file. A workload named without a directory is looked up
 // in `workloads_dir`. Errors name the file and line: a missing or unknown

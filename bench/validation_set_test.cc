@@ -98,6 +98,14 @@ TEST(ValidationSet, BrokenFilesNameTheFileLineAndWhatIsWrong) {
        "a field is not of its kind"},
       {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, published: {throughput: 1}, fitted: [x]}\n",
        "'fitted' must map"},
+      {"rows:\n  - {model: m, gpu: g, prompt: 1, output: 1, limits: vllm, published: {throughput: 1}}\n",
+       "'limits' must be trtllm-bench"},
+      {"rows:\n  - {model: llama-3.1-8b, gpu: h100, prompt: 'lognormal:100,1', output: 1, limits: trtllm-bench,"
+       " published: {throughput: 1}}\n",
+       "trtllm-bench limits need fixed lengths"},
+      {"rows:\n  - {model: no-such-model, gpu: h100, prompt: 1, output: 1, limits: trtllm-bench,"
+       " published: {throughput: 1}}\n",
+       "trtllm-bench limits: "},
   };
   for (const auto& [body, message] : cases) {
     auto rows = Read(body);
@@ -135,6 +143,56 @@ TEST(ValidationSet, ARowWithoutALoadSendsEveryRequestAtOnce) {
       << args;
   EXPECT_NE(args.find(" -c 3"), std::string::npos) << args;
   EXPECT_NE(args.find(" --engine vllm"), std::string::npos) << args;
+}
+
+// trtllm-bench's heuristic (TensorRT-LLM tensorrt_llm/bench/build/tuning.py),
+// each case worked through its formula by hand: requests = (memory x GPUs -
+// weights) x 0.95 / (KV bytes per token x (ISL + OSL)), the batch cap that
+// rounded up, the token budget cap x (1 + ISL / OSL) rounded up.
+TEST(ValidationSet, TrtllmBenchLimitsFollowItsTuningHeuristic) {
+  struct Case {
+    double gib;
+    int gpus;
+    double weight_gib, kv_bytes;
+    int64_t isl, osl, bs, tokens;
+  };
+  const std::vector<Case> cases = {
+      {80, 1, 8, 131072, 1000, 1000, 384, 2048},   // 280.2 requests: to 128s; 560 tokens: at least 2,048
+      {180, 1, 10, 16384, 128, 128, 4096, 8192},   // 41,344 requests: capped at 4,096; 8,192 tokens: to 1,024s
+      {24, 1, 16, 131072, 1000, 100, 64, 2048},    // 56.6 requests: at least 64
+      {80, 1, 8, 65536, 2048, 128, 640, 9216},     // 515.0 requests; 8,755 tokens: to 1,024s
+      {80, 1, 8, 65536, 3000, 200, 384, 5632},     // 350.2 requests; 5,603 tokens: to 512s
+      {80, 2, 70, 327680, 1000, 1000, 160, 2048},  // two GPUs: 140.1 requests: to 32s
+      {180, 1, 0, 16384, 20000, 100, 640, 32768},  // 557.5 requests; tokens capped at 32,768
+  };
+  for (const Case& c : cases) {
+    const BatchLimits l = TrtllmBenchLimits(c.gib, c.gpus, c.weight_gib, c.kv_bytes, c.isl, c.osl);
+    EXPECT_EQ(l.max_batch_size, c.bs) << c.isl << "/" << c.osl;
+    EXPECT_EQ(l.max_num_tokens, c.tokens) << c.isl << "/" << c.osl;
+  }
+}
+
+// A row asking for trtllm-bench's limits gets them from the catalog's model
+// and card, and TensorRT-LLM rows run its engine's host costs.
+TEST(ValidationSet, TrtllmRowsTakeTrtllmBenchsLimitsAndItsEngine) {
+  auto rows = ReadSourceFile(WriteTempFile("trt.yaml", R"(source:
+  title: T
+  url: https://example.org/t
+  engine: TensorRT-LLM 1.0
+  engine_kind: trtllm
+rows:
+  - {model: llama-3.1-8b, gpu: h100, weights: fp8, kv_cache_dtype: fp8, prompt: 1000, output: 1000,
+     limits: trtllm-bench, args: --gpu-memory-utilization 0.95, published: {throughput: 15220}}
+)"),
+                             DataDir() + "/workloads");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  // 8.03e9 parameters at 1 byte (7.48 GiB) on 79.18 GiB; 2 x 32 layers x 8 KV heads x 128 x 1 byte a token:
+  // 68.1 GiB / (2,000 x 64 KiB) = 558 requests -> 640; 1,116 tokens -> 2,048.
+  const std::string args = SimArgs((*rows)[0], "/tmp/w.yaml");
+  EXPECT_NE(args.find("--gpu-memory-utilization 0.95 --max-num-seqs 640 --max-num-batched-tokens 2048"),
+            std::string::npos)
+      << args;
+  EXPECT_NE(args.find(" --engine trtllm"), std::string::npos) << args;
 }
 
 TEST(ValidationSet, SimulatedFiguresComeInThePublishedUnits) {

@@ -357,6 +357,22 @@ TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {
   EXPECT_NE(bad.err.find("--per-request-cost"), std::string::npos) << bad.err;
 }
 
+// TensorRT-LLM's entry overlaps host and GPU work: a host-bound step takes
+// the host's time alone (0.5 ms + 64 requests x 1 ms), and
+// --no-async-scheduling adds the GPU's work back.
+TEST(CliSim, AsyncSchedulingHidesTheGpuBehindAHostBoundStep) {
+  const std::string base = "sim --model llama-3.1-8b --gpu h100 --engine trtllm --max-model-len 32k --workload " +
+                           kData + "/workloads/chat.yaml --requests 200 --repeat 1 --concurrency 64 --json " +
+                           "--per-request-cost 1e-3";
+  const auto tpot = [](const std::string& out) { return Points(out).at(0).at("tpot_p50_s").as_double(); };
+  auto engines = RunGoodput(base), on = RunGoodput(base + " --async-scheduling"),
+       off = RunGoodput(base + " --no-async-scheduling");
+  for (const auto* r : {&engines, &on, &off}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_DOUBLE_EQ(tpot(engines.out), tpot(on.out));  // the engine's choice when neither flag is given
+  EXPECT_NEAR(tpot(on.out), 0.0645, 0.002);
+  EXPECT_GT(tpot(off.out), tpot(on.out) + 0.005);
+}
+
 TEST(CliSim, JsonPointsAreMonotoneInThroughput) {
   auto r = RunGoodput(kBase + "--concurrency 1,4,16 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -193,6 +193,7 @@ std::string CalibrationToJson(const Calibration& c) {
                                {"bandwidth_efficiency", JsonNumber(f.bandwidth_efficiency)},
                                {"step_overhead_s", JsonNumber(f.step_overhead_s)},
                                {"per_sequence_s", JsonNumber(f.per_sequence_s)},
+                               {"async_scheduling", f.async_scheduling},
                                {"overlap", JsonNumber(f.overlap)},
                                {"frontend_latency_s", JsonNumber(f.frontend_latency_s)}}},
       {"engine_loop", EngineLoopToJson(c.engine_loop)},
@@ -250,6 +251,10 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   k.overlap = f.Number("overlap", k.overlap);
   k.frontend_latency_s = f.Number("frontend_latency_s", 0);  // absent in files written before the front end: none
   GOODPUT_RETURN_IF_ERROR(f.status);
+  if (const json::value* a = fo->if_contains("async_scheduling"); a && !a->is_null()) {  // absent: not overlapped
+    if (!a->is_bool()) return Status::InvalidArgument(where + ": factors: 'async_scheduling' must be true or false");
+    k.async_scheduling = a->as_bool();
+  }
   for (auto [key, curve] :
        {std::pair{"efficiency_curve", &k.efficiency_curve}, {"attention_curve", &k.attention_curve}}) {
     const json::value* v = fo->if_contains(key);

@@ -54,6 +54,10 @@ TEST(Calibration, JsonRoundTrip) {
   EXPECT_DOUBLE_EQ(back->factors.peak_flops, 2e11);
   EXPECT_DOUBLE_EQ(back->factors.overlap, 0.6);
   EXPECT_DOUBLE_EQ(back->factors.frontend_latency_s, 0.05);
+  EXPECT_FALSE(back->factors.async_scheduling);
+  Calibration async = Example();
+  async.factors.async_scheduling = true;  // an engine's (calibrate --engine trtllm) carried into the file
+  EXPECT_TRUE(ParseCalibration(CalibrationToJson(async), "async.json")->factors.async_scheduling);
   EXPECT_EQ(back->weight_precision, "fp32");
   ASSERT_EQ(back->factors.efficiency_curve.size(), 3u);
   EXPECT_DOUBLE_EQ(back->factors.efficiency_curve[1].second, 0.8);
@@ -87,6 +91,9 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   auto before_front_end = ParseCalibration(text, "old.json");  // written before the front end was kept
   ASSERT_TRUE(before_front_end.ok()) << text;
   EXPECT_EQ(before_front_end->factors.frontend_latency_s, 0);
+  text = CalibrationToJson(Example());
+  text.replace(text.find("\"async_scheduling\": false"), 25, "\"async_scheduling\": 1");
+  EXPECT_NE(err(text).find("'async_scheduling' must be true or false"), std::string::npos) << text;
   text = CalibrationToJson(Example());
   text.replace(text.find("\"bandwidth\": 4e+10"), 18, "\"bandwidth\": \"x\"");
   EXPECT_NE(err(text).find("'bandwidth' must be a number"), std::string::npos);

@@ -88,9 +88,9 @@ void Report(const Calibration& c, const std::string& out) {
   const CostFactors& f = c.factors;
   std::cout << fmt::format(
       "factors: peak {:.3g} FLOP/s, bandwidth {:.3g} B/s, compute efficiency {:.3f}, bandwidth efficiency {:.3f}, "
-      "step overhead {:.3f} ms, per request {:.1f} us, overlap {:.2f}\n",
+      "step overhead {:.3f} ms, per request {:.1f} us{}, overlap {:.2f}\n",
       f.peak_flops, f.bandwidth, f.compute_efficiency, f.bandwidth_efficiency, f.step_overhead_s * 1e3,
-      f.per_sequence_s * 1e6, f.overlap);
+      f.per_sequence_s * 1e6, f.async_scheduling ? " (async: hidden behind the GPU's work)" : "", f.overlap);
   if (f.frontend_latency_s > 0) {
     std::cout << fmt::format("front end: {:.1f} ms before the scheduler sees a request\n", f.frontend_latency_s * 1e3);
   }

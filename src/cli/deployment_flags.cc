@@ -19,7 +19,8 @@ void AddEngineHostFlag(CLI::App& app, DeploymentArgs& a) {
   app.add_option("--engine", a.engine_host,
                  "The serving engine whose host-side costs (step overhead, per-request cost, front end) every step "
                  "and request carry, from data/hardware/engines.json (docs/calibration.md): vllm (default; fitted "
-                 "to published vLLM runs) or none (the GPU work alone)");
+                 "to published vLLM runs), trtllm (TensorRT-LLM's measured host cost, overlapped with the GPU's "
+                 "work) or none (the GPU work alone)");
 }
 
 void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {

@@ -35,13 +35,15 @@ struct SimArgs {
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
   std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
   std::optional<double> frontend_latency, kernel_latency, overlap;
+  int async_scheduling = 0;  // +1 --async-scheduling, -1 --no-async-scheduling, 0 the engine's (CLI11 counts a flag)
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   bool capacity = false;  // set by the `capacity` subcommand
 };
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 
-constexpr const char* kCostModel = R"(Step time = overhead + per-request cost x requests + kernels x kernel latency
+constexpr const char* kCostModel = R"(Step time = host + GPU (with async scheduling: the longer of the two), where
+host = overhead + per-request cost x requests and GPU = kernels x kernel latency
   + max(compute, memory) + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces
   + data-parallel expert all-gathers + drafting;
 compute = FLOPs / (peak x efficiency at the step's tokens), memory = bytes / (bandwidth x
@@ -79,6 +81,10 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--overlap", a.overlap,
                "Override how far a phase's compute and memory time overlap (1: the longer alone; 0: their sum; "
                "default: the card's)");
+  c.add_flag("--async-scheduling,!--no-async-scheduling", a.async_scheduling,
+             "Override whether the engine prepares the next step while the GPU runs this one, so a step takes the "
+             "longer of its host and GPU work instead of their sum (vLLM's --async-scheduling; SGLang's and "
+             "TensorRT-LLM's overlap schedulers; default: --engine's)");
   AddEngineHostFlag(c, a.d);
   c.add_option("--calibration", a.calibration,
                "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's (with "
@@ -100,7 +106,7 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
 
 Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead && !a.per_request_cost &&
-      !a.frontend_latency && !a.kernel_latency && !a.overlap) {
+      !a.frontend_latency && !a.kernel_latency && !a.overlap && a.async_scheduling == 0) {
     return Status::Ok();
   }
   CostFactors f = s.cost->factors();
@@ -111,6 +117,7 @@ Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
   f.frontend_latency_s = a.frontend_latency.value_or(f.frontend_latency_s);
   f.kernel_latency_s = a.kernel_latency.value_or(f.kernel_latency_s);
   f.overlap = a.overlap.value_or(f.overlap);
+  if (a.async_scheduling != 0) f.async_scheduling = a.async_scheduling > 0;
   GOODPUT_RETURN_IF_ERROR(CheckFactors(f,
                                        "--compute-efficiency, --bandwidth-efficiency, --step-overhead, "
                                        "--per-request-cost, --frontend-latency, --kernel-latency, --overlap"));

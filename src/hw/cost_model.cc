@@ -278,9 +278,10 @@ double CostModel::Seconds(const Step& s) const {
   if (s.tokens <= 0) return 0;
   const auto roof = [&](double c, double m) { return RooflineSeconds(c, m, f_.overlap); };
   // Each replica's host prepares its own requests, alongside the others.
-  return f_.step_overhead_s + f_.per_sequence_s * s.requests / m_.data_parallel +
-         roof(MatmulSeconds(s), WeightSeconds(s)) + roof(AttentionSeconds(s), KvSeconds(s)) + CommunicationSeconds(s) +
-         DraftSeconds(s) + KernelSeconds(s);
+  const double host = f_.step_overhead_s + f_.per_sequence_s * s.requests / m_.data_parallel;
+  const double gpu = roof(MatmulSeconds(s), WeightSeconds(s)) + roof(AttentionSeconds(s), KvSeconds(s)) +
+                     CommunicationSeconds(s) + DraftSeconds(s) + KernelSeconds(s);
+  return f_.async_scheduling ? std::max(host, gpu) : host + gpu;
 }
 
 }  // namespace goodput

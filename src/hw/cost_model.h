@@ -81,6 +81,11 @@ struct CostFactors {
   double bandwidth_efficiency = 0.85;
   double step_overhead_s = 0.0005;
   double per_sequence_s = 0;  // host-side cost per scheduled request (inputs, sampling, bookkeeping)
+  // The engine prepares the next step on the host while the GPU runs this one
+  // (vLLM's --async-scheduling, SGLang's and TensorRT-LLM's overlap
+  // schedulers): a step takes the longer of the host's work (step overhead and
+  // per-request cost) and the GPU's, not their sum.
+  bool async_scheduling = false;
   double overlap = 1.0;       // 1: a phase's compute and memory fully overlap (max); 0: they add up
   // Attention efficiency by a request's query tokens in the step (a decode's
   // one row reads its whole context; a prefill chunk's rows share it), log-

@@ -368,7 +368,8 @@ TEST(CostModel, MlaDecodesAbsorbedAndPrefillsExpanded) {
   EXPECT_NEAR(m.AttentionSeconds(prefill), expected, 1e-15);
 }
 
-// Per-request host cost and the overlap of compute and memory, by hand.
+// Per-request host cost, the overlap of compute and memory, and async
+// scheduling's overlap of host and GPU (a step takes the longer), by hand.
 TEST(CostModel, PerRequestCostAndOverlap) {
   DeployedModel d;
   d.model = *LoadModel("goodput-small");
@@ -391,6 +392,15 @@ TEST(CostModel, PerRequestCostAndOverlap) {
                kv = full.KvSeconds(s);
   EXPECT_NEAR(full.Seconds(s), 10 * 1e-4 + std::max(mm, w) + std::max(at, kv), 1e-12);
   EXPECT_NEAR(none.Seconds(s), 10 * 1e-4 + mm + w + at + kv, 1e-12);
+  f.overlap = 1;
+  f.async_scheduling = true;
+  const CostModel async(d, f);
+  EXPECT_GT(std::max(mm, w) + std::max(at, kv), 10 * 1e-4);  // GPU-bound: the host's 1 ms hides
+  EXPECT_NEAR(async.Seconds(s), std::max(mm, w) + std::max(at, kv), 1e-12);
+  f.per_sequence_s = 0.1;  // host-bound: 1 s of host work hides the GPU's
+  EXPECT_NEAR(CostModel(d, f).Seconds(s), 10 * 0.1, 1e-12);
+  f.async_scheduling = false;
+  EXPECT_NEAR(CostModel(d, f).Seconds(s), 10 * 0.1 + std::max(mm, w) + std::max(at, kv), 1e-12);
 }
 
 // Efficiency curves are interpolated in log(tokens) and constant beyond.

@@ -17,6 +17,7 @@ struct EngineHost {
   double step_overhead_s = 0.0005;  // fixed cost of one step (launches, scheduling)
   double per_sequence_s = 0;        // per request in the step (inputs, sampling, detokenizing, streaming)
   double frontend_latency_s = 0;    // the API server's time before the scheduler sees a request
+  bool async_scheduling = false;    // host work overlaps the GPU's (CostFactors::async_scheduling)
   std::string source;
 };
 

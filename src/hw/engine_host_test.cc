@@ -18,6 +18,13 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_GT(vllm->per_sequence_s, 0);
   EXPECT_GT(vllm->frontend_latency_s, 0);
   EXPECT_NE(vllm->source.find("published_validation"), std::string::npos);
+  EXPECT_FALSE(vllm->async_scheduling);
+  // TensorRT-LLM's host work per request is a published measurement, hidden behind the GPU's by its overlap scheduler.
+  auto trtllm = FindEngineHost("trtllm");
+  ASSERT_TRUE(trtllm.ok()) << trtllm.status().message();
+  EXPECT_TRUE(trtllm->async_scheduling);
+  EXPECT_NEAR(trtllm->per_sequence_s, 45.11e-3 / 1536, 1e-7);
+  EXPECT_NE(trtllm->source.find("#10273"), std::string::npos);
   auto none = FindEngineHost("none");
   ASSERT_TRUE(none.ok());
   EXPECT_DOUBLE_EQ(none->step_overhead_s, CostFactors{}.step_overhead_s);
@@ -25,14 +32,16 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_EQ(none->frontend_latency_s, 0);
   auto other = FindEngineHost("tgi");
   ASSERT_FALSE(other.ok());
-  EXPECT_NE(other.status().message().find("Known engines: vllm, none"), std::string::npos) << other.status().message();
+  EXPECT_NE(other.status().message().find("Known engines: vllm, trtllm, none"), std::string::npos)
+      << other.status().message();
 }
 
 TEST(EngineHost, ItReplacesTheHostFactorsAndNothingElse) {
   CostFactors f;
   f.bandwidth_efficiency = 0.7;
   f.compute_efficiency = 0.5;
-  const CostFactors g = WithEngineHost(f, EngineHost{"x", 0.002, 3e-5, 0.04, ""});
+  const CostFactors g = WithEngineHost(f, EngineHost{"x", 0.002, 3e-5, 0.04, true, ""});
+  EXPECT_TRUE(g.async_scheduling);
   EXPECT_DOUBLE_EQ(g.step_overhead_s, 0.002);
   EXPECT_DOUBLE_EQ(g.per_sequence_s, 3e-5);
   EXPECT_DOUBLE_EQ(g.frontend_latency_s, 0.04);
@@ -58,6 +67,9 @@ TEST(EngineHost, ABrokenCatalogNamesTheFileAndTheEntry) {
       {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0},
                        {"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0}]})",
        "engine a given twice"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "async_scheduling": "yes"}]})",
+       "engine a: \"async_scheduling\" must be true or false"},
       {"not json", "engines.json"},
   };
   const char* saved = std::getenv("GOODPUT_DATA_DIR");
