@@ -32,7 +32,10 @@ TEST(Hardware, DenseNotSparseFlops) {
   auto b200 = FindGpu("b200");
   ASSERT_TRUE(b200.ok());
   EXPECT_NEAR(*b200->fp4_flops / *b200->fp8_flops, 2.0, 0.01);
-  EXPECT_TRUE(b200->total_is_nominal());
+  // As the CUDA driver reports it: 178.35 GiB, and a 7,680-bit bus at 3,996 MHz (double data rate).
+  EXPECT_FALSE(b200->total_is_nominal());
+  EXPECT_NEAR(static_cast<double>(b200->TotalMemoryBytes()), 178.35 * (1 << 30), 1e6);
+  EXPECT_NEAR(b200->memory_bandwidth, 7680.0 / 8 * 3996e6 * 2, 1e9);
 }
 
 // The A10G: the A10's memory (24 GB at 600 GB/s), less tensor throughput
