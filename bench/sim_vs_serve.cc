@@ -38,10 +38,10 @@
 #include <string>
 
 #include "calibrate/engine_calibration.h"
-#include "calibrate/validation.h"
 #include "core/data_dir.h"
 #include "core/stats.h"
 #include "core/units.h"
+#include "validation/sim_vs_serve_harness.h"
 
 using namespace goodput;
 

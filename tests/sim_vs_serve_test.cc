@@ -22,9 +22,9 @@
 #include <gtest/gtest.h>
 
 #include "calibrate/engine_calibration.h"
-#include "calibrate/validation.h"
 #include "engine/step_log.h"
 #include "ledger/ledger.h"
+#include "validation/sim_vs_serve_harness.h"
 
 namespace goodput {
 namespace {

@@ -12,7 +12,6 @@
 
 #include "calibrate/engine_calibration.h"
 #include "calibrate/step_fit.h"
-#include "calibrate/validation.h"
 #include "engine/step_log.h"
 #include "sim/setup.h"
 #include "hw/hardware.h"
@@ -267,7 +266,7 @@ Result<Calibration> FitMostlyCommonSteps(const std::string& name, const std::pai
     write(common);
     if (i % every == 0) write(rare);
   }
-  server::ServeConfig config;
+  cpu::CpuEngineConfig config;
   config.model = "goodput-small";
   config.load_format = "dummy";
   return CalibrateFromStepLogs(config, {testing::WriteTempFile(name, log.str())}, 100);
@@ -323,7 +322,7 @@ TEST(CalibrateFromStepLogs, ShowsResidualsOverEveryLoggedStep) {
     WriteStepLogLine(log, ObservedStep{decode, t, t + seconds, none});
     t += seconds;
   }
-  server::ServeConfig config;
+  cpu::CpuEngineConfig config;
   config.model = "goodput-small";
   config.load_format = "dummy";
   auto cal = CalibrateFromStepLogs(config, {testing::WriteTempFile("alternating.log", log.str())}, 100);
@@ -335,46 +334,18 @@ TEST(CalibrateFromStepLogs, ShowsResidualsOverEveryLoggedStep) {
   EXPECT_NEAR(cal->residuals[0].modeled, 0.02, 0.001) << "fitted to the sample";
 }
 
-// When the two capacities differ, the comparison says why each side's next
-// load did not hold (here: a p90 verdict short of the 35 requests it needs).
-TEST(FormatComparison, SaysWhyTheCapacitiesDiffer) {
-  Comparison c;
-  c.workload = "long-cpu";
-  c.serve_capacity = std::nullopt;
-  c.sim_capacity = "4";
-  c.capacity_steps_apart = 3;
-  c.serve_capacity_why =
-      "capacity: none\n  at concurrency 1: interactive undecided: attainment 100% of 34 measured requests\n";
-  c.sim_capacity_why = "capacity: concurrency 4 (17 tok/s, goodput 0.30 req/s)\n";
-  const std::string differ = FormatComparison(c);
-  EXPECT_NE(differ.find("goodput serve's capacity: none\n  at concurrency 1: interactive undecided"), std::string::npos)
-      << differ;
-  EXPECT_NE(differ.find("the simulator's capacity: concurrency 4"), std::string::npos) << differ;
-  c.serve_capacity = "4";
-  EXPECT_EQ(FormatComparison(c).find("goodput serve's capacity"), std::string::npos);
-  // A failed request is named with its row.
-  Comparison::Row row;
-  row.serve.label = "1";
-  row.serve.top_error = "HTTP 400: prompt too long (x1)";
-  row.sim.label = "1";
-  c.rows.push_back(row);
-  const std::string failed = FormatComparison(c);
-  EXPECT_NE(failed.find("load 1: goodput serve failed HTTP 400: prompt too long (x1)"), std::string::npos) << failed;
-  EXPECT_EQ(failed.find("the simulator failed"), std::string::npos) << failed;
-}
-
 // The simulator of a calibrated CPU engine has goodput serve's KV pool: the
 // same blocks of the same size, the same resolved engine sizes.
 TEST(PlanOptionsFor, TheSimulatorGetsServesPool) {
   for (auto [dtype, mib] : {std::pair<const char*, int64_t>{"auto", 512}, {"int8", 64}}) {
     {
-      server::ServeConfig config;
+      cpu::CpuEngineConfig config;
       config.model = "goodput-small";
       config.load_format = "dummy";
       config.engine.cache.kv_cache_memory = mib << 20;
       config.engine.cache.kv_cache_dtype = dtype;
       config.engine.scheduler.max_model_len = 2048;
-      auto engine = server::LoadCpuEngine(config);
+      auto engine = cpu::LoadCpuEngine(config);
       ASSERT_TRUE(engine.ok()) << engine.status().message();
       const Calibration cal = Example();
       auto setup = SetupCalibratedSimulation(engine->model, PlanOptionsFor(cal, engine->config), cal);
@@ -418,11 +389,11 @@ TEST(SetupCalibratedSimulation, CarriesFactorsToTheWeightsFormatAsked) {
   EXPECT_DOUBLE_EQ(unknown->cost->factors().peak_flops, *c.hardware.bf16_flops);
   Calibration cpu = Example();
   cpu.weight_precision = "bf16";
-  server::ServeConfig config;
+  cpu::CpuEngineConfig config;
   config.model = "goodput-small";
   config.load_format = "dummy";
   config.engine.cache.kv_cache_memory = int64_t{512} << 20;
-  auto engine = server::LoadCpuEngine(config);
+  auto engine = cpu::LoadCpuEngine(config);
   ASSERT_TRUE(engine.ok()) << engine.status().message();
   const auto refused = SetupCalibratedSimulation(engine->model, PlanOptionsFor(cpu, engine->config), cpu);
   ASSERT_FALSE(refused.ok());

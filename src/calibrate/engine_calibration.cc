@@ -82,7 +82,7 @@ namespace {
 // The fit of `steps` taken by `engine` (its model and settings are used); the
 // hardware is this CPU. The residual rows are of `judged` when given (every
 // step the fitted ones were drawn from), else of the fitted steps.
-Result<Calibration> FitCpuEngine(const server::CpuEngine& engine, const std::vector<MeasuredStep>& steps,
+Result<Calibration> FitCpuEngine(const cpu::CpuEngine& engine, const std::vector<MeasuredStep>& steps,
                                  const std::string& how, const std::vector<MeasuredStep>* judged = nullptr) {
   Calibration shell;
   shell.hardware.name = "cpu";
@@ -160,9 +160,9 @@ size_t ShapeCap(const std::map<std::string, std::vector<size_t>>& by_shape, size
 
 }  // namespace
 
-Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const StepGrid& grid,
+Result<Calibration> CalibrateCpuEngine(const cpu::CpuEngineConfig& config, const StepGrid& grid,
                                        const std::function<void(const std::string&)>& progress) {
-  GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngine(config));
+  GOODPUT_ASSIGN_OR_RETURN(cpu::CpuEngine engine, cpu::LoadCpuEngine(config));
   RealClock clock;
   GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredStep> steps,
                            MeasureSteps(*engine.runner, engine.layout.groups, engine.num_blocks,
@@ -170,7 +170,7 @@ Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const 
   return FitCpuEngine(engine, steps, "goodput calibrate steps");
 }
 
-Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, const std::vector<std::string>& step_logs,
+Result<Calibration> CalibrateFromStepLogs(const cpu::CpuEngineConfig& config, const std::vector<std::string>& step_logs,
                                           size_t max_steps) {
   std::vector<std::vector<LoggedStep>> logs;  // one clock each: the loop is fitted log by log
   for (const std::string& path : step_logs) {
@@ -179,7 +179,7 @@ Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, con
   }
   if (logs.empty()) return Status::InvalidArgument("no step log given");
   // The fit needs the model and the resolved settings, not weights or a pool.
-  GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngineSettings(config));
+  GOODPUT_ASSIGN_OR_RETURN(cpu::CpuEngine engine, cpu::LoadCpuEngineSettings(config));
   std::vector<MeasuredStep> every;
   for (const auto& log : logs) {
     for (const LoggedStep& l : log) every.push_back(FromLog(l));

@@ -1,5 +1,5 @@
 // Calibrations from goodput's own engine: the CPU engine `serve` would run
-// with a ServeConfig, measured step by step and fitted; and the plan options
+// with a CpuEngineConfig, measured step by step and fitted; and the plan options
 // under which the simulator reproduces that engine's pool (the CPU as a
 // "hardware": vLLM's CPU defaults, the same KV pool).
 #pragma once
@@ -11,15 +11,15 @@
 #include "calibrate/calibration.h"
 #include "calibrate/cpu_steps.h"
 #include "core/status.h"
+#include "cpu/cpu_engine.h"
 #include "plan/planner.h"
-#include "server/serving.h"
 #include "sim/setup.h"
 
 namespace goodput {
 
 // Measures `config`'s engine on this machine (StepGrid) and fits the cost
 // model to its steps; the hardware is this CPU (memory: the host's).
-Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const StepGrid& grid,
+Result<Calibration> CalibrateCpuEngine(const cpu::CpuEngineConfig& config, const StepGrid& grid,
                                        const std::function<void(const std::string&)>& progress = {});
 
 // Fits the cost model to the steps goodput serve took while serving (its
@@ -28,7 +28,7 @@ Result<Calibration> CalibrateCpuEngine(const server::ServeConfig& config, const 
 // shape (a long prefill), the common ones (decodes) thinned evenly to the
 // same count per shape, each weighted by the serving time it stands for. The
 // residuals group every logged step by shape, fitted or not.
-Result<Calibration> CalibrateFromStepLogs(const server::ServeConfig& config, const std::vector<std::string>& step_logs,
+Result<Calibration> CalibrateFromStepLogs(const cpu::CpuEngineConfig& config, const std::vector<std::string>& step_logs,
                                           size_t max_steps = 1500);
 
 // Plan options for simulating on `calibration`'s hardware with `engine`

@@ -106,7 +106,7 @@ void Report(const Calibration& c, const std::string& out) {
 }
 
 void RunSteps(const StepsArgs& a) {
-  server::ServeConfig config;
+  cpu::CpuEngineConfig config;
   config.model = a.model;
   config.load_format = a.load_format;
   config.seed = a.seed;

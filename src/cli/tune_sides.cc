@@ -30,9 +30,9 @@ struct Shared {
   int fits = 0;
 };
 
-// goodput serve's engine settings in `engine_args` (its other flags are
+// goodput serve's CPU engine with the settings in `engine_args` (its other flags are
 // left to the server).
-Result<server::ServeConfig> ServeConfigFor(const std::string& model, const std::string& engine_args) {
+Result<cpu::CpuEngineConfig> CpuEngineConfigFor(const std::string& model, const std::string& engine_args) {
   EngineArgs e;
   CLI::App app;
   AddEngineFlags(app, e, kEngineSizeFlags | kEngineSchedulingFlags);
@@ -44,7 +44,7 @@ Result<server::ServeConfig> ServeConfigFor(const std::string& model, const std::
   } catch (const CLI::ParseError& ex) {
     return Status::InvalidArgument(fmt::format("--engine-args '{}': {}", engine_args, ex.what()));
   }
-  server::ServeConfig c;
+  cpu::CpuEngineConfig c;
   c.model = model;
   GOODPUT_ASSIGN_OR_RETURN(c.engine, ToEngineConfig(e));
   return c;
@@ -69,7 +69,7 @@ Result<TargetFactory> FitToStepLogs(const TuneSideArgs& a, Shared& shared, const
     if (m.failed.empty() && it != shared.step_logs.end()) logs.push_back(it->second);
   }
   if (logs.empty()) return Status::FailedPrecondition("no step log to fit the simulator to");
-  GOODPUT_ASSIGN_OR_RETURN(server::ServeConfig config, ServeConfigFor(ModelOf(a), a.t.engine_args));
+  GOODPUT_ASSIGN_OR_RETURN(cpu::CpuEngineConfig config, CpuEngineConfigFor(ModelOf(a), a.t.engine_args));
   GOODPUT_ASSIGN_OR_RETURN(Calibration c, CalibrateFromStepLogs(config, logs));
   const std::string path = NextFitPath(a, shared);
   GOODPUT_RETURN_IF_ERROR(SaveCalibration(c, path));
@@ -124,8 +124,8 @@ Setting DefaultsOf(const EngineConfig& e) {
 Result<Setting> EngineDefaults(const TuneSideArgs& a) {
   const TargetKind kind = KindOf(a.t);
   if (kind == TargetKind::kEmbedded && a.sim.empty()) {
-    GOODPUT_ASSIGN_OR_RETURN(server::ServeConfig config, ServeConfigFor(ModelOf(a), a.t.engine_args));
-    GOODPUT_ASSIGN_OR_RETURN(server::CpuEngine engine, server::LoadCpuEngineSettings(config));
+    GOODPUT_ASSIGN_OR_RETURN(cpu::CpuEngineConfig config, CpuEngineConfigFor(ModelOf(a), a.t.engine_args));
+    GOODPUT_ASSIGN_OR_RETURN(cpu::CpuEngine engine, cpu::LoadCpuEngineSettings(config));
     return DefaultsOf(engine.config);
   }
   const std::string where =

@@ -1,5 +1,5 @@
 // Scoring a comparison against the targets, and its table.
-#include "calibrate/validation.h"
+#include "sim_vs_serve_harness.h"
 
 #include <algorithm>
 #include <climits>

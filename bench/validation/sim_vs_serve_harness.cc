@@ -1,4 +1,4 @@
-#include "calibrate/validation.h"
+#include "sim_vs_serve_harness.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "calibrate/validation.h"
+#include "sim_vs_serve_harness.h"
 
 #include <gtest/gtest.h>
 
@@ -119,6 +119,34 @@ TEST(FormatComparison, NamesTheLoadsWhoseP99sAreOpenAbove) {
       << s;
   c.rows.erase(c.rows.begin() + 1, c.rows.end());
   EXPECT_EQ(FormatComparison(c).find("p99s of load"), std::string::npos);
+}
+
+// When the two capacities differ, the comparison says why each side's next
+// load did not hold (here: a p90 verdict short of the 35 requests it needs).
+TEST(FormatComparison, SaysWhyTheCapacitiesDiffer) {
+  Comparison c;
+  c.workload = "long-cpu";
+  c.serve_capacity = std::nullopt;
+  c.sim_capacity = "4";
+  c.capacity_steps_apart = 3;
+  c.serve_capacity_why =
+      "capacity: none\n  at concurrency 1: interactive undecided: attainment 100% of 34 measured requests\n";
+  c.sim_capacity_why = "capacity: concurrency 4 (17 tok/s, goodput 0.30 req/s)\n";
+  const std::string differ = FormatComparison(c);
+  EXPECT_NE(differ.find("goodput serve's capacity: none\n  at concurrency 1: interactive undecided"), std::string::npos)
+      << differ;
+  EXPECT_NE(differ.find("the simulator's capacity: concurrency 4"), std::string::npos) << differ;
+  c.serve_capacity = "4";
+  EXPECT_EQ(FormatComparison(c).find("goodput serve's capacity"), std::string::npos);
+  // A failed request is named with its row.
+  Comparison::Row row;
+  row.serve.label = "1";
+  row.serve.top_error = "HTTP 400: prompt too long (x1)";
+  row.sim.label = "1";
+  c.rows.push_back(row);
+  const std::string failed = FormatComparison(c);
+  EXPECT_NE(failed.find("load 1: goodput serve failed HTTP 400: prompt too long (x1)"), std::string::npos) << failed;
+  EXPECT_EQ(failed.find("the simulator failed"), std::string::npos) << failed;
 }
 
 }  // namespace
