@@ -10,7 +10,6 @@
 #include <optional>
 
 #include <boost/asio.hpp>
-#include <boost/asio/experimental/as_tuple.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast.hpp>
 #include <fmt/format.h>
@@ -18,15 +17,11 @@
 #include "client/openai_stream.h"
 #include "client/sse.h"
 #include "client/timestamped_read.h"
+#include "core/asio_names.h"
 #include "workload/arrivals.h"
 
 namespace goodput::client {
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = net::ip::tcp;
-using net::awaitable;
-constexpr auto kNoThrow = net::experimental::as_tuple(net::use_awaitable);
+using namespace goodput::asio_names;  // net, beast, http, tcp, awaitable, kNoThrow
 
 namespace {
 

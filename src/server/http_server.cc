@@ -6,24 +6,19 @@
 #include <random>
 
 #include <boost/asio.hpp>
-#include <boost/asio/experimental/as_tuple.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/beast.hpp>
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "core/asio_names.h"
 #include "core/clock.h"
 #include "server/routes.h"
 #include "server/session.h"
 
 namespace goodput::server {
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
+using namespace goodput::asio_names;  // net, beast, http, tcp, awaitable, kNoThrow
 namespace json = boost::json;
-using tcp = net::ip::tcp;
-using net::awaitable;
-constexpr auto kNoThrow = net::experimental::as_tuple(net::use_awaitable);
 using Channel = net::experimental::concurrent_channel<void(boost::system::error_code, RequestOutput)>;
 using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;

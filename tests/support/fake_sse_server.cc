@@ -6,19 +6,15 @@
 #include <thread>
 
 #include <boost/asio.hpp>
-#include <boost/asio/experimental/as_tuple.hpp>
 #include <boost/beast.hpp>
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "core/asio_names.h"
+
 namespace goodput::testing {
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
+using namespace goodput::asio_names;  // net, beast, http, tcp, awaitable, kNoThrow
 namespace json = boost::json;
-using tcp = net::ip::tcp;
-using net::awaitable;
-constexpr auto kNoThrow = net::experimental::as_tuple(net::use_awaitable);
 
 struct FakeSseServer::Impl {
   Impl(Options o, const Clock& c) : options(o), clock(c), acceptor(ioc) {}
