@@ -11,7 +11,7 @@
 //   3. token events per second one client core handles (target >= 100,000):
 //      the client thread's own CPU time, not wall time.
 //
-//   build/bench/client_precision
+//   build/perf/client_precision
 #include <algorithm>
 #include <cstdio>
 

@@ -9,7 +9,7 @@
 // >= 60% of the measured matmul peak (the better of OpenBLAS's sgemm and
 // goodput's own decode kernel on cache-resident weights).
 //
-//   build/bench/cpu_decode
+//   build/perf/cpu_decode
 #include <cblas.h>
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 # split over WORKERS processes; a crash, a leak, undefined behaviour, a
 # timeout (10 s) or memory over 2 GiB fails it, and its input is kept in WORK.
 # Prints one line per target: executions, time, rate and the result.
-# Usage: bench/fuzz.sh [RUNS (10000000)] [WORKERS (2)] [WORK (a temporary directory)]
+# Usage: perf/fuzz.sh [RUNS (10000000)] [WORKERS (2)] [WORK (a temporary directory)]
 set -u
 runs="${1:-10000000}"
 workers="${2:-2}"
@@ -39,7 +39,7 @@ status=0
 printf '%-20s %14s %9s %12s  %s\n' target executions seconds "per second" result
 for target in request_json sse workload_yaml; do
   start=$(date +%s.%N)
-  (cd "$work" && "$build/bench/fuzz/${target}_fuzz" "$work/$target" -runs=$((runs / workers)) -jobs="$workers" \
+  (cd "$work" && "$build/perf/fuzz/${target}_fuzz" "$work/$target" -runs=$((runs / workers)) -jobs="$workers" \
     -workers="$workers" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 > "$target.log" 2>&1)
   code=$?
   # libFuzzer leaves the input of any failure beside it (crash-, leak-, oom-, timeout-, slow-unit-).

@@ -2,7 +2,7 @@
 // that llama.cpp loads as architecture "llama", with goodput's byte
 // vocabulary (0 pad, 1 BOS, 2 EOS, then the 256 bytes as "<0xXX>" tokens, the
 // form llama.cpp's SentencePiece vocabulary gives byte fallbacks). Used by
-// bench/vs_llama_cpp to run the same weights in both engines.
+// perf/vs_llama_cpp to run the same weights in both engines.
 #pragma once
 
 #include <string>

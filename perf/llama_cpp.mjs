@@ -1,4 +1,4 @@
-// llama.cpp's side of bench/vs_llama_cpp, through node-llama-cpp (its CPU
+// llama.cpp's side of perf/vs_llama_cpp, through node-llama-cpp (its CPU
 // build, the prebuilt binaries that npm installs). Reads a JSON job from the
 // file named by argv[2]:
 //   {"model": "x.gguf", "prompt": [ids], "prefill_rounds": 3, "decode_tokens": 128, "threads": 2}

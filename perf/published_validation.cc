@@ -13,7 +13,7 @@
 //   --engine-kind keeps that engine's rows; --sim-args adds flags to every
 //   command; --fit searches the engine's host costs (step overhead, per-request
 //   cost, front end: data/hardware/engines.json) on its rows and judges each
-//   source under the costs fitted without it (bench/validation/host_fit.h), with the GPU
+//   source under the costs fitted without it (perf/validation/host_fit.h), with the GPU
 //   kernel latency (data/hardware/gpus.json) searched beside them unless
 //   --hold-kernel-latency holds it at S seconds.
 #include <fmt/format.h>

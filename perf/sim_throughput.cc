@@ -3,7 +3,7 @@
 // Target: at most 2 s of wall time per run. Prints requests and steps
 // simulated per second of wall time.
 //
-//   build/bench/sim_throughput [runs]
+//   build/perf/sim_throughput [runs]
 #include <cstdio>
 #include <cstdlib>
 #include <vector>

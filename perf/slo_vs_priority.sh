@@ -8,7 +8,7 @@
 # sees the neighbour); one core busy-looping from after the fit (the fit saw
 # an idle machine: only learning the step time online keeps the target).
 # Target of issue 30: slo <= priority on both figures in every condition.
-# Usage: bench/slo_vs_priority.sh GOODPUT_BINARY [ROUNDS]   (default 5)
+# Usage: perf/slo_vs_priority.sh GOODPUT_BINARY [ROUNDS]   (default 5)
 set -u
 bin="$1"
 rounds="${2:-5}"

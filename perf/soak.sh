@@ -6,7 +6,7 @@
 # when no request failed, the server holds no request or KV block at the end,
 # and its memory after the first runs stays within 5% (the first runs warm
 # the allocator and OpenBLAS's buffers; the baseline is the sample at 3 min).
-# Usage: bench/soak.sh GOODPUT_BINARY [MINUTES (30)] [CONCURRENCY (16)]
+# Usage: perf/soak.sh GOODPUT_BINARY [MINUTES (30)] [CONCURRENCY (16)]
 set -u
 bin="$1"
 minutes="${2:-30}"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # 1,000 concurrent streams and a disconnect storm against goodput serve
 # (goodput-tiny): half of the streams are dropped at once while others run
-# and most still queue (bench/stream_storm.mjs). Then the server must be
+# and most still queue (perf/stream_storm.mjs). Then the server must be
 # healthy, hold no request and no KV block, and answer a new request; the
 # kept streams must all end with [DONE] and every token. Prints the figures
 # and the server's memory before and after. Exits 1 on any failure.
-# Usage: bench/stream_storm.sh GOODPUT_BINARY [STREAMS (1000)] [ROUNDS (3)]
+# Usage: perf/stream_storm.sh GOODPUT_BINARY [STREAMS (1000)] [ROUNDS (3)]
 set -u
 bin="$1"
 streams="${2:-1000}"

@@ -6,8 +6,8 @@
 // whether both engines' greedy answers to the same prompt agree (the check
 // that the export carries the same model).
 //
-//   bench/vs_llama_cpp.sh          (installs node-llama-cpp, then runs this)
-//   build/bench/vs_llama_cpp NODE_DIR [ROUNDS] [PROMPT_TOKENS]
+//   perf/vs_llama_cpp.sh          (installs node-llama-cpp, then runs this)
+//   build/perf/vs_llama_cpp NODE_DIR [ROUNDS] [PROMPT_TOKENS]
 //
 // NODE_DIR holds node_modules/node-llama-cpp and llama_cpp.mjs.
 #include <fmt/format.h>

@@ -1,12 +1,12 @@
 #!/bin/sh
 # goodput's CPU engine beside llama.cpp on the same weights: installs
 # node-llama-cpp from npm (its prebuilt CPU binaries; no GPU packages) into
-# BUILD/bench/llama-cpp-node once, then runs build/bench/vs_llama_cpp.
-#   bench/vs_llama_cpp.sh [BUILD_DIR] [ROUNDS] [PROMPT_TOKENS]
+# BUILD/perf/llama-cpp-node once, then runs build/perf/vs_llama_cpp.
+#   perf/vs_llama_cpp.sh [BUILD_DIR] [ROUNDS] [PROMPT_TOKENS]
 set -eu
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-dir="$build/bench/llama-cpp-node"
+dir="$build/perf/llama-cpp-node"
 version=3.22.1  # node-llama-cpp; pinned so that reruns compare the same llama.cpp
 if [ ! -d "$dir/node_modules/node-llama-cpp" ]; then
   mkdir -p "$dir"
@@ -17,4 +17,4 @@ if [ ! -d "$dir/node_modules/node-llama-cpp" ]; then
 fi
 cp "$here/llama_cpp.mjs" "$dir/"
 cmake --build "$build" --target vs_llama_cpp >&2
-exec "$build/bench/vs_llama_cpp" "$dir" "${2:-3}" "${3:-1024}"
+exec "$build/perf/vs_llama_cpp" "$dir" "${2:-3}" "${3:-1024}"

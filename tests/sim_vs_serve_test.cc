@@ -1,7 +1,7 @@
 // The simulator calibrated from goodput serve's own steps against goodput
 // serve over real HTTP: a short chat workload at three loads, side by side
 // (the full comparison, with its targets and goodput serve's own rerun, is
-// bench/sim_vs_serve, which prints figures). Each load is predicted from the
+// perf/sim_vs_serve, which prints figures). Each load is predicted from the
 // steps goodput serve took at the other two. The latency bounds come from the
 // run's own noise: the simulator's median must lie within what goodput serve's
 // sample can tell apart (the 95% interval of its median), widened by the

@@ -2,7 +2,7 @@
 // /v1/completions or /v1/chat/completions POST, and the class header) on
 // arbitrary bytes. It must answer every input with a request or an
 // ApiError, never crash, hang or read out of bounds (ASan and UBSan on).
-// Built by bench/fuzz.sh.
+// Built by perf/fuzz.sh.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // SSE parser fed in pieces of arbitrary sizes, then each event's data parsed
 // as an OpenAI stream chunk. Bytes from a server are outside input: no
 // crash, no read out of bounds (ASan and UBSan on), memory bounded by
-// SseParser::kMaxLineBytes. Built by bench/fuzz.sh.
+// SseParser::kMaxLineBytes. Built by perf/fuzz.sh.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -2,7 +2,7 @@
 // distributions, arrivals, SLOs) on arbitrary text. Every input is a
 // workload or an error that says why; none crashes, hangs or asks for
 // unbounded memory (ASan and UBSan on). File references resolve against an
-// empty directory. Built by bench/fuzz.sh.
+// empty directory. Built by perf/fuzz.sh.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

@@ -41,7 +41,7 @@ CostFactors FactorsFrom(const std::vector<double>& x, const Knots& knots) {
 // efficiency by a request's new tokens. The pairs 8|9 and 64|65 let the rate
 // jump where the CPU engine hands its matmuls from its own small-batch kernel
 // to OpenBLAS (SmallMatMulHandles: up to 8 rows with AVX2, 64 with AVX-512);
-// on bench/sim_vs_serve's step logs of two runs they took the fit's rms log
+// on perf/sim_vs_serve's step logs of two runs they took the fit's rms log
 // error from 0.152 to 0.135 and 0.143 to 0.129, and decodes of 33-64
 // requests from 28% and 15% slow to 8% and 0%.
 const std::vector<double> kMatmulKnots = {1, 4, 8, 9, 16, 64, 65, 256, 1024};

@@ -2,7 +2,7 @@
 // kernels where the CPU has them (small_matmul.h, panel_matmul.h), else to
 // OpenBLAS (sgemm);
 // the rest are plain loops the compiler vectorizes (they are a small share
-// of a step: bench/cpu_decode measures it).
+// of a step: perf/cpu_decode measures it).
 #pragma once
 
 #include <cstdint>

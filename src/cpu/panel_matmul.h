@@ -24,7 +24,7 @@ bool PanelMatMulTHandles(int64_t n);
 // MatMulT's contract (Y (+)= X * W^T, W [n x k]) for Y's columns [n0, n1)
 // (n1 - n0 a multiple of 8), on the calling thread, with W packed in blocks
 // as the products go: the kernel for many rows of X (prefill), where a
-// dot product per output runs at half the FMA rate (bench/cpu_decode).
+// dot product per output runs at half the FMA rate (perf/cpu_decode).
 void PanelMatMulT(const float* x, const float* w, float* y, int64_t m, int64_t n0, int64_t n1, int64_t n, int64_t k,
                   bool accumulate);
 

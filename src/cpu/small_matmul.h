@@ -37,7 +37,7 @@ std::vector<VectorIsa> IsasThisCpuRuns();
 void LimitKernelIsa(VectorIsa isa);
 
 // Whether SmallMatMulT beats OpenBLAS for an m-row X on this CPU (see
-// bench/cpu_decode): with AVX-512 for 1-64 rows (also beating sgemv at one
+// perf/cpu_decode): with AVX-512 for 1-64 rows (also beating sgemv at one
 // row), with AVX2 for 2-8 rows (sgemv is faster at one row).
 bool SmallMatMulHandles(int64_t m);
 

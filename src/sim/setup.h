@@ -37,7 +37,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
 
 // The same for catalog names: `options` need not name the GPU or its memory.
 // For the programs that check the simulator's mechanisms by hand arithmetic
-// (tests, bench/sim_throughput): the GPU work alone unless `engine` names one.
+// (tests, perf/sim_throughput): the GPU work alone unless `engine` names one.
 Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options,
                                         const std::string& engine = "none");
 

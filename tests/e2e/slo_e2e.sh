@@ -7,7 +7,7 @@
 # the target, so the stream's worst gap stays short. Both policies run in the
 # same test, on the same machine as loaded then, and are compared with each
 # other: priority's worst gap must exceed twice slo's. The margin comes from
-# bench/slo_vs_priority.sh: over 3 rounds in each of idle, busy-before-start
+# perf/slo_vs_priority.sh: over 3 rounds in each of idle, busy-before-start
 # and busy-after-start, a policy's worst gap moved at most 14% between rounds
 # while priority's exceeded slo's 27-37 times; 600 ms (4x the target) bounds
 # slo's own gap, which reached 182 ms with a core taken.

@@ -1,4 +1,4 @@
-# Sourced by tests/e2e/slo_e2e.sh and bench/slo_vs_priority.sh: the slo
+# Sourced by tests/e2e/slo_e2e.sh and perf/slo_vs_priority.sh: the slo
 # policy's scenario on goodput serve (goodput-small, TPOT target 150 ms). An
 # interactive stream of 80 tokens decodes while a 1,500-token offline prompt
 # arrives. `slo_scenario BIN POLICY WORK [AFTER_START]` starts the server
