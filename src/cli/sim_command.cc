@@ -41,6 +41,9 @@ struct SimArgs {
 };
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
+constexpr const char* kOverrideFlags =
+    "--compute-efficiency, --bandwidth-efficiency, --step-overhead, --per-request-cost, --frontend-latency, "
+    "--kernel-latency, --overlap";
 
 constexpr const char* kCostModel = R"(Step time = host + GPU (with async scheduling: the longer of the two), where
 host = overhead + per-request cost x requests and GPU = kernels x kernel latency
@@ -104,25 +107,15 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "goodput calibrate steps --from-step-log");
 }
 
-Status ApplyOverrides(const SimArgs& a, SimSetup& s) {
-  if (!a.compute_efficiency && !a.bandwidth_efficiency && !a.step_overhead && !a.per_request_cost &&
-      !a.frontend_latency && !a.kernel_latency && !a.overlap && a.async_scheduling == 0) {
-    return Status::Ok();
-  }
-  CostFactors f = s.cost->factors();
-  f.compute_efficiency = a.compute_efficiency.value_or(f.compute_efficiency);
-  f.bandwidth_efficiency = a.bandwidth_efficiency.value_or(f.bandwidth_efficiency);
-  f.step_overhead_s = a.step_overhead.value_or(f.step_overhead_s);
-  f.per_sequence_s = a.per_request_cost.value_or(f.per_sequence_s);
-  f.frontend_latency_s = a.frontend_latency.value_or(f.frontend_latency_s);
-  f.kernel_latency_s = a.kernel_latency.value_or(f.kernel_latency_s);
-  f.overlap = a.overlap.value_or(f.overlap);
-  if (a.async_scheduling != 0) f.async_scheduling = a.async_scheduling > 0;
-  GOODPUT_RETURN_IF_ERROR(CheckFactors(f,
-                                       "--compute-efficiency, --bandwidth-efficiency, --step-overhead, "
-                                       "--per-request-cost, --frontend-latency, --kernel-latency, --overlap"));
-  s.cost = std::make_unique<CostModel>(s.cost->model(), f);
-  return Status::Ok();
+// The cost factors the flags override.
+CostOverrides OverridesOf(const SimArgs& a) {
+  CostOverrides o;
+  o.compute_efficiency = a.compute_efficiency, o.bandwidth_efficiency = a.bandwidth_efficiency;
+  o.overlap = a.overlap, o.kernel_latency_s = a.kernel_latency;
+  o.step_overhead_s = a.step_overhead, o.per_sequence_s = a.per_request_cost;
+  o.frontend_latency_s = a.frontend_latency;
+  if (a.async_scheduling != 0) o.async_scheduling = a.async_scheduling > 0;
+  return o;
 }
 
 // The simulator target the flags describe: deployment, KV pool and cost
@@ -215,7 +208,7 @@ Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
                                                ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
                                                : SetupSimulation(model, h.plan, h.hw, nullptr, EngineHostName(a.d)));
   setup.options.acceptance_rate = acceptance;
-  GOODPUT_RETURN_IF_ERROR(ApplyOverrides(a, setup));
+  GOODPUT_RETURN_IF_ERROR(ApplyCostOverrides(OverridesOf(a), kOverrideFlags, setup));
   if (!a.step_log.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(setup.options.step_observer, OpenStepLog(a.step_log));
   }
@@ -224,28 +217,15 @@ Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
 
 Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::string& flags) {
   GOODPUT_ASSIGN_OR_RETURN(SimDeployment d, BuildSimDeployment(a));
-  SimSetup& setup = d.setup;
-  const Plan& plan = setup.plan;
   std::string where = !a.calibration.empty() ? a.calibration : !a.d.gpu.empty() ? a.d.gpu : d.hardware.name;
   // Another model's calibration is allowed (its factors are mostly the
   // hardware's and the engine's) but never silent: the description, printed
   // beside every figure and kept in the ledger, says whose it was.
-  if (!d.calibration_model.empty() && d.calibration_model != plan.model.name) {
+  if (!d.calibration_model.empty() && d.calibration_model != d.setup.plan.model.name) {
     where += fmt::format(" (fitted on {})", d.calibration_model);
   }
-  const double frontend = setup.cost->factors().frontend_latency_s;
-  // A replica's figures, and how many replicas (data parallel) there are.
-  const std::string gpus =
-      plan.options.data_parallel > 1
-          ? fmt::format("x{} per replica, {} replicas", plan.options.tensor_parallel, plan.options.data_parallel)
-          : fmt::format("x{}", plan.options.tensor_parallel);
-  const std::string describe = fmt::format(
-      "sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,
-      plan.model.name, gpus, plan.precision.name, DTypeName(plan.kv_dtype), plan.capacity.num_blocks,
-      plan.layout.attention_block_size, plan.options.engine.scheduler.max_num_seqs,
-      SchedulingPolicyName(plan.options.engine.scheduler.policy),
-      frontend > 0 ? fmt::format(", front end {:.1f} ms", frontend * 1e3) : "", flags.empty() ? "" : "; ", flags);
-  return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), describe));
+  const std::string describe = DescribeSimTarget(d.setup, where, flags);
+  return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(d.setup), describe));
 }
 
 Result<std::vector<SettingResult>> RunAll(const SimArgs& a, const MeasurementSpec& spec) {

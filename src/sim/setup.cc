@@ -43,6 +43,21 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   return s;
 }
 
+Status ApplyCostOverrides(const CostOverrides& o, const std::string& flags, SimSetup& setup) {
+  CostFactors f = setup.cost->factors();
+  f.compute_efficiency = o.compute_efficiency.value_or(f.compute_efficiency);
+  f.bandwidth_efficiency = o.bandwidth_efficiency.value_or(f.bandwidth_efficiency);
+  f.overlap = o.overlap.value_or(f.overlap);
+  f.kernel_latency_s = o.kernel_latency_s.value_or(f.kernel_latency_s);
+  f.step_overhead_s = o.step_overhead_s.value_or(f.step_overhead_s);
+  f.per_sequence_s = o.per_sequence_s.value_or(f.per_sequence_s);
+  f.frontend_latency_s = o.frontend_latency_s.value_or(f.frontend_latency_s);
+  f.async_scheduling = o.async_scheduling.value_or(f.async_scheduling);
+  GOODPUT_RETURN_IF_ERROR(CheckFactors(f, flags));
+  setup.cost = std::make_unique<CostModel>(setup.cost->model(), f);
+  return Status::Ok();
+}
+
 Result<SimSetup> SetupCatalogSimulation(const std::string& model, const std::string& gpu, PlanOptions options,
                                         const std::string& engine) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec spec, LoadModel(model));

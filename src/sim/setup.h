@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,19 @@ struct SimSetup {
 // (data/hardware/engines.json: "vllm", or "none" for the GPU work alone).
 Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan_options, const HardwareSpec& hw,
                                  const CostFactors* factors = nullptr, const std::string& engine = "vllm");
+
+// What a user overrides of a simulation's cost factors (goodput sim's
+// --compute-efficiency, --step-overhead, ...): each one given replaces the
+// card's, the engine's or the calibration's.
+struct CostOverrides {
+  std::optional<double> compute_efficiency, bandwidth_efficiency, overlap, kernel_latency_s;
+  std::optional<double> step_overhead_s, per_sequence_s, frontend_latency_s;
+  std::optional<bool> async_scheduling;
+};
+
+// Rebuilds `setup`'s cost model with the given overrides. Errors: a factor
+// out of its range (CheckFactors), the message naming `flags`.
+Status ApplyCostOverrides(const CostOverrides& overrides, const std::string& flags, SimSetup& setup);
 
 // The same for catalog names: `options` need not name the GPU or its memory.
 // For the programs that check the simulator's mechanisms by hand arithmetic

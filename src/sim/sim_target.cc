@@ -1,5 +1,7 @@
 #include "sim/sim_target.h"
 
+#include <fmt/format.h>
+
 #include "sim/simulator.h"
 
 namespace goodput {
@@ -25,6 +27,21 @@ Result<MeasuredRun> SimulateMeasuredRun(const Workload& workload, const ArrivalS
         PrefixCacheCounts{static_cast<double>(sim.prefix_queried_tokens), static_cast<double>(sim.prefix_hit_tokens)};
   }
   return run;
+}
+
+std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, const std::string& flags) {
+  const Plan& plan = setup.plan;
+  const double frontend = setup.cost->factors().frontend_latency_s;
+  const std::string gpus =
+      plan.options.data_parallel > 1
+          ? fmt::format("x{} per replica, {} replicas", plan.options.tensor_parallel, plan.options.data_parallel)
+          : fmt::format("x{}", plan.options.tensor_parallel);
+  return fmt::format(
+      "sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,
+      plan.model.name, gpus, plan.precision.name, DTypeName(plan.kv_dtype), plan.capacity.num_blocks,
+      plan.layout.attention_block_size, plan.options.engine.scheduler.max_num_seqs,
+      SchedulingPolicyName(plan.options.engine.scheduler.policy),
+      frontend > 0 ? fmt::format(", front end {:.1f} ms", frontend * 1e3) : "", flags.empty() ? "" : "; ", flags);
 }
 
 Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {

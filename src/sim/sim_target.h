@@ -16,6 +16,12 @@ namespace goodput {
 Result<MeasuredRun> SimulateMeasuredRun(const Workload& workload, const ArrivalSpec& load, int repetition,
                                         SimOptions options, const CostModel& cost);
 
+// How a simulator target describes itself, beside every figure and in the
+// ledger: `where` (the card, or a calibration file) and the deployment —
+// model, GPUs (per replica under data parallelism), formats, the pool, the
+// sequence cap, the policy and the engine's front end — then `flags` as given.
+std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, const std::string& flags);
+
 class SimTarget final : public Target {
  public:
   // `describe` names the GPU, model and engine settings for people.

@@ -29,5 +29,45 @@ TEST(SimTarget, RunsTheSimulator) {
   EXPECT_NE(target.StartupLines().find("GPU KV cache size: "), std::string::npos) << target.StartupLines();
 }
 
+// The description names the card, the deployment and the flags as given.
+TEST(SimTarget, DescribesTheDeployment) {
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  const std::string d = DescribeSimTarget(*setup, "h100", "--max-num-seqs 64");
+  EXPECT_EQ(d.rfind("sim:h100 (llama-3.1-8b x1, bf16 weights, bf16 KV, ", 0), 0u) << d;
+  EXPECT_NE(d.find("policy fcfs; --max-num-seqs 64)"), std::string::npos) << d;
+  EXPECT_EQ(d.find("front end"), std::string::npos) << d;  // the GPU work alone has none
+  PlanOptions dp;
+  dp.data_parallel = 2;
+  auto replicas = SetupCatalogSimulation("llama-3.1-8b", "h100", dp, "vllm");
+  ASSERT_TRUE(replicas.ok()) << replicas.status().message();
+  const std::string r = DescribeSimTarget(*replicas, "h100", "");
+  EXPECT_NE(r.find("x1 per replica, 2 replicas"), std::string::npos) << r;
+  EXPECT_NE(r.find("policy fcfs, front end 50.0 ms)"), std::string::npos) << r;
+}
+
+// A user's overrides replace only the factors given; a bad one names the flags.
+TEST(SimSetup, CostOverridesReplaceOnlyWhatIsGiven) {
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  const CostFactors before = setup->cost->factors();
+  CostOverrides o;
+  o.per_sequence_s = 3e-5;
+  o.async_scheduling = true;
+  ASSERT_TRUE(ApplyCostOverrides(o, "--flags", *setup).ok());
+  const CostFactors& after = setup->cost->factors();
+  EXPECT_DOUBLE_EQ(after.per_sequence_s, 3e-5);
+  EXPECT_TRUE(after.async_scheduling);
+  EXPECT_DOUBLE_EQ(after.bandwidth_efficiency, before.bandwidth_efficiency);
+  EXPECT_DOUBLE_EQ(after.step_overhead_s, before.step_overhead_s);
+  EXPECT_DOUBLE_EQ(after.overlap, before.overlap);
+  CostOverrides bad;
+  bad.overlap = 1.5;
+  const Status st = ApplyCostOverrides(bad, "--overlap", *setup);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("--overlap: overlap must be in [0, 1]"), std::string::npos) << st.message();
+  EXPECT_DOUBLE_EQ(setup->cost->factors().overlap, before.overlap);  // left as it was
+}
+
 }  // namespace
 }  // namespace goodput
