@@ -28,6 +28,13 @@ std::string CapacityWords(const SettingScore& s, const SettingResult& r) {
   return r.sweep.points[*r.sweep.capacity].label + Unit(r.sweep.points[*r.sweep.capacity]);
 }
 
+// The two capacities the ranking took as alike: one figure when they are
+// equal, else both (within the coarser search's resolution).
+std::string AlikeCapacities(const Evaluation& chosen, const Evaluation& other) {
+  const std::string a = CapacityWords(chosen.score, chosen.result), b = CapacityWords(other.score, other.result);
+  return a == b ? "capacity " + a : fmt::format("capacity {} vs {}, alike within the search's resolution", a, b);
+}
+
 // How `chosen` compares with `other` on the criterion that decided.
 std::string Versus(const Evaluation& chosen, const Evaluation& other, RankCriterion by) {
   const SettingScore &a = chosen.score, &b = other.score;
@@ -35,13 +42,12 @@ std::string Versus(const Evaluation& chosen, const Evaluation& other, RankCriter
     case RankCriterion::kCapacity:
       return fmt::format("capacity {} vs {}", CapacityWords(a, chosen.result), CapacityWords(b, other.result));
     case RankCriterion::kGoodput:
-      return fmt::format("capacity {} either way; goodput {:.2f} vs {:.2f} req/s", CapacityWords(a, chosen.result),
-                         a.goodput, b.goodput);
+      return fmt::format("{}; goodput {:.2f} vs {:.2f} req/s", AlikeCapacities(chosen, other), a.goodput, b.goodput);
     case RankCriterion::kThroughput:
       return fmt::format("throughput {:.0f} vs {:.0f} tok/s", a.throughput, b.throughput);
     case RankCriterion::kSloMargin:
-      return fmt::format("capacity {} and goodput alike; SLO margin {:+.0f}% vs {:+.0f}%",
-                         CapacityWords(a, chosen.result), 100 * a.slo_margin, 100 * b.slo_margin);
+      return fmt::format("{}, goodput alike; SLO margin {:+.0f}% vs {:+.0f}%", AlikeCapacities(chosen, other),
+                         100 * a.slo_margin, 100 * b.slo_margin);
     case RankCriterion::kMemoryHeadroom:
       return fmt::format("the same load; {} left unallocated vs {}", FormatGiB(a.memory_headroom.value_or(0)),
                          FormatGiB(b.memory_headroom.value_or(0)));
