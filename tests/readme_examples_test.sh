@@ -2,7 +2,8 @@
 # The README's example outputs are this tree's: the planner's and the
 # simulator's examples (cheap and deterministic) are run again, and every
 # line of the output block the README prints for each (but "...", which marks
-# what it left out) must be a line of what the command prints now.
+# what it left out) must be a line of what the command prints now. Likewise
+# the quote rules' table in docs/measuring.md is `goodput ledger rules`'.
 # Usage: readme_examples_test.sh SOURCE_DIR GOODPUT_BINARY
 set -u
 root="$1"
@@ -47,4 +48,14 @@ check "goodput plan" "What one 1,048,576-token sequence keeps" \
 check "goodput sim" "target: sim:b200 (qwen3.5-27b" \
   "$goodput" sim --model qwen3.5-27b --gpu b200 --weights int4 --workload data/workloads/chat.yaml \
   --slo "interactive: ttft p99 <= 1s, tpot p99 <= 100ms" --concurrency 1,8,32,128,256 --repeat 5
+# Every line `goodput ledger rules` prints is a line of docs/measuring.md.
+rules=$("$goodput" ledger rules 2>&1)
+missing=$(printf '%s\n' "$rules" | grep -vxF -f docs/measuring.md)
+if [ -z "$rules" ] || [ -n "$missing" ]; then
+  echo "FAIL: docs/measuring.md's quote rules differ from goodput ledger rules':"
+  printf '%s\n' "${missing:-(no output)}" | head -5
+  failed=$((failed + 1))
+else
+  echo "ok: quote rules ($(printf '%s\n' "$rules" | wc -l) lines)"
+fi
 exit $((failed > 0))

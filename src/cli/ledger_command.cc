@@ -107,6 +107,23 @@ void Show(const LedgerArgs& a) {
   flush();
 }
 
+// A point's rule outcomes as JSON: every rule, passed or not.
+boost::json::array ChecksJson(const Quotability& q) {
+  boost::json::array checks;
+  for (const RuleCheck& c : q.checks) {
+    checks.push_back(boost::json::object{{"rule", c.rule}, {"passed", c.passed}, {"detail", c.detail}});
+  }
+  return checks;
+}
+
+// "passed: sustainable, repetitions, ...; failed: spread" for a point's line under the table.
+std::string ChecksLine(const Quotability& q) {
+  std::vector<std::string> passed, failed;
+  for (const RuleCheck& c : q.checks) (c.passed ? passed : failed).push_back(c.rule);
+  return fmt::format("    passed: {}{}", passed.empty() ? "none" : fmt::format("{}", fmt::join(passed, ", ")),
+                     failed.empty() ? "" : fmt::format("; failed: {}", fmt::join(failed, ", ")));
+}
+
 void Quote(const LedgerArgs& a) {
   auto ledger = OpenExisting(a);
   const StoredRun run = OrFail(ledger->GetRun(a.run));
@@ -118,19 +135,20 @@ void Quote(const LedgerArgs& a) {
       const Quotability q = JudgePoint(p.summary, p.requests_per_run, rules);
       boost::json::array reasons;
       for (const auto& r : q.reasons) reasons.push_back(boost::json::value(r));
-      out.push_back(boost::json::object{{"setting", p.setting}, {"load", p.summary.label},
-                                        {"quotable", q.quotable}, {"reasons", reasons}});
+      out.push_back(boost::json::object{{"setting", p.setting},
+                                        {"load", p.summary.label},
+                                        {"quotable", q.quotable},
+                                        {"reasons", reasons},
+                                        {"checks", ChecksJson(q)}});
     }
     std::cout << boost::json::serialize(boost::json::object{{"run", run.id}, {"points", out}}) << "\n";
     return;
   }
   std::cout << fmt::format("run {} ({}): {}\n", run.id, run.status, run.info.command);
   if (run.status != "complete") std::cout << "note: the run did not complete; its points stand on their own\n";
-  std::cout << fmt::format(
-      "rules: >= {} repetitions, throughput spread <= {:.0f}%, failures <= {:.0f}%, send lag p99 <= "
-      "{}, at concurrency <= {} spread <= {:.0f}%\n\n",
-      rules.min_repeats, 100 * rules.max_spread, 100 * rules.max_error_rate, FormatDuration(rules.max_send_lag_s),
-      rules.low_concurrency, 100 * rules.low_concurrency_max_spread);
+  std::cout << "rules (goodput ledger rules, docs/measuring.md):";
+  for (const QuoteRule& r : QuoteRuleTable(rules)) std::cout << fmt::format("\n  {}: {}", r.name, r.threshold);
+  std::cout << "\n\n";
   std::cout << fmt::format("{:<20}{:>8}{:>12}{:>10}{:>11}{:>11}  {}\n", "setting", "load", "tok/s", "goodput",
                            "TTFT p99", "TPOT p99", "verdict");
   int quotable = 0;
@@ -138,9 +156,9 @@ void Quote(const LedgerArgs& a) {
     const Quotability q = JudgePoint(p.summary, p.requests_per_run, rules);
     quotable += q.quotable;
     const PointResult& s = p.summary;
-    std::cout << fmt::format("{:<20}{:>8}{:>12.0f}{:>10.2f}{:>11}{:>11}  {}\n", p.setting.empty() ? "-" : p.setting,
+    std::cout << fmt::format("{:<20}{:>8}{:>12.0f}{:>10.2f}{:>11}{:>11}  {}\n{}\n", p.setting.empty() ? "-" : p.setting,
                              s.label, s.throughput, s.goodput, FormatDuration(s.ttft.p99), FormatDuration(s.tpot.p99),
-                             q.Text());
+                             q.Text(), ChecksLine(q));
   }
   std::cout << fmt::format("\n{} of {} points may be quoted\n", quotable, points.size());
 }
@@ -265,6 +283,8 @@ void AddLedgerCommand(CLI::App& app) {
   common(quote);
   quote->add_option("run", args->run, "Run number (goodput ledger list)")->required();
   quote->callback([args] { Quote(*args); });
+  CLI::App* rules = ledger->add_subcommand("rules", "The rules a point must pass to be quoted, as one table");
+  rules->callback([] { std::cout << QuoteRuleMarkdown(); });
   CLI::App* studies = ledger->add_subcommand("studies", "Every study (goodput tune): when, status, runs, command");
   common(studies);
   studies->callback([args] { Studies(*args); });

@@ -1,8 +1,10 @@
 // Which figures may be quoted, decided by rule rather than by eye. A point is
-// quotable when it has enough repetitions, its repetitions agree, few of its
-// requests failed, the client kept its schedule, and — the source's caveat —
-// a low-concurrency point is not noisy (there a few slow requests move the
-// median a lot, so its figures swing from run to run).
+// quotable when it is sustainable, has enough repetitions and they agree
+// (more closely at low concurrency: the source's caveat, where a few slow
+// requests move the median a lot), every class with an SLO has the requests
+// its percentile needs, few requests failed, the client kept its schedule and
+// no other work took the host. The rules are one table (QuoteRuleTable), which
+// `goodput ledger rules` prints and docs/measuring.md reprints.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +26,31 @@ struct QuoteRules {
   double max_host_others_share = kBusyHostShare;  // other work on the measuring host (core/host_load.h)
 };
 
+// One rule as the table states it: its name, its threshold under `rules`,
+// and why it is a rule.
+struct QuoteRule {
+  std::string name;
+  std::string threshold;
+  std::string why;
+};
+
+// Every rule, in the order JudgePoint checks them.
+std::vector<QuoteRule> QuoteRuleTable(const QuoteRules& rules = {});
+
+// The table as Markdown (a header and one row per rule).
+std::string QuoteRuleMarkdown(const QuoteRules& rules = {});
+
+// One rule's outcome for a point: what was measured against the threshold.
+struct RuleCheck {
+  std::string rule;  // QuoteRule::name
+  bool passed = true;
+  std::string detail;  // "5 repetitions", "throughput spread 25.0% > 10%"
+};
+
 struct Quotability {
   bool quotable = true;
-  std::vector<std::string> reasons;  // why not (empty when quotable)
+  std::vector<std::string> reasons;  // why not (the failed checks' details; empty when quotable)
+  std::vector<RuleCheck> checks;     // every rule, passed or not, in the table's order
   std::string Text() const;          // "quotable" or "not quotable: a; b"
 };
 

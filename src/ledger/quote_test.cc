@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace goodput {
 namespace {
 
@@ -50,6 +52,44 @@ TEST(Quote, LowConcurrencyNeedsTighterAgreement) {
   ASSERT_EQ(low.reasons.size(), 1u);
   EXPECT_NE(low.reasons[0].find("low concurrency (2)"), std::string::npos);
   EXPECT_TRUE(JudgePoint(Point(2, 5, 0.03), 100).quotable);
+}
+
+// A class with an SLO measured on fewer requests than its percentile needs
+// (ClassAttainment::min_requests: 35 for a p90 at 95%) cannot be quoted.
+TEST(Quote, EveryClassNeedsTheRequestsItsPercentileNeeds) {
+  PointResult p = Point(32, 5, 0.02);
+  ClassAttainment interactive, offline;
+  interactive.class_name = "interactive", interactive.has_slo = true;
+  interactive.total = 30, interactive.min_requests = 35;
+  offline.class_name = "offline", offline.total = 3;  // no SLO: no percentile to show
+  p.classes = {interactive, offline};
+  EXPECT_EQ(JudgePoint(p, 100).Text(),
+            "not quotable: class interactive: 30 measured requests, fewer than the 35 its SLO's percentile needs");
+  p.classes[0].total = 35;
+  EXPECT_TRUE(JudgePoint(p, 100).quotable);
+}
+
+// Every rule of the table is checked for every point, passed or not, in the
+// table's order, and the table states the thresholds the rules hold.
+TEST(Quote, EachPointCarriesEveryRulesOutcome) {
+  PointResult p = Point(2, 1, 0.03);
+  p.host_others_share = 0.02;
+  const Quotability q = JudgePoint(p, 100);
+  const std::vector<QuoteRule> table = QuoteRuleTable();
+  ASSERT_EQ(q.checks.size(), table.size());
+  for (size_t i = 0; i < table.size(); ++i) EXPECT_EQ(q.checks[i].rule, table[i].name);
+  EXPECT_FALSE(q.checks[1].passed);  // 1 repetition
+  EXPECT_EQ(q.checks[1].detail, "1 repetition(s), fewer than 3");
+  EXPECT_TRUE(q.checks[3].passed);  // low concurrency, 3% <= 5%
+  EXPECT_EQ(q.checks[3].detail, "low concurrency (2) with spread 3.0% <= 5%");
+  EXPECT_EQ(q.checks[7].detail, "other processes took 2% of the host's CPU");
+  EXPECT_EQ(q.reasons, std::vector<std::string>{"1 repetition(s), fewer than 3"});
+  QuoteRules strict;
+  strict.min_repeats = 5, strict.max_spread = 0.08;
+  const std::string md = QuoteRuleMarkdown(strict);
+  EXPECT_NE(md.find("| repetitions | >= 5 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| spread | throughput (max - min) / median <= 8% |"), std::string::npos) << md;
+  EXPECT_EQ(std::count(md.begin(), md.end(), '\n'), 2 + static_cast<long>(table.size()));
 }
 
 }  // namespace
