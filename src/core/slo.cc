@@ -91,6 +91,17 @@ Result<ClassSlo> ParseClause(std::string_view clause) {
   } else {
     c.class_name = "*";
   }
+  // A trailing "over DURATION" is the class's window.
+  if (const size_t over = body.rfind(" over "); over != std::string_view::npos) {
+    const std::string_view width = Trim(body.substr(over + 6));
+    auto w = ParseDuration(width);
+    if (!w.ok() || !(*w > 0)) {
+      return Status::InvalidArgument(
+          fmt::format("class '{}': window 'over {}' must be a positive duration, e.g. over 5m", c.class_name, width));
+    }
+    c.window_s = *w;
+    body = body.substr(0, over);
+  }
   for (auto part : Split(body, ',')) {
     if (Trim(part).empty()) continue;
     auto target = ParseTarget(part);
@@ -164,6 +175,7 @@ std::string SloSpec::ToString() const {
           whole_seconds ? fmt::format("{:g}s", t.threshold_s) : fmt::format("{:g}ms", t.threshold_s * 1e3);
       out += fmt::format("{} p{:g} {} {}", SloMetricName(t.metric), t.percentile, t.strict ? "<" : "<=", value);
     }
+    if (c.window_s > 0) out += fmt::format(" over {:g}s", c.window_s);
   }
   return out;
 }

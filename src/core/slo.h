@@ -3,7 +3,9 @@
 // Syntax, one clause per class separated by ';':
 //   "interactive: ttft p99 <= 1s, tpot p99 <= 100ms; batch: e2e p90 <= 10min"
 // A clause without "name:" applies to every class that has no clause of its
-// own (written "*"). Metrics: ttft, tpot, itl, e2e. Operators: <= or <.
+// own (written "*"). Metrics: ttft, tpot, itl, e2e. Operators: <= or <. A
+// clause may end with a window, "interactive: ttft p99 <= 1s over 5m": the
+// class then holds only if it holds in every 5-minute window of the run.
 //
 // A request is good when it succeeded and meets every target of its class:
 // its own TTFT / TPOT / E2E value is within the threshold; for ITL its worst
@@ -39,6 +41,9 @@ struct SloTarget {
 struct ClassSlo {
   std::string class_name;  // "*" for the default clause
   std::vector<SloTarget> targets;
+  // > 0 ("... over 5m"): the class is judged in each consecutive window of
+  // this many seconds of the measurement window, and the worst one decides.
+  double window_s = 0;
 
   // The attainment the class must reach: its highest percentile / 100.
   double RequiredAttainment() const;

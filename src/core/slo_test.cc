@@ -72,6 +72,23 @@ TEST(ParseSlo, BrokenInputNamesTheProblem) {
   expect_error("a: ttft p99 <= 1s; a: tpot p99 <= 1s", "appears twice");
   expect_error("", "empty");
   expect_error("ttft p99 <= 0s", "positive");
+  expect_error("interactive: ttft p99 <= 1s over 0s", "window 'over 0s' must be a positive duration");
+  expect_error("interactive: ttft p99 <= 1s over soon", "window 'over soon' must be a positive duration");
+  expect_error("interactive: over 5m", "no targets");
+}
+
+// "over 5m" ends a clause: the class is judged in each 5-minute window. The
+// canonical text keeps it.
+TEST(ParseSlo, AClauseMayNameAWindow) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s, tpot p99 <= 100ms over 5m; batch: e2e p90 <= 10min");
+  ASSERT_TRUE(slo.ok()) << slo.status().message();
+  EXPECT_DOUBLE_EQ(slo->For("interactive")->window_s, 300);
+  EXPECT_EQ(slo->For("interactive")->targets.size(), 2u);
+  EXPECT_DOUBLE_EQ(slo->For("batch")->window_s, 0);
+  EXPECT_EQ(slo->ToString(), "interactive: ttft p99 <= 1s, tpot p99 <= 100ms over 300s; batch: e2e p90 <= 600s");
+  auto again = ParseSlo(slo->ToString());
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_DOUBLE_EQ(again->For("interactive")->window_s, 300);
 }
 
 // Hand-computed example: SLO ttft p99 <= 1s, tpot p99 <= 100ms.

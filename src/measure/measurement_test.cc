@@ -2,8 +2,10 @@
 
 #include <cmath>
 
+#include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include "measure/point_json.h"
 #include "measure/point_report.h"
 
 namespace goodput {
@@ -318,6 +320,55 @@ TEST(Summarise, OfflineBatchReportsItsDrainThroughput) {
   const PointResult p = Summarise(w, ArrivalSpec{ArrivalKind::kBatch, 1, 1, 1}, {run});
   EXPECT_NEAR(p.throughput, 40.0 / 5.0, 1e-9);  // 40 tokens in 5 s
   EXPECT_EQ(p.label, "batch");
+}
+
+// A class judged over 1-minute windows (by hand): the first minute 100 good
+// of 100, the second 20 of 100, 30 s more left out as a part window. Over the
+// whole run the p50 holds (120 of 200, the 95% interval above 50%); by window
+// the second minute fails, and it is the one shown.
+TEST(Summarise, AWindowedSloIsDecidedByItsWorstWindow) {
+  Workload w = FixedLengthWorkload(250, 1, 1, "interactive");
+  std::vector<RequestRecord> records;
+  for (int i = 0; i < 250; ++i) {
+    RequestRecord r;
+    r.request_class = "interactive";
+    r.t_arrival = r.t_sent = i * 0.6;  // 100 a minute: [0, 60), [60, 120), then 50 in [120, 150)
+    const bool late = i >= 100 && i < 200 && i % 5 != 0;  // the second minute: 80 of 100 slow
+    r.t_first = r.t_arrival + (late ? 2.0 : 0.1);
+    r.t_last = *r.t_first + 0.1;
+    r.n_out = 2;
+    r.ok = true;
+    records.push_back(r);
+  }
+  MeasuredRun run;
+  run.records = records;
+  run.window = Window{0, 150};
+  w.classes[0].slo = ParseSlo("interactive: ttft p50 <= 1s")->classes.at(0);
+  const PointResult whole = Summarise(w, ArrivalSpec{}, {run});
+  ASSERT_EQ(whole.classes.size(), 1u);
+  EXPECT_EQ(whole.classes[0].good, 170);  // 100 + 20 + the last 50
+  EXPECT_EQ(whole.classes[0].verdict, Verdict::kHolds);
+  EXPECT_EQ(whole.classes[0].windows, 0);
+  w.classes[0].slo = ParseSlo("interactive: ttft p50 <= 1s over 1min")->classes.at(0);
+  const PointResult windowed = Summarise(w, ArrivalSpec{}, {run});
+  const ClassAttainment& c = windowed.classes.at(0);
+  EXPECT_EQ(c.windows, 2);  // [120, 150) is not a whole minute
+  EXPECT_EQ(c.worst_window, 1);
+  EXPECT_EQ(c.good, 20);
+  EXPECT_EQ(c.total, 100);
+  EXPECT_EQ(c.verdict, Verdict::kFails);
+  EXPECT_EQ(windowed.verdict, Verdict::kFails);
+  EXPECT_NE(FormatSloWindows({windowed}).find("interactive: window 2 of 2 (60-120 s into the measurement window): "
+                                              "20.0%"),
+            std::string::npos)
+      << FormatSloWindows({windowed});
+  EXPECT_EQ(FormatSloWindows({whole}), "");
+  // The ledger keeps which window decided.
+  auto back = PointFromJson(boost::json::serialize(PointToJson(windowed)));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_DOUBLE_EQ(back->classes.at(0).window_s, 60);
+  EXPECT_EQ(back->classes.at(0).windows, 2);
+  EXPECT_EQ(back->classes.at(0).worst_window, 1);
 }
 
 // The capacity line names the class that stops the ladder, with its figures,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -102,11 +103,55 @@ void AddSloMargins(const Workload& w, const std::vector<MeasuredRun>& runs, Poin
   }
 }
 
-// Per class: counts pooled over the runs, throughput per run.
+// Per class: counts pooled over the runs, throughput per run; with a
+// windowed SLO, (good, total) per window index pooled over the runs.
 struct ClassTally {
   ClassAttainment c;
   std::vector<double> throughput;
+  std::vector<std::pair<int64_t, int64_t>> windows;
 };
+
+// Adds a run's requests of a windowed class to its tally, by window. Only
+// whole windows count (a shorter last one would be judged on too few
+// requests); a measurement window shorter than one window is one window.
+void TallyWindows(const MeasuredRun& run, const ClassSlo& slo, ClassTally& t) {
+  const Window& w = run.window;
+  const auto whole = static_cast<size_t>(w.seconds() / slo.window_s);
+  for (const RequestRecord& r : run.records) {
+    if (r.request_class != t.c.class_name || r.t_arrival < w.start || r.t_arrival >= w.end) continue;
+    const auto k = whole == 0 ? size_t{0} : static_cast<size_t>((r.t_arrival - w.start) / slo.window_s);
+    if (whole > 0 && k >= whole) continue;
+    if (t.windows.size() <= k) t.windows.resize(k + 1);
+    t.windows[k].first += IsGood(r, &slo);
+    t.windows[k].second += 1;
+  }
+}
+
+// How far a window is from holding, to find the one that decides: a
+// failing window before an undecided one before one that holds, then the
+// lower attainment less required, then the fewer requests.
+std::tuple<int, double, int64_t> WindowRank(int64_t good, int64_t total, double required) {
+  const Verdict v = JudgeAttainment(good, total, required);
+  const int order = v == Verdict::kFails ? 0 : v == Verdict::kHolds ? 2 : 1;
+  const double margin = total > 0 ? static_cast<double>(good) / static_cast<double>(total) - required : -1;
+  return {order, margin, total};
+}
+
+// A windowed class judged by its windows: it holds only if every window
+// holds; the counts shown are the deciding window's (WindowRank).
+void JudgeWindows(ClassTally& t) {
+  ClassAttainment& c = t.c;
+  c.windows = static_cast<int>(t.windows.size());
+  for (size_t k = 0; k < t.windows.size(); ++k) {
+    const auto [good, total] = t.windows[k];
+    const auto& [worst_good, worst_total] = t.windows[static_cast<size_t>(std::max(c.worst_window, 0))];
+    if (c.worst_window < 0 || WindowRank(good, total, c.required) < WindowRank(worst_good, worst_total, c.required))
+      c.worst_window = static_cast<int>(k);
+  }
+  if (c.worst_window < 0) return;  // no request arrived: the whole window's counts stand
+  std::tie(c.good, c.total) = t.windows[static_cast<size_t>(c.worst_window)];
+  c.verdict = JudgeAttainment(c.good, c.total, c.required);
+}
 
 void Judge(const Workload& w, std::map<std::string, ClassTally>& tallies, PointResult& p) {
   bool undecided = false, fails = false;
@@ -120,6 +165,9 @@ void Judge(const Workload& w, std::map<std::string, ClassTally>& tallies, PointR
     if (c.has_slo) {
       c.min_requests = MinTrialsToShow(c.required, kVerdictConfidence);
       c.verdict = JudgeAttainment(c.good, c.total, c.required);
+      if (c.window_s > 0) JudgeWindows(t);
+      c.attainment = c.total > 0 ? static_cast<double>(c.good) / static_cast<double>(c.total) : kNoValue;
+      c.interval = WilsonInterval(c.good, c.total, kVerdictConfidence);
       fails = fails || c.verdict == Verdict::kFails;
       undecided = undecided || c.verdict == Verdict::kUndecided || c.verdict == Verdict::kNoData;
     }
@@ -223,6 +271,11 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
       t.c.total += c.total;
       t.c.good += c.good;
       t.throughput.push_back(secs > 1e-9 ? c.output_tokens / secs : 0);
+      const ClassSlo* s = c.has_slo ? slo.For(c.class_name) : nullptr;
+      if (s && s->window_s > 0) {
+        t.c.window_s = s->window_s;
+        TallyWindows(run, *s, t);
+      }
     }
   }
   p.host_others_share = OthersCpuShare(host);

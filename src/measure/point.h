@@ -52,6 +52,13 @@ struct ClassAttainment {
   // without an SLO or a measured request.
   double slo_margin = kNoValue;
   std::string slo_worst;  // the target with that margin: "ttft p99 1.32 s (target 1 s)"
+  // A windowed SLO (ClassSlo::window_s > 0): total, good, attainment, interval
+  // and verdict above are the worst window's, each window pooled over the
+  // repetitions (window k of every run together); the verdict holds only if
+  // every window holds.
+  double window_s = 0;
+  int windows = 0;        // windows judged
+  int worst_window = -1;  // the deciding one, 0 for the first
   bool holds() const { return verdict == Verdict::kHolds; }
 };
 

@@ -39,6 +39,9 @@ json::object ClassJson(const ClassAttainment& c) {
                       {"interval", IntervalJson(c.interval)},
                       {"required", JsonNumber(c.required)},
                       {"min_requests", c.min_requests},
+                      {"window_s", JsonNumber(c.window_s)},
+                      {"windows", c.windows},
+                      {"worst_window", c.worst_window},
                       {"verdict", VerdictName(c.verdict)},
                       {"holds", c.holds()},
                       {"throughput_tokens_per_s", JsonNumber(c.throughput)},
@@ -140,6 +143,11 @@ std::string ReadClass(const json::value& v, ClassAttainment& c) {
   r.Number("attainment", c.attainment);
   r.Number("required", c.required);
   r.Int("min_requests", c.min_requests);
+  r.Number("window_s", c.window_s);  // absent in points stored before windows: none
+  int64_t windows = c.windows, worst = c.worst_window;
+  r.Int("windows", windows);
+  r.Int("worst_window", worst);
+  c.windows = static_cast<int>(windows), c.worst_window = static_cast<int>(worst);
   r.Number("throughput_tokens_per_s", c.throughput);
   r.Number("slo_margin", c.slo_margin);
   r.Text("slo_worst", c.slo_worst);

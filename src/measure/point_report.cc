@@ -129,6 +129,23 @@ std::string FormatPrefixCache(const std::vector<PointResult>& points) {
   return s;
 }
 
+std::string FormatSloWindows(const std::vector<PointResult>& points) {
+  std::string s;
+  for (const PointResult& p : points) {
+    for (const ClassAttainment& c : p.classes) {
+      if (c.window_s <= 0 || c.worst_window < 0) continue;
+      if (s.empty()) s = "SLO windows: a class holds only in every window; the one that decides\n";
+      const double from = c.worst_window * c.window_s;
+      s += fmt::format("{:>12}  {}: window {} of {} ({:g}-{:g} s into the measurement window): {:.1f}% "
+                       "[{:.1f},{:.1f}] n={}, {}\n",
+                       p.label, c.class_name, c.worst_window + 1, c.windows, from, from + c.window_s,
+                       100 * c.attainment, 100 * c.interval.lower, 100 * c.interval.upper, c.total,
+                       VerdictName(c.verdict));
+    }
+  }
+  return s;
+}
+
 namespace {
 
 // Why the point after the capacity does not hold: its failing (else
@@ -146,8 +163,12 @@ std::string WhyNot(const PointResult& p, const std::string& unit) {
   if (worst->verdict == Verdict::kNoData) {
     return fmt::format("  at {} {}: class {} has no measured request\n", unit, p.label, worst->class_name);
   }
-  std::string why = fmt::format("  at {} {}: {} {}: attainment {} measured requests, needs {:g}%", unit, p.label,
-                                worst->class_name, VerdictName(worst->verdict), AttainmentCell(*worst),
+  const std::string window =
+      worst->window_s > 0 && worst->worst_window >= 0
+          ? fmt::format(" in window {} of {} ({:g} s each)", worst->worst_window + 1, worst->windows, worst->window_s)
+          : "";
+  std::string why = fmt::format("  at {} {}: {} {}{}: attainment {} measured requests, needs {:g}%", unit, p.label,
+                                worst->class_name, VerdictName(worst->verdict), window, AttainmentCell(*worst),
                                 100 * worst->required);
   if (worst->verdict == Verdict::kUndecided && worst->total < worst->min_requests) {
     why += fmt::format(" (showing it takes at least {} requests)", worst->min_requests);
@@ -231,9 +252,10 @@ std::string FormatResults(const std::vector<SettingResult>& results, const Workl
     for (const std::string& line : Split(r.startup_lines, '\n')) {
       if (!line.empty()) s += "engine: " + line + "\n";
     }
-    s += "\n" + FormatPointTable(r.sweep.points) + "\n" + FormatLatencyTable(r.sweep.points) +
-         FormatSpecDecode(r.sweep.points) + FormatPrefixCache(r.sweep.points) + "\n" +
-         FormatCapacity(r.sweep.points, r.sweep.capacity, r.sweep.capped) + Advice(r, w);
+    const std::vector<PointResult>& points = r.sweep.points;
+    s += "\n" + FormatPointTable(points) + "\n" + FormatLatencyTable(points) + FormatSpecDecode(points) +
+         FormatPrefixCache(points) + FormatSloWindows(points) + "\n" +
+         FormatCapacity(points, r.sweep.capacity, r.sweep.capped) + Advice(r, w);
     for (const auto& n : Diagnose(r.sweep.points, lag_threshold_s)) s += "note: " + n + "\n";
     s += "\n";
   }

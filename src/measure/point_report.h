@@ -31,6 +31,10 @@ std::string FormatSpecDecode(const std::vector<PointResult>& points);
 // behind it; "" when no load found a cached token.
 std::string FormatPrefixCache(const std::vector<PointResult>& points);
 
+// Per load, each class judged by windows ("... over 5m"): the deciding
+// window, which one it was and its figures; "" when no class has a window.
+std::string FormatSloWindows(const std::vector<PointResult>& points);
+
 // The capacity line, then why the next load does not hold (the class that
 // fails or is undecided, with its attainment, interval and requests), and
 // the classes without an SLO (offline work) at capacity by their throughput.
