@@ -363,6 +363,13 @@ TEST(Summarise, AWindowedSloIsDecidedByItsWorstWindow) {
             std::string::npos)
       << FormatSloWindows({windowed});
   EXPECT_EQ(FormatSloWindows({whole}), "");
+  // A window without a request of the class has nothing to judge: the
+  // second minute emptied leaves the first deciding.
+  MeasuredRun gap = run;
+  gap.records.erase(gap.records.begin() + 100, gap.records.begin() + 200);
+  const ClassAttainment g = Summarise(w, ArrivalSpec{}, {gap}).classes.at(0);
+  EXPECT_EQ(g.worst_window, 0);
+  EXPECT_EQ(g.verdict, Verdict::kHolds);
   // The ledger keeps which window decided.
   auto back = PointFromJson(boost::json::serialize(PointToJson(windowed)));
   ASSERT_TRUE(back.ok()) << back.status().message();

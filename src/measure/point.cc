@@ -138,12 +138,14 @@ std::tuple<int, double, int64_t> WindowRank(int64_t good, int64_t total, double 
 }
 
 // A windowed class judged by its windows: it holds only if every window
-// holds; the counts shown are the deciding window's (WindowRank).
+// with a request of the class holds (one without has nothing to judge); the
+// counts shown are the deciding window's (WindowRank).
 void JudgeWindows(ClassTally& t) {
   ClassAttainment& c = t.c;
   c.windows = static_cast<int>(t.windows.size());
   for (size_t k = 0; k < t.windows.size(); ++k) {
     const auto [good, total] = t.windows[k];
+    if (total == 0) continue;
     const auto& [worst_good, worst_total] = t.windows[static_cast<size_t>(std::max(c.worst_window, 0))];
     if (c.worst_window < 0 || WindowRank(good, total, c.required) < WindowRank(worst_good, worst_total, c.required))
       c.worst_window = static_cast<int>(k);
