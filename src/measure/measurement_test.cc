@@ -376,6 +376,10 @@ TEST(Summarise, AWindowedSloIsDecidedByItsWorstWindow) {
   EXPECT_DOUBLE_EQ(back->classes.at(0).window_s, 60);
   EXPECT_EQ(back->classes.at(0).windows, 2);
   EXPECT_EQ(back->classes.at(0).worst_window, 1);
+  const std::vector<std::pair<int64_t, int64_t>> counts = {{100, 100}, {20, 100}};
+  EXPECT_EQ(back->classes.at(0).window_counts, counts);
+  const std::string text = FormatSloWindows({windowed});
+  EXPECT_NE(text.find("fails; by window: hf\n"), std::string::npos) << text;
 }
 
 // The capacity line names the class that stops the ladder, with its figures,

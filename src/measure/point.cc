@@ -143,6 +143,7 @@ std::tuple<int, double, int64_t> WindowRank(int64_t good, int64_t total, double 
 void JudgeWindows(ClassTally& t) {
   ClassAttainment& c = t.c;
   c.windows = static_cast<int>(t.windows.size());
+  c.window_counts = t.windows;
   for (size_t k = 0; k < t.windows.size(); ++k) {
     const auto [good, total] = t.windows[k];
     if (total == 0) continue;

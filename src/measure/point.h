@@ -59,6 +59,7 @@ struct ClassAttainment {
   double window_s = 0;
   int windows = 0;        // windows judged
   int worst_window = -1;  // the deciding one, 0 for the first
+  std::vector<std::pair<int64_t, int64_t>> window_counts;  // (good, total) of each window, in order
   bool holds() const { return verdict == Verdict::kHolds; }
 };
 

@@ -29,6 +29,13 @@ json::object LatencyJson(const LatencyStats& s) {
                       {"distribution_s", std::move(distribution)}};
 }
 
+// A windowed class's windows, each {"good": G, "requests": N}, in order.
+json::array WindowCountsJson(const ClassAttainment& c) {
+  json::array out;
+  for (const auto& [good, total] : c.window_counts) out.push_back(json::object{{"good", good}, {"requests", total}});
+  return out;
+}
+
 json::object ClassJson(const ClassAttainment& c) {
   return json::object{{"class", c.class_name},
                       {"has_slo", c.has_slo},
@@ -42,6 +49,7 @@ json::object ClassJson(const ClassAttainment& c) {
                       {"window_s", JsonNumber(c.window_s)},
                       {"windows", c.windows},
                       {"worst_window", c.worst_window},
+                      {"window_counts", WindowCountsJson(c)},
                       {"verdict", VerdictName(c.verdict)},
                       {"holds", c.holds()},
                       {"throughput_tokens_per_s", JsonNumber(c.throughput)},
@@ -148,6 +156,16 @@ std::string ReadClass(const json::value& v, ClassAttainment& c) {
   r.Int("windows", windows);
   r.Int("worst_window", worst);
   c.windows = static_cast<int>(windows), c.worst_window = static_cast<int>(worst);
+  if (const json::array* counts = r.Array("window_counts")) {
+    for (const json::value& w : *counts) {
+      if (!w.is_object()) continue;
+      Reader wr{w.as_object(), ""};
+      int64_t good = 0, total = 0;
+      wr.Int("good", good);
+      wr.Int("requests", total);
+      c.window_counts.emplace_back(good, total);
+    }
+  }
   r.Number("throughput_tokens_per_s", c.throughput);
   r.Number("slo_margin", c.slo_margin);
   r.Text("slo_worst", c.slo_worst);

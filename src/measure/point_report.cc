@@ -129,18 +129,35 @@ std::string FormatPrefixCache(const std::vector<PointResult>& points) {
   return s;
 }
 
+namespace {
+
+// One letter per window, in order: h holds, f fails, u undecided, - no
+// request of the class.
+std::string WindowVerdicts(const ClassAttainment& c) {
+  std::string letters;
+  for (const auto& [good, total] : c.window_counts) {
+    const Verdict v = JudgeAttainment(good, total, c.required);
+    letters += v == Verdict::kHolds ? 'h' : v == Verdict::kFails ? 'f' : v == Verdict::kNoData ? '-' : 'u';
+  }
+  return letters;
+}
+
+}  // namespace
+
 std::string FormatSloWindows(const std::vector<PointResult>& points) {
   std::string s;
   for (const PointResult& p : points) {
     for (const ClassAttainment& c : p.classes) {
       if (c.window_s <= 0 || c.worst_window < 0) continue;
-      if (s.empty()) s = "SLO windows: a class holds only in every window; the one that decides\n";
+      if (s.empty())
+        s = "SLO windows: a class holds only in every window; the one that decides, and each window's\n"
+            "verdict in order (h holds, f fails, u undecided, - no request)\n";
       const double from = c.worst_window * c.window_s;
-      s += fmt::format("{:>12}  {}: window {} of {} ({:g}-{:g} s into the measurement window): {:.1f}% "
-                       "[{:.1f},{:.1f}] n={}, {}\n",
-                       p.label, c.class_name, c.worst_window + 1, c.windows, from, from + c.window_s,
-                       100 * c.attainment, 100 * c.interval.lower, 100 * c.interval.upper, c.total,
-                       VerdictName(c.verdict));
+      s += fmt::format(
+          "{:>12}  {}: window {} of {} ({:g}-{:g} s into the measurement window): {:.1f}% "
+          "[{:.1f},{:.1f}] n={}, {}; by window: {}\n",
+          p.label, c.class_name, c.worst_window + 1, c.windows, from, from + c.window_s, 100 * c.attainment,
+          100 * c.interval.lower, 100 * c.interval.upper, c.total, VerdictName(c.verdict), WindowVerdicts(c));
     }
   }
   return s;
