@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The README's example outputs are this tree's: the planner's and the
-# simulator's examples (cheap and deterministic) are run again, and every
-# line of the output block the README prints for each (but "...", which marks
-# what it left out) must be a line of what the command prints now. Likewise
+# The docs' example outputs are this tree's: the README's planner and
+# simulator examples and docs/tune.md's simulated tune (deterministic; the
+# tune takes about 30 s) are run again, and every line of the output block
+# the docs print for each (but "...", which marks what they left out, and a
+# "$ command" line) must be a line of what the command prints now. Likewise
 # the quote rules' table in docs/measuring.md is `goodput ledger rules`'.
 # Usage: readme_examples_test.sh SOURCE_DIR GOODPUT_BINARY
 set -u
@@ -11,30 +12,30 @@ goodput="$2"
 cd "$root" || exit 2
 failed=0
 
-# The fenced block of README.md whose first line starts with $1.
+# The fenced block of file $1 whose first line starts with $2.
 block() {
-  awk -v first="$1" '
+  awk -v first="$2" '
     /^```/ { if (inside) exit; fence = 1; next }
     fence && index($0, first) == 1 { inside = 1 }
     { fence = 0 }
-    inside { print }' README.md
+    inside { print }' "$1"
 }
 
-# check NAME FIRST_LINE COMMAND...: every printed line of the README's block is in the output.
+# check NAME FILE FIRST_LINE COMMAND...: every printed line of FILE's block is in the output.
 check() {
-  local name="$1" first="$2"
-  shift 2
+  local name="$1" file="$2" first="$3"
+  shift 3
   local expected actual missing
-  expected=$(block "$first")
+  expected=$(block "$file" "$first")
   if [ -z "$expected" ]; then
-    echo "FAIL: $name: no block starting with '$first' in README.md"
+    echo "FAIL: $name: no block starting with '$first' in $file"
     failed=$((failed + 1))
     return
   fi
   actual=$("$@" 2>&1)
-  missing=$(printf '%s\n' "$expected" | grep -vx '\.\.\.' | grep -vxF -f <(printf '%s\n' "$actual"))
+  missing=$(printf '%s\n' "$expected" | grep -vx ' *\.\.\.' | grep -v '^\$ ' | grep -vxF -f <(printf '%s\n' "$actual"))
   if [ -n "$missing" ]; then
-    echo "FAIL: $name: README.md prints lines the command no longer does (rerun it and update the README):"
+    echo "FAIL: $name: $file prints lines the command no longer does (rerun it and update $file):"
     printf '%s\n' "$missing" | head -5
     failed=$((failed + 1))
   else
@@ -42,12 +43,15 @@ check() {
   fi
 }
 
-check "goodput plan" "What one 1,048,576-token sequence keeps" \
+check "goodput plan" README.md "What one 1,048,576-token sequence keeps" \
   "$goodput" plan --model qwen3.5-27b --gpu b200 --weights int4 --max-model-len 1M \
   --length-dist "0-200k:0.7,200k-500k:0.3" --compare kv-cache-dtype=fp8
-check "goodput sim" "target: sim:b200 (qwen3.5-27b" \
+check "goodput sim" README.md "target: sim:b200 (qwen3.5-27b" \
   "$goodput" sim --model qwen3.5-27b --gpu b200 --weights int4 --workload data/workloads/chat.yaml \
   --slo "interactive: ttft p99 <= 1s, tpot p99 <= 100ms" --concurrency 1,8,32,128,256 --repeat 5
+check "goodput tune" docs/tune.md '$ build/goodput tune --target sim:b200 --model qwen3.5-27b' \
+  "$goodput" tune --target sim:b200 --model qwen3.5-27b --engine-args "--weights int4" \
+  --workload data/workloads/chat.yaml --no-ledger
 # Every line `goodput ledger rules` prints is a line of docs/measuring.md.
 rules=$("$goodput" ledger rules 2>&1)
 missing=$(printf '%s\n' "$rules" | grep -vxF -f docs/measuring.md)
