@@ -16,6 +16,7 @@
 #include "hw/hardware.h"
 #include "model/catalog.h"
 #include "model/params.h"
+#include "workload/length_dist.h"
 #include "workload/yaml_input.h"
 
 namespace goodput::validation {
@@ -167,14 +168,10 @@ double TrtllmBytesPerElement(const std::string& format) {
   return 2;
 }
 
-// The fixed length of a "fixed:N" spec; 0 for any other.
+// The one length a spec always gives ("fixed:1000", "fixed:8k"); 0 when it varies or does not parse.
 int64_t FixedLength(const std::string& spec) {
-  if (spec.rfind("fixed:", 0) != 0) return 0;
-  try {
-    return std::stoll(spec.substr(6));
-  } catch (const std::exception&) {
-    return 0;
-  }
+  const Result<LengthDistribution> d = LengthDistribution::FromSpec(spec);
+  return d.ok() && d->Quantile(0) == d->Max() ? d->Max() : 0;
 }
 
 // The row's flags for trtllm-bench's limits, from the catalog's model and card.
@@ -187,7 +184,7 @@ Result<std::string> TrtllmBenchArgs(const Row& row, const std::string& where) {
     if (!st.ok()) return Status::InvalidArgument(where + ": trtllm-bench limits: " + st.message());
   const ModelSpec& m = *model;
   const HardwareSpec& hw = *gpu;
-  const double gib = hw.usable_memory_gib.value_or(static_cast<double>(hw.memory_bytes) / (1 << 30));
+  const double gib = static_cast<double>(hw.TotalMemoryBytes()) / (1 << 30);
   const double weight_gib =
       static_cast<double>(CountParams(m).total()) * TrtllmBytesPerElement(row.weights) / (1 << 30);
   // Every attention layer keeps K and V for at least one KV head per GPU.
