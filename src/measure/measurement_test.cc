@@ -348,11 +348,11 @@ TEST(Summarise, AWindowedSloIsDecidedByItsWorstWindow) {
   ASSERT_EQ(whole.classes.size(), 1u);
   EXPECT_EQ(whole.classes[0].good, 170);  // 100 + 20 + the last 50
   EXPECT_EQ(whole.classes[0].verdict, Verdict::kHolds);
-  EXPECT_EQ(whole.classes[0].windows, 0);
+  EXPECT_EQ(whole.classes[0].window_counts.size(), 0u);
   w.classes[0].slo = ParseSlo("interactive: ttft p50 <= 1s over 1min")->classes.at(0);
   const PointResult windowed = Summarise(w, ArrivalSpec{}, {run});
   const ClassAttainment& c = windowed.classes.at(0);
-  EXPECT_EQ(c.windows, 2);  // [120, 150) is not a whole minute
+  EXPECT_EQ(c.window_counts.size(), 2u);  // [120, 150) is not a whole minute
   EXPECT_EQ(c.worst_window, 1);
   EXPECT_EQ(c.good, 20);
   EXPECT_EQ(c.total, 100);
@@ -374,7 +374,7 @@ TEST(Summarise, AWindowedSloIsDecidedByItsWorstWindow) {
   auto back = PointFromJson(boost::json::serialize(PointToJson(windowed)));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_DOUBLE_EQ(back->classes.at(0).window_s, 60);
-  EXPECT_EQ(back->classes.at(0).windows, 2);
+  EXPECT_EQ(back->classes.at(0).window_counts.size(), 2u);
   EXPECT_EQ(back->classes.at(0).worst_window, 1);
   const std::vector<std::pair<int64_t, int64_t>> counts = {{100, 100}, {20, 100}};
   EXPECT_EQ(back->classes.at(0).window_counts, counts);

@@ -103,12 +103,11 @@ void AddSloMargins(const Workload& w, const std::vector<MeasuredRun>& runs, Poin
   }
 }
 
-// Per class: counts pooled over the runs, throughput per run; with a
-// windowed SLO, (good, total) per window index pooled over the runs.
+// Per class: counts pooled over the runs (with a windowed SLO also per
+// window, in c.window_counts), throughput per run.
 struct ClassTally {
   ClassAttainment c;
   std::vector<double> throughput;
-  std::vector<std::pair<int64_t, int64_t>> windows;
 };
 
 // Adds a run's requests of a windowed class to its tally, by window. Only
@@ -121,9 +120,10 @@ void TallyWindows(const MeasuredRun& run, const ClassSlo& slo, ClassTally& t) {
     if (r.request_class != t.c.class_name || r.t_arrival < w.start || r.t_arrival >= w.end) continue;
     const auto k = whole == 0 ? size_t{0} : static_cast<size_t>((r.t_arrival - w.start) / slo.window_s);
     if (whole > 0 && k >= whole) continue;
-    if (t.windows.size() <= k) t.windows.resize(k + 1);
-    t.windows[k].first += IsGood(r, &slo);
-    t.windows[k].second += 1;
+    auto& counts = t.c.window_counts;
+    if (counts.size() <= k) counts.resize(k + 1);
+    counts[k].first += IsGood(r, &slo);
+    counts[k].second += 1;
   }
 }
 
@@ -140,19 +140,17 @@ std::tuple<int, double, int64_t> WindowRank(int64_t good, int64_t total, double 
 // A windowed class judged by its windows: it holds only if every window
 // with a request of the class holds (one without has nothing to judge); the
 // counts shown are the deciding window's (WindowRank).
-void JudgeWindows(ClassTally& t) {
-  ClassAttainment& c = t.c;
-  c.windows = static_cast<int>(t.windows.size());
-  c.window_counts = t.windows;
-  for (size_t k = 0; k < t.windows.size(); ++k) {
-    const auto [good, total] = t.windows[k];
+void JudgeWindows(ClassAttainment& c) {
+  const auto& counts = c.window_counts;
+  for (size_t k = 0; k < counts.size(); ++k) {
+    const auto [good, total] = counts[k];
     if (total == 0) continue;
-    const auto& [worst_good, worst_total] = t.windows[static_cast<size_t>(std::max(c.worst_window, 0))];
+    const auto& [worst_good, worst_total] = counts[static_cast<size_t>(std::max(c.worst_window, 0))];
     if (c.worst_window < 0 || WindowRank(good, total, c.required) < WindowRank(worst_good, worst_total, c.required))
       c.worst_window = static_cast<int>(k);
   }
   if (c.worst_window < 0) return;  // no request arrived: the whole window's counts stand
-  std::tie(c.good, c.total) = t.windows[static_cast<size_t>(c.worst_window)];
+  std::tie(c.good, c.total) = counts[static_cast<size_t>(c.worst_window)];
   c.verdict = JudgeAttainment(c.good, c.total, c.required);
 }
 
@@ -168,7 +166,7 @@ void Judge(const Workload& w, std::map<std::string, ClassTally>& tallies, PointR
     if (c.has_slo) {
       c.min_requests = MinTrialsToShow(c.required, kVerdictConfidence);
       c.verdict = JudgeAttainment(c.good, c.total, c.required);
-      if (c.window_s > 0) JudgeWindows(t);
+      if (c.window_s > 0) JudgeWindows(c);
       c.attainment = c.total > 0 ? static_cast<double>(c.good) / static_cast<double>(c.total) : kNoValue;
       c.interval = WilsonInterval(c.good, c.total, kVerdictConfidence);
       fails = fails || c.verdict == Verdict::kFails;
@@ -189,6 +187,13 @@ const char* VerdictName(Verdict v) {
     case Verdict::kNoData: return "no data";
   }
   return "?";
+}
+
+std::string WindowText(const ClassAttainment& c) {
+  if (c.window_s <= 0 || c.worst_window < 0) return "";
+  const double from = c.worst_window * c.window_s;
+  return fmt::format("window {} of {} ({:g}-{:g} s into the measurement window)", c.worst_window + 1,
+                     c.window_counts.size(), from, from + c.window_s);
 }
 
 Verdict JudgeAttainment(int64_t good, int64_t total, double required) {

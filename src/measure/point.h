@@ -57,11 +57,14 @@ struct ClassAttainment {
   // repetitions (window k of every run together); the verdict holds only if
   // every window holds.
   double window_s = 0;
-  int windows = 0;        // windows judged
-  int worst_window = -1;  // the deciding one, 0 for the first
-  std::vector<std::pair<int64_t, int64_t>> window_counts;  // (good, total) of each window, in order
+  std::vector<std::pair<int64_t, int64_t>> window_counts;  // (good, total) of each window judged, in order
+  int worst_window = -1;                                   // the deciding one, 0 for the first
   bool holds() const { return verdict == Verdict::kHolds; }
 };
+
+// The window that decided a windowed class, for people: "window 2 of 6
+// (60-120 s into the measurement window)"; "" when none did.
+std::string WindowText(const ClassAttainment& c);
 
 // A latency over the measured successful requests, pooled over repetitions;
 // NaN (and count 0) when none had it.

@@ -47,7 +47,6 @@ json::object ClassJson(const ClassAttainment& c) {
                       {"required", JsonNumber(c.required)},
                       {"min_requests", c.min_requests},
                       {"window_s", JsonNumber(c.window_s)},
-                      {"windows", c.windows},
                       {"worst_window", c.worst_window},
                       {"window_counts", WindowCountsJson(c)},
                       {"verdict", VerdictName(c.verdict)},
@@ -152,10 +151,9 @@ std::string ReadClass(const json::value& v, ClassAttainment& c) {
   r.Number("required", c.required);
   r.Int("min_requests", c.min_requests);
   r.Number("window_s", c.window_s);  // absent in points stored before windows: none
-  int64_t windows = c.windows, worst = c.worst_window;
-  r.Int("windows", windows);
+  int64_t worst = c.worst_window;
   r.Int("worst_window", worst);
-  c.windows = static_cast<int>(windows), c.worst_window = static_cast<int>(worst);
+  c.worst_window = static_cast<int>(worst);
   if (const json::array* counts = r.Array("window_counts")) {
     for (const json::value& w : *counts) {
       if (!w.is_object()) continue;

@@ -148,16 +148,14 @@ std::string FormatSloWindows(const std::vector<PointResult>& points) {
   std::string s;
   for (const PointResult& p : points) {
     for (const ClassAttainment& c : p.classes) {
-      if (c.window_s <= 0 || c.worst_window < 0) continue;
+      const std::string window = WindowText(c);
+      if (window.empty()) continue;
       if (s.empty())
         s = "SLO windows: a class holds only in every window; the one that decides, and each window's\n"
             "verdict in order (h holds, f fails, u undecided, - no request)\n";
-      const double from = c.worst_window * c.window_s;
-      s += fmt::format(
-          "{:>12}  {}: window {} of {} ({:g}-{:g} s into the measurement window): {:.1f}% "
-          "[{:.1f},{:.1f}] n={}, {}; by window: {}\n",
-          p.label, c.class_name, c.worst_window + 1, c.windows, from, from + c.window_s, 100 * c.attainment,
-          100 * c.interval.lower, 100 * c.interval.upper, c.total, VerdictName(c.verdict), WindowVerdicts(c));
+      s += fmt::format("{:>12}  {}: {}: {:.1f}% [{:.1f},{:.1f}] n={}, {}; by window: {}\n", p.label, c.class_name,
+                       window, 100 * c.attainment, 100 * c.interval.lower, 100 * c.interval.upper, c.total,
+                       VerdictName(c.verdict), WindowVerdicts(c));
     }
   }
   return s;
@@ -180,10 +178,7 @@ std::string WhyNot(const PointResult& p, const std::string& unit) {
   if (worst->verdict == Verdict::kNoData) {
     return fmt::format("  at {} {}: class {} has no measured request\n", unit, p.label, worst->class_name);
   }
-  const std::string window =
-      worst->window_s > 0 && worst->worst_window >= 0
-          ? fmt::format(" in window {} of {} ({:g} s each)", worst->worst_window + 1, worst->windows, worst->window_s)
-          : "";
+  const std::string window = worst->worst_window >= 0 ? " in " + WindowText(*worst) : "";
   std::string why = fmt::format("  at {} {}: {} {}{}: attainment {} measured requests, needs {:g}%", unit, p.label,
                                 worst->class_name, VerdictName(worst->verdict), window, AttainmentCell(*worst),
                                 100 * worst->required);

@@ -125,10 +125,7 @@ std::string ClassRows(const std::string& setting, const std::vector<const Stored
         at = fmt::format("{:.1f}% ({:.1f}-{:.1f}%, {} requests)", 100 * a.attainment, 100 * a.interval.lower,
                          100 * a.interval.upper, a.total);
         // A windowed SLO: these are the deciding window's figures.
-        if (a.window_s > 0 && a.worst_window >= 0) {
-          at += fmt::format(" in window {} of {} ({:g}-{:g} s)", a.worst_window + 1, a.windows,
-                            a.worst_window * a.window_s, (a.worst_window + 1) * a.window_s);
-        }
+        if (const std::string window = WindowText(a); !window.empty()) at += " in " + window;
       }
     }
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:g}%</td></tr>", EscapeHtml(setting),
