@@ -7,25 +7,6 @@
 namespace goodput {
 namespace {
 
-// A point's classes with an SLO and fewer measured requests than their
-// percentile needs to be shown (ClassAttainment::min_requests), as one text.
-std::string ShortClasses(const PointResult& p) {
-  std::string s;
-  for (const ClassAttainment& c : p.classes) {
-    if (!c.has_slo || c.total >= c.min_requests) continue;
-    s += fmt::format("{}class {}: {} measured requests, fewer than the {} its SLO's percentile needs",
-                     s.empty() ? "" : "; ", c.class_name, c.total, c.min_requests);
-  }
-  return s;
-}
-
-int64_t FewestMeasured(const PointResult& p) {
-  int64_t fewest = -1;
-  for (const ClassAttainment& c : p.classes)
-    if (c.has_slo && (fewest < 0 || c.total < fewest)) fewest = c.total;
-  return fewest;
-}
-
 RuleCheck SustainableCheck(const PointResult& p) {
   if (p.saturation.saturated) return {"sustainable", false, "not sustainable: " + p.saturation.Evidence()};
   return {"sustainable", true, "sustainable"};
@@ -50,10 +31,19 @@ RuleCheck LowConcurrencyCheck(const PointResult& p, const QuoteRules& r) {
                       spread, limit)};
 }
 
+// Every class with an SLO has the measured requests its percentile needs
+// to be shown (ClassAttainment::min_requests).
 RuleCheck RequestsCheck(const PointResult& p) {
-  const std::string short_classes = ShortClasses(p);
+  std::string short_classes;
+  int64_t fewest = -1;
+  for (const ClassAttainment& c : p.classes) {
+    if (!c.has_slo) continue;
+    if (fewest < 0 || c.total < fewest) fewest = c.total;
+    if (c.total >= c.min_requests) continue;
+    short_classes += fmt::format("{}class {}: {} measured requests, fewer than the {} its SLO's percentile needs",
+                                 short_classes.empty() ? "" : "; ", c.class_name, c.total, c.min_requests);
+  }
   if (!short_classes.empty()) return {"requests", false, short_classes};
-  const int64_t fewest = FewestMeasured(p);
   if (fewest < 0) return {"requests", true, "no class with an SLO"};
   return {"requests", true, fmt::format("every class with an SLO has the requests it needs (fewest {})", fewest)};
 }
