@@ -44,6 +44,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
 }
 
 Status ApplyCostOverrides(const CostOverrides& o, const std::string& flags, SimSetup& setup) {
+  if (o.empty()) return Status::Ok();
   CostFactors f = setup.cost->factors();
   f.compute_efficiency = o.compute_efficiency.value_or(f.compute_efficiency);
   f.bandwidth_efficiency = o.bandwidth_efficiency.value_or(f.bandwidth_efficiency);

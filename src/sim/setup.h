@@ -43,10 +43,16 @@ struct CostOverrides {
   std::optional<double> compute_efficiency, bandwidth_efficiency, overlap, kernel_latency_s;
   std::optional<double> step_overhead_s, per_sequence_s, frontend_latency_s;
   std::optional<bool> async_scheduling;
+
+  bool empty() const {
+    return !compute_efficiency && !bandwidth_efficiency && !overlap && !kernel_latency_s && !step_overhead_s &&
+           !per_sequence_s && !frontend_latency_s && !async_scheduling;
+  }
 };
 
-// Rebuilds `setup`'s cost model with the given overrides. Errors: a factor
-// out of its range (CheckFactors), the message naming `flags`.
+// Rebuilds `setup`'s cost model with the given overrides (none given: left
+// as it is). Errors: a factor out of its range (CheckFactors), the message
+// naming `flags`.
 Status ApplyCostOverrides(const CostOverrides& overrides, const std::string& flags, SimSetup& setup);
 
 // The same for catalog names: `options` need not name the GPU or its memory.
