@@ -514,5 +514,54 @@ TEST(CliSim, TraceReplayRuns) {
   EXPECT_EQ(doc.at("results").at(0).at("points").at(0).at("load").as_string(), "trace");
 }
 
+// A day profile runs at its own rates, window by window: the table's load
+// reads "profile"; --compare-offline prints the three arrangements and their
+// JSON; what does not apply to a profile is one clear error.
+TEST(CliSim, ADayProfileAndItsOfflineArrangements) {
+  const std::string day = WriteTempFile("day.yaml", R"(name: day
+profile_step: 2m
+classes:
+  - name: interactive
+    profile: [1, 3, 1]
+    prompt: fixed:200
+    output: fixed:20
+    slo: ttft p90 <= 2s over 2m
+  - name: offline
+    offline: true
+    profile: [0.1, 0.1, 0.1]
+    prompt: fixed:2000
+    output: fixed:100
+)");
+  const std::string base = "sim --model llama-3.1-8b --gpu h100 --repeat 1 --workload " + day;
+  auto one = RunGoodput(base);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("     profile "), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("by window: hhh"), std::string::npos) << one.out;
+  auto cmp = RunGoodput(base + " --compare-offline --offline-cap 2");
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  for (const char* s : {"as given", "quiet hours", "00:00-00:02, 00:04-00:06", "priority + cap", "--max-offline-seqs 2",
+                        "windows held", "3 of 3"}) {
+    EXPECT_NE(cmp.out.find(s), std::string::npos) << s << "\n" << cmp.out;
+  }
+  auto json = RunGoodput(base + " --compare-offline --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto arrangements = boost::json::parse(json.out).at("arrangements").as_array();
+  ASSERT_EQ(arrangements.size(), 3u);
+  EXPECT_EQ(arrangements.at(1).at("label").as_string(), "quiet hours");
+  EXPECT_EQ(arrangements.at(2).at("point").at("load").as_string(), "profile");
+  EXPECT_NE(arrangements.at(2).at("target").as_string().find("priority"), std::string::npos);
+  for (const auto& [args, says] :
+       std::vector<std::pair<std::string, std::string>>{{" --rate 2", "--rate and a capacity search do not apply"},
+                                                        {" --compare-offline --vary max-num-seqs=8,16", "drop --vary"},
+                                                        {" --compare-offline --offline-cap 0", "at least 1"}}) {
+    auto bad = RunGoodput(base + args);
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+  }
+  auto flat = RunGoodput(kBase + "--compare-offline");
+  EXPECT_NE(flat.exit_code, 0);
+  EXPECT_NE(flat.err.find("needs a day profile"), std::string::npos) << flat.err;
+}
+
 }  // namespace
 }  // namespace goodput

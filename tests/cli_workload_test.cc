@@ -5,7 +5,10 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "core/json_file.h"
 #include "support/run_command.h"
 #include "support/temp_file.h"
 
@@ -24,6 +27,38 @@ std::string AzureTrace() {
            ",20\n";
   }
   return WriteTempFile("azure-trace.csv", csv);
+}
+
+// With --profile-step the trace becomes a rate profile: 0.5 s apart over
+// 19.5 s is four whole 4-second steps of 8 requests (2/s each); the
+// simulator runs it step by step. Without arrival times, or with a step that
+// is not a duration, it is one clear error and no file.
+TEST(CliWorkload, FromATraceWritesARateProfile) {
+  const std::string out = TempPath("profile-azure.yaml");
+  std::filesystem::remove(out);
+  auto r =
+      RunGoodput("workload from " + AzureTrace() + " --profile-step 4s -o " + out + " --slo 'ttft p99 <= 2s over 4s'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("a rate profile of"), std::string::npos) << r.out;
+  const std::string text = *ReadTextFile(out, "workload");
+  EXPECT_NE(text.find("profile_step: 4s"), std::string::npos) << text;
+  EXPECT_NE(text.find("profile: [2, 2, 2, 2]"), std::string::npos) << text;
+  auto sim = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + out + " --repeat 1 --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto point = boost::json::parse(sim.out).at("results").at(0).at("points").at(0).as_object();
+  EXPECT_EQ(point.at("load").as_string(), "profile");
+  const std::string lengths = WriteTempFile("lengths.csv", "input_length,output_length\n100,10\n200,20\n");
+  for (const auto& [args, says] :
+       std::vector<std::pair<std::string, std::string>>{{lengths + " --profile-step 1h", "needs arrival times"},
+                                                        {AzureTrace() + " --profile-step soon", "positive duration"},
+                                                        {AzureTrace() + " --profile-step 1h", "less than one step"}}) {
+    const std::string none = TempPath("none.yaml");
+    std::filesystem::remove(none);
+    auto bad = RunGoodput("workload from " + args + " -o " + none);
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+    EXPECT_FALSE(std::filesystem::exists(none)) << args;
+  }
 }
 
 // The trace becomes a workload file that the simulator replays as it was.

@@ -20,6 +20,7 @@
 #include "engine/step_log.h"
 #include "model/catalog.h"
 #include "measure/measurement.h"
+#include "measure/offline_remedies.h"
 #include "measure/point_report.h"
 #include "sim/setup.h"
 #include "sim/sim_target.h"
@@ -38,6 +39,8 @@ struct SimArgs {
   int async_scheduling = 0;  // +1 --async-scheduling, -1 --no-async-scheduling, 0 the engine's (CLI11 counts a flag)
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   bool capacity = false;  // set by the `capacity` subcommand
+  bool compare_offline = false;
+  int offline_cap = 4;
 };
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
@@ -101,6 +104,12 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "figure, as on a card without FP8 tensor cores)");
   c.add_option("--gpu-flops-fp4", a.gpu_flops_fp4,
                "With --gpu-memory: dense FP4 FLOP/s, e.g. 9P (without it FP4 weights run weight-only)");
+  c.add_flag("--compare-offline", a.compare_offline,
+             "A day profile (a workload with profile_step): run it three ways, offline work as given, moved to the "
+             "quiet hours, and as given under priority scheduling with --offline-cap, and compare each class's "
+             "verdict window by window (docs/sim.md, \"A day\")");
+  c.add_option("--offline-cap", a.offline_cap, "With --compare-offline: the priority arrangement's --max-offline-seqs")
+      ->capture_default_str();
   c.add_option("--step-log", a.step_log,
                "Write every simulated step as goodput serve --step-log does (each run of each load in turn; "
                "each --vary setting starts it anew): to set beside goodput serve's, or fit with "
@@ -228,10 +237,10 @@ Result<std::unique_ptr<Target>> BuildSimTarget(const SimArgs& a, const std::stri
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(d.setup), describe));
 }
 
-Result<std::vector<SettingResult>> RunAll(const SimArgs& a, const MeasurementSpec& spec) {
-  // The deployment is checked before anything runs, varied or not.
-  GOODPUT_RETURN_IF_ERROR(BuildSimTarget(a, "").status());
-  const TargetFactory make = [&](const Setting& s) -> Result<std::unique_ptr<Target>> {
+// The simulator target of one setting: the flags `a` gives with the
+// setting's changed. `a` must outlive the factory.
+TargetFactory SimTargetFactory(const SimArgs& a) {
+  return [&a](const Setting& s) -> Result<std::unique_ptr<Target>> {
     SimArgs changed = a;
     for (const Setting::Flag& f : s.flags) {
       auto next = WithFlagChanged(changed, f.name + "=" + f.value, AddSimFlags);
@@ -240,15 +249,40 @@ Result<std::vector<SettingResult>> RunAll(const SimArgs& a, const MeasurementSpe
     }
     return BuildSimTarget(changed, "");
   };
+}
+
+MeasurementHooks SimProgress() {
   MeasurementHooks hooks;
   hooks.progress = [](const std::string& line) { Progress("sim: " + line); };
-  return Measure(spec, make, hooks);
+  return hooks;
+}
+
+Result<std::vector<SettingResult>> RunAll(const SimArgs& a, const MeasurementSpec& spec) {
+  // The deployment is checked before anything runs, varied or not.
+  GOODPUT_RETURN_IF_ERROR(BuildSimTarget(a, "").status());
+  return Measure(spec, SimTargetFactory(a), SimProgress());
+}
+
+// --compare-offline: the three arrangements of the day's offline work.
+int RunOfflineComparison(const SimArgs& a, const MeasurementSpec& spec) {
+  auto built = BuildSimTarget(a, "");  // the deployment is checked before anything runs
+  auto results = built.ok() ? CompareOfflineArrangements(spec, a.offline_cap, SimTargetFactory(a), SimProgress())
+                            : Result<std::vector<ArrangementResult>>(built.status());
+  Progress("");
+  if (!results.ok()) throw CLI::RuntimeError("goodput sim: " + results.status().message(), 2);
+  if (a.m.json) {
+    std::cout << boost::json::serialize(OfflineComparisonToJson(*results)) << "\n";
+  } else {
+    std::cout << FormatOfflineComparison(*results);
+  }
+  return 0;
 }
 
 int RunSim(const SimArgs& a) {
   auto spec = a.d.model.empty() ? Result<MeasurementSpec>(Status::InvalidArgument(
                                       "--model is required (see goodput plan --list-models)"))
                                 : ToMeasurementSpec(a.m, kSimLoads, a.capacity);
+  if (spec.ok() && a.compare_offline) return RunOfflineComparison(a, *spec);
   auto results = spec.ok() ? RunAll(a, *spec) : Result<std::vector<SettingResult>>(spec.status());
   Progress("");
   if (!results.ok()) throw CLI::RuntimeError("goodput sim: " + results.status().message(), 2);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/json_file.h"
+#include "core/units.h"
 #include "workload/conversations.h"
 #include "workload/trace_workload.h"
 #include "workload/workload.h"
@@ -18,6 +19,7 @@ namespace {
 
 struct FromArgs {
   std::string trace, output, name, slo;
+  std::string profile_step;  // a rate profile per step of this length instead of a replay
   bool json = false;
   std::optional<double> chars_per_token;  // ShareGPT only
   bool vllm_bench_filter = false;         // ShareGPT only
@@ -29,10 +31,13 @@ timestamp / input-length / output-length columns: docs/measuring.md), prints its
 and writes a workload file that replays it (arrival type trace), with each class's length quantiles
 for a --rate or --concurrency that replaces its arrivals. A dataset without arrival times (a CSV
 without a timestamp column, or ShareGPT's JSON: each conversation's first turn the prompt, its second
-the answer, as vLLM's benchmark samples it) gives a workload of its length quantiles. Check the file,
+the answer, as vLLM's benchmark samples it) gives a workload of its length quantiles. With
+--profile-step, a timed trace becomes a day profile instead: each class's arrivals per step as its
+rate, which goodput sim runs step by step (its windows line up with the steps). Check the file,
 add the SLO you serve under (or give --slo), then run it with bench, sweep, capacity, sim or tune.
 Examples:
   goodput workload from AzureLLMInferenceTrace_conv.csv -o azure-conv.yaml --slo 'ttft p99 <= 2s'
+  goodput workload from BurstGPT_1.csv --profile-step 1h -o burstgpt-hours.yaml --slo 'ttft p99 <= 2s over 1h'
   goodput workload from ShareGPT_V3_unfiltered_cleaned_split.json --vllm-bench-filter -o sharegpt.yaml
 )";
 
@@ -122,6 +127,27 @@ Result<Input> ReadInput(const FromArgs& a) {
   return in;
 }
 
+// The workload file's text: a replay of the trace, a profile of its rates
+// per --profile-step, or a dataset's lengths alone.
+Result<std::string> WorkloadYaml(const FromArgs& a, const Input& in, const TraceSummary& s, const std::string& output,
+                                 const std::string& name) {
+  if (in.untimed) {
+    if (!a.profile_step.empty()) {
+      return Status::InvalidArgument("--profile-step needs arrival times, and this file has none");
+    }
+    return LengthsWorkloadYaml(s, a.trace, name, a.slo, in.note);
+  }
+  if (a.profile_step.empty()) {
+    return TraceWorkloadYaml(s, TracePathFrom(a.trace, output), name, a.slo, in.skipped_empty > 0);
+  }
+  auto step = ParseDuration(a.profile_step);
+  if (!step.ok() || !(*step > 0)) {
+    return Status::InvalidArgument("--profile-step must be a positive duration, e.g. 1h");
+  }
+  GOODPUT_ASSIGN_OR_RETURN(auto profile, TraceRateProfile(in.rows, *step));
+  return ProfileWorkloadYaml(s, profile, *step, a.trace, name, a.slo);
+}
+
 void Run(const FromArgs& a) {
   const auto fail = [](const Status& st) { throw CLI::RuntimeError("goodput workload from: " + st.message(), 2); };
   auto input = ReadInput(a);
@@ -133,12 +159,11 @@ void Run(const FromArgs& a) {
     fail(Status::InvalidArgument(fmt::format("cannot write {}: there is no folder {}", output, dir)));
   }
   const TraceSummary s = SummariseTrace(input->rows);
-  const std::string yaml =
-      input->untimed ? LengthsWorkloadYaml(s, a.trace, name, a.slo, input->note)
-                     : TraceWorkloadYaml(s, TracePathFrom(a.trace, output), name, a.slo, input->skipped_empty > 0);
+  auto yaml = WorkloadYaml(a, *input, s, output, name);
+  if (!yaml.ok()) fail(yaml.status());
   // Parsed before it is written: a file that would not load is never left behind.
-  if (auto parsed = ParseWorkload(yaml, output, dir); !parsed.ok()) fail(parsed.status());
-  if (Status st = WriteFileAtomically(output, yaml); !st.ok()) fail(st);
+  if (auto parsed = ParseWorkload(*yaml, output, dir); !parsed.ok()) fail(parsed.status());
+  if (Status st = WriteFileAtomically(output, *yaml); !st.ok()) fail(st);
   if (a.json) {
     boost::json::object doc = Json(s, output);
     doc["skipped_empty"] = input->skipped_empty;
@@ -153,7 +178,8 @@ void Run(const FromArgs& a) {
     std::cout << fmt::format("{} requests of zero length (failed in the trace) are left out of the replay\n",
                              input->skipped_empty);
   }
-  std::cout << fmt::format("workload: {} ({} {})\n", output, input->untimed ? "the lengths of" : "replays", a.trace);
+  const char* what = input->untimed ? "the lengths of" : a.profile_step.empty() ? "replays" : "a rate profile of";
+  std::cout << fmt::format("workload: {} ({} {})\n", output, what, a.trace);
 }
 
 }  // namespace
@@ -175,6 +201,9 @@ void AddWorkloadCommand(CLI::App& app) {
   from->add_flag("--vllm-bench-filter", args->vllm_bench_filter,
                  "ShareGPT JSON: keep what vLLM's benchmark keeps (prompt and answer >= 4 tokens, prompt <= 1024, "
                  "both <= 2048)");
+  from->add_option("--profile-step", args->profile_step,
+                   "A day profile instead of a replay: each class's arrivals per step of this length as its rate "
+                   "(e.g. 1h; docs/sim.md, \"A day\")");
   from->add_flag("--json", args->json, "Print JSON instead of a table");
   from->footer(kFooter);
   from->callback([args]() { Run(*args); });

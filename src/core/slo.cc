@@ -94,12 +94,13 @@ Result<ClassSlo> ParseClause(std::string_view clause) {
   // A trailing "over DURATION" is the class's window.
   if (const size_t over = body.rfind(" over "); over != std::string_view::npos) {
     const std::string_view width = Trim(body.substr(over + 6));
-    auto w = ParseDuration(width);
+    c.peak = width == "peak";
+    auto w = c.peak ? Result<double>(1.0) : ParseDuration(width);
     if (!w.ok() || !(*w > 0)) {
-      return Status::InvalidArgument(
-          fmt::format("class '{}': window 'over {}' must be a positive duration, e.g. over 5m", c.class_name, width));
+      return Status::InvalidArgument(fmt::format(
+          "class '{}': window 'over {}' must be a positive duration, e.g. over 5m, or 'peak'", c.class_name, width));
     }
-    c.window_s = *w;
+    c.window_s = c.peak ? 0 : *w;
     body = body.substr(0, over);
   }
   for (auto part : Split(body, ',')) {
@@ -176,6 +177,7 @@ std::string SloSpec::ToString() const {
       out += fmt::format("{} p{:g} {} {}", SloMetricName(t.metric), t.percentile, t.strict ? "<" : "<=", value);
     }
     if (c.window_s > 0) out += fmt::format(" over {:g}s", c.window_s);
+    if (c.peak) out += " over peak";
   }
   return out;
 }

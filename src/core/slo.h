@@ -44,6 +44,9 @@ struct ClassSlo {
   // > 0 ("... over 5m"): the class is judged in each consecutive window of
   // this many seconds of the measurement window, and the worst one decides.
   double window_s = 0;
+  // "... over peak": judged in one window, a day profile's busiest step
+  // (workload/day_profile.h); window_s stays 0.
+  bool peak = false;
 
   // The attainment the class must reach: its highest percentile / 100.
   double RequiredAttainment() const;

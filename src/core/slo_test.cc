@@ -91,6 +91,20 @@ TEST(ParseSlo, AClauseMayNameAWindow) {
   EXPECT_DOUBLE_EQ(again->For("interactive")->window_s, 300);
 }
 
+// "over peak": judged in a day profile's busiest step only; kept in the
+// canonical text; a misspelt window is an error that names both forms.
+TEST(ParseSlo, AClauseMayBeJudgedAtThePeak) {
+  auto slo = ParseSlo("interactive: ttft p99 <= 1s over peak");
+  ASSERT_TRUE(slo.ok()) << slo.status().message();
+  EXPECT_TRUE(slo->For("interactive")->peak);
+  EXPECT_DOUBLE_EQ(slo->For("interactive")->window_s, 0);
+  EXPECT_EQ(slo->ToString(), "interactive: ttft p99 <= 1s over peak");
+  EXPECT_TRUE(ParseSlo(slo->ToString())->For("interactive")->peak);
+  auto bad = ParseSlo("interactive: ttft p99 <= 1s over peek");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("or 'peak'"), std::string::npos) << bad.status().message();
+}
+
 // Hand-computed example: SLO ttft p99 <= 1s, tpot p99 <= 100ms.
 //   r1 ttft 0.5, tpot (2.5-0.5)/20 = 0.1   -> good (<= is inclusive)
 //   r2 ttft 1.2, tpot 0.4/4 = 0.1          -> bad (TTFT)

@@ -1,8 +1,12 @@
 #include "measure/measurement.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/text.h"
+#include "workload/day_profile.h"
 
 namespace goodput {
 
@@ -119,6 +123,31 @@ Result<SettingResult> MeasureSetting(const MeasurementSpec& spec, const Setting&
   return out;
 }
 
+// "over peak" judges a day profile's busiest step: the workload needs a
+// profile, a warm-up of whole steps (the windows start at its end), and the
+// peak step inside the measurement window.
+Status CheckPeakWindows(const Workload& w) {
+  for (const RequestClass& c : w.classes) {
+    if (!c.slo || !c.slo->peak) continue;
+    if (!w.HasProfile()) {
+      return Status::InvalidArgument(fmt::format(
+          "class '{}': 'over peak' judges the busiest step of a day profile, and the workload has no profile_step "
+          "(give a duration instead, e.g. over 5m)",
+          c.name));
+    }
+    const double skipped = w.warmup.seconds.value_or(0) / w.profile_step_s;
+    const double peak_end = (PeakStep(w) + 1) * w.profile_step_s;
+    if (skipped != std::floor(skipped) || PeakStep(w) < static_cast<int>(skipped) ||
+        peak_end > w.ProfileEnd() - w.cooldown.seconds.value_or(0)) {
+      return Status::InvalidArgument(fmt::format(
+          "class '{}': 'over peak' needs a warm-up of whole profile steps, and a warm-up and cool-down that leave "
+          "the peak step measured",
+          c.name));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckMeasurementSpec(const MeasurementSpec& spec) {
@@ -126,6 +155,16 @@ Status CheckMeasurementSpec(const MeasurementSpec& spec) {
   if (spec.repeat < 1) return Status::InvalidArgument("--repeat must be at least 1");
   if (spec.max_repeat != 0 && spec.max_repeat < spec.repeat) {
     return Status::InvalidArgument("--max-repeat must be at least --repeat");
+  }
+  GOODPUT_RETURN_IF_ERROR(CheckPeakWindows(spec.workload));
+  if (spec.workload.HasProfile()) {
+    const bool own = std::all_of(spec.loads.begin(), spec.loads.end(),
+                                 [](const ArrivalSpec& l) { return l.kind == ArrivalKind::kProfile; });
+    if (!own || spec.search_capacity) {
+      return Status::InvalidArgument(
+          "the workload's classes give their own rate for each step (profile_step): it runs at those rates, so "
+          "--concurrency, --rate and a capacity search do not apply");
+    }
   }
   for (const ArrivalSpec& load : spec.loads) {
     // The first wave (one request per client) is warm-up and the last

@@ -382,6 +382,51 @@ TEST(Summarise, AWindowedSloIsDecidedByItsWorstWindow) {
   EXPECT_NE(text.find("fails; by window: hf\n"), std::string::npos) << text;
 }
 
+// "over peak" (by hand): a day profile of three 1-minute steps whose busiest
+// is the second. The first minute's 100 requests all miss the target, the
+// second's all meet it. Judged at the peak, the class holds on the second
+// minute alone; judged in every minute, the first decides and it fails.
+// The measurement window is the profile's, [0, 180 s), whatever the arrivals.
+TEST(Summarise, APeakSloIsJudgedInTheBusiestStepAlone) {
+  auto w = ParseWorkload(
+      "name: d\nprofile_step: 1m\nclasses:\n  - name: interactive\n    profile: [1, 3, 2]\n"
+      "    prompt: fixed:1\n    output: fixed:2\n    slo: ttft p50 <= 1s over peak\n",
+      "d.yaml", ".");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  MeasuredRun run;
+  for (int i = 0; i < 200; ++i) {
+    RequestRecord r;
+    r.request_class = "interactive";
+    r.t_arrival = r.t_sent = 1 + i * 0.6;  // 100 in [0, 60), 100 in [60, 120)
+    r.t_first = r.t_arrival + (i < 100 ? 2.0 : 0.1);
+    r.t_last = *r.t_first + 0.1;
+    r.n_out = 2;
+    r.ok = true;
+    run.records.push_back(r);
+  }
+  run.window = MeasurementWindow(*w, run.records);
+  EXPECT_EQ(run.window.start, 0);
+  EXPECT_EQ(run.window.end, 180);
+  const ClassAttainment peak = Summarise(*w, w->arrival, {run}).classes.at(0);
+  EXPECT_EQ(peak.judged_window, 1);
+  EXPECT_EQ(peak.worst_window, 1);
+  EXPECT_EQ(peak.total, 100);
+  EXPECT_EQ(peak.verdict, Verdict::kHolds);
+  EXPECT_NE(WindowText(peak).find("window 2 of 3 (60-120 s into the measurement window, the peak step)"),
+            std::string::npos)
+      << WindowText(peak);
+  w->classes[0].slo = ParseSlo("interactive: ttft p50 <= 1s over 1min")->classes.at(0);
+  const ClassAttainment every = Summarise(*w, w->arrival, {run}).classes.at(0);
+  EXPECT_EQ(every.worst_window, 0);
+  EXPECT_EQ(every.verdict, Verdict::kFails);
+  // Without a profile there is no peak to judge.
+  MeasurementSpec spec;
+  spec.workload = FixedLengthWorkload(10, 1, 1, "interactive");
+  spec.workload.classes[0].slo = ParseSlo("interactive: ttft p50 <= 1s over peak")->classes.at(0);
+  spec.loads = {ArrivalSpec{}};
+  EXPECT_NE(CheckMeasurementSpec(spec).message().find("no profile_step"), std::string::npos);
+}
+
 // The capacity line names the class that stops the ladder, with its figures,
 // and gives the classes without an SLO their own line.
 TEST(FormatCapacity, NamesTheFailingClassAndTheOfflineWork) {

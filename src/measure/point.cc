@@ -9,6 +9,7 @@
 
 #include "core/stats.h"
 #include "core/units.h"
+#include "workload/day_profile.h"
 
 namespace goodput {
 namespace {
@@ -113,18 +114,26 @@ struct ClassTally {
 // Adds a run's requests of a windowed class to its tally, by window. Only
 // whole windows count (a shorter last one would be judged on too few
 // requests); a measurement window shorter than one window is one window.
-void TallyWindows(const MeasuredRun& run, const ClassSlo& slo, ClassTally& t) {
+void TallyWindows(const MeasuredRun& run, const ClassSlo& slo, double width, ClassTally& t) {
   const Window& w = run.window;
-  const auto whole = static_cast<size_t>(w.seconds() / slo.window_s);
+  const auto whole = static_cast<size_t>(w.seconds() / width);
   for (const RequestRecord& r : run.records) {
     if (r.request_class != t.c.class_name || r.t_arrival < w.start || r.t_arrival >= w.end) continue;
-    const auto k = whole == 0 ? size_t{0} : static_cast<size_t>((r.t_arrival - w.start) / slo.window_s);
+    const auto k = whole == 0 ? size_t{0} : static_cast<size_t>((r.t_arrival - w.start) / width);
     if (whole > 0 && k >= whole) continue;
     auto& counts = t.c.window_counts;
     if (counts.size() <= k) counts.resize(k + 1);
     counts[k].first += IsGood(r, &slo);
     counts[k].second += 1;
   }
+}
+
+// "over peak": the measurement window's window that is the profile's
+// busiest step (the windows start at the warm-up's end, a whole number of
+// steps: CheckMeasurementSpec).
+int PeakWindow(const Workload& w) {
+  const double skipped = w.warmup.seconds.value_or(0) / w.profile_step_s;
+  return PeakStep(w) - static_cast<int>(std::lround(skipped));
 }
 
 // How far a window is from holding, to find the one that decides: a
@@ -144,7 +153,7 @@ void JudgeWindows(ClassAttainment& c) {
   const auto& counts = c.window_counts;
   for (size_t k = 0; k < counts.size(); ++k) {
     const auto [good, total] = counts[k];
-    if (total == 0) continue;
+    if (total == 0 || (c.judged_window >= 0 && static_cast<int>(k) != c.judged_window)) continue;
     const auto& [worst_good, worst_total] = counts[static_cast<size_t>(std::max(c.worst_window, 0))];
     if (c.worst_window < 0 || WindowRank(good, total, c.required) < WindowRank(worst_good, worst_total, c.required))
       c.worst_window = static_cast<int>(k);
@@ -192,8 +201,8 @@ const char* VerdictName(Verdict v) {
 std::string WindowText(const ClassAttainment& c) {
   if (c.window_s <= 0 || c.worst_window < 0) return "";
   const double from = c.worst_window * c.window_s;
-  return fmt::format("window {} of {} ({:g}-{:g} s into the measurement window)", c.worst_window + 1,
-                     c.window_counts.size(), from, from + c.window_s);
+  return fmt::format("window {} of {} ({:g}-{:g} s into the measurement window{})", c.worst_window + 1,
+                     c.window_counts.size(), from, from + c.window_s, c.judged_window >= 0 ? ", the peak step" : "");
 }
 
 Verdict JudgeAttainment(int64_t good, int64_t total, double required) {
@@ -228,6 +237,7 @@ std::string LoadLabel(const ArrivalSpec& load) {
   if (load.kind == ArrivalKind::kClosedLoop) return fmt::format("{}", load.concurrency);
   if (load.kind == ArrivalKind::kTrace) return "trace";
   if (load.kind == ArrivalKind::kBatch) return "batch";
+  if (load.kind == ArrivalKind::kProfile) return "profile";
   return fmt::format("{:g}/s", load.rate);
 }
 
@@ -242,8 +252,8 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
   Latencies lat;
   HostCpuUse host;
   std::vector<Saturation> saturation;
-  const bool open_loop =
-      load.kind == ArrivalKind::kPoisson || load.kind == ArrivalKind::kGamma || load.kind == ArrivalKind::kTrace;
+  const bool open_loop = load.kind == ArrivalKind::kPoisson || load.kind == ArrivalKind::kGamma ||
+                         load.kind == ArrivalKind::kTrace || load.kind == ArrivalKind::kProfile;
   for (const MeasuredRun& run : runs) {
     const SloReport rep = Evaluate(run.records, slo, run.window);
     saturation.push_back(RunSaturation(run.records, run.window, open_loop));
@@ -280,9 +290,10 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
       t.c.good += c.good;
       t.throughput.push_back(secs > 1e-9 ? c.output_tokens / secs : 0);
       const ClassSlo* s = c.has_slo ? slo.For(c.class_name) : nullptr;
-      if (s && s->window_s > 0) {
-        t.c.window_s = s->window_s;
-        TallyWindows(run, *s, t);
+      if (s && (s->window_s > 0 || s->peak)) {
+        t.c.window_s = s->peak ? w.profile_step_s : s->window_s;
+        if (s->peak) t.c.judged_window = PeakWindow(w);
+        TallyWindows(run, *s, t.c.window_s, t);
       }
     }
   }

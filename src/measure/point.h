@@ -59,11 +59,13 @@ struct ClassAttainment {
   double window_s = 0;
   std::vector<std::pair<int64_t, int64_t>> window_counts;  // (good, total) of each window judged, in order
   int worst_window = -1;                                   // the deciding one, 0 for the first
+  int judged_window = -1;  // "over peak": the only window judged (the profile's busiest step); -1: all
   bool holds() const { return verdict == Verdict::kHolds; }
 };
 
 // The window that decided a windowed class, for people: "window 2 of 6
-// (60-120 s into the measurement window)"; "" when none did.
+// (60-120 s into the measurement window)", and ", the peak step" when it was
+// the only one judged; "" when none did.
 std::string WindowText(const ClassAttainment& c);
 
 // A latency over the measured successful requests, pooled over repetitions;

@@ -48,6 +48,7 @@ json::object ClassJson(const ClassAttainment& c) {
                       {"min_requests", c.min_requests},
                       {"window_s", JsonNumber(c.window_s)},
                       {"worst_window", c.worst_window},
+                      {"judged_window", c.judged_window},
                       {"window_counts", WindowCountsJson(c)},
                       {"verdict", VerdictName(c.verdict)},
                       {"holds", c.holds()},
@@ -154,6 +155,9 @@ std::string ReadClass(const json::value& v, ClassAttainment& c) {
   int64_t worst = c.worst_window;
   r.Int("worst_window", worst);
   c.worst_window = static_cast<int>(worst);
+  int64_t judged = c.judged_window;  // absent before "over peak": every window
+  r.Int("judged_window", judged);
+  c.judged_window = static_cast<int>(judged);
   if (const json::array* counts = r.Array("window_counts")) {
     for (const json::value& w : *counts) {
       if (!w.is_object()) continue;

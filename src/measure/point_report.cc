@@ -11,6 +11,7 @@
 #include "measure/diagnose.h"
 #include "measure/point_json.h"
 #include "measure/ranking.h"
+#include "workload/day_profile.h"
 
 namespace goodput {
 
@@ -129,10 +130,6 @@ std::string FormatPrefixCache(const std::vector<PointResult>& points) {
   return s;
 }
 
-namespace {
-
-// One letter per window, in order: h holds, f fails, u undecided, - no
-// request of the class.
 std::string WindowVerdicts(const ClassAttainment& c) {
   std::string letters;
   for (const auto& [good, total] : c.window_counts) {
@@ -141,8 +138,6 @@ std::string WindowVerdicts(const ClassAttainment& c) {
   }
   return letters;
 }
-
-}  // namespace
 
 std::string FormatSloWindows(const std::vector<PointResult>& points) {
   std::string s;
@@ -249,6 +244,20 @@ std::string RankingTable(const std::vector<SettingResult>& results) {
   return s;
 }
 
+// "2000 requests" a run, or a profile's steps and expected requests.
+std::string RunSize(const Workload& w) {
+  if (!w.HasProfile()) return fmt::format("{} requests", w.requests);
+  return fmt::format("a profile of {} steps of {:g} s, about {:.0f} requests", w.ProfileSteps(), w.profile_step_s,
+                     ExpectedProfileRequests(w));
+}
+
+// The capacity line; a profile runs at its own rates (no load was searched):
+// its verdict instead.
+std::string CapacityOrVerdict(const SettingResult& r, const Workload& w) {
+  if (!w.HasProfile()) return FormatCapacity(r.sweep.points, r.sweep.capacity, r.sweep.capped);
+  return fmt::format("over the profile: {}\n", r.sweep.points.empty() ? "no run" : r.sweep.points[0].verdict_text());
+}
+
 }  // namespace
 
 std::string FormatResults(const std::vector<SettingResult>& results, const Workload& w, int repeat, int max_repeat,
@@ -257,8 +266,8 @@ std::string FormatResults(const std::vector<SettingResult>& results, const Workl
   std::string s;
   for (const SettingResult& r : results) {
     if (!r.setting.empty()) s += "=== " + r.setting + " ===\n";
-    s += fmt::format("target: {}\nworkload {} ({} requests per run, {} run{} per load{}), SLO: {}\n", r.target,
-                     w.name, w.requests, repeat, repeat == 1 ? "" : "s",
+    s += fmt::format("target: {}\nworkload {} ({} per run, {} run{} per load{}), SLO: {}\n", r.target, w.name,
+                     RunSize(w), repeat, repeat == 1 ? "" : "s",
                      max_repeat > repeat ? fmt::format(", up to {} while undecided", max_repeat) : "",
                      slo.empty() ? std::string("none") : slo.ToString());
     for (const std::string& line : Split(r.startup_lines, '\n')) {
@@ -266,8 +275,7 @@ std::string FormatResults(const std::vector<SettingResult>& results, const Workl
     }
     const std::vector<PointResult>& points = r.sweep.points;
     s += "\n" + FormatPointTable(points) + "\n" + FormatLatencyTable(points) + FormatSpecDecode(points) +
-         FormatPrefixCache(points) + FormatSloWindows(points) + "\n" +
-         FormatCapacity(points, r.sweep.capacity, r.sweep.capped) + Advice(r, w);
+         FormatPrefixCache(points) + FormatSloWindows(points) + "\n" + CapacityOrVerdict(r, w) + Advice(r, w);
     for (const auto& n : Diagnose(r.sweep.points, lag_threshold_s)) s += "note: " + n + "\n";
     s += "\n";
   }

@@ -31,6 +31,10 @@ std::string FormatSpecDecode(const std::vector<PointResult>& points);
 // behind it; "" when no load found a cached token.
 std::string FormatPrefixCache(const std::vector<PointResult>& points);
 
+// A windowed class's verdict in each window, one letter each in order: h
+// holds, f fails, u undecided, - no request of the class.
+std::string WindowVerdicts(const ClassAttainment& c);
+
 // Per load, each class judged by windows ("... over 5m"): the deciding
 // window, which one it was and its figures; "" when no class has a window.
 std::string FormatSloWindows(const std::vector<PointResult>& points);

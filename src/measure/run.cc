@@ -8,6 +8,11 @@ namespace goodput {
 Window MeasurementWindow(const Workload& w, const std::vector<RequestRecord>& records) {
   Window win{0, 0};
   if (records.empty()) return win;
+  if (w.HasProfile()) {  // the profile's steps are the clock: windows line up with them
+    win.start = w.warmup.seconds.value_or(0);
+    win.end = std::max(std::nextafter(win.start, 1e300), w.ProfileEnd() - w.cooldown.seconds.value_or(0));
+    return win;
+  }
   std::vector<double> arrivals;
   for (const auto& r : records) arrivals.push_back(r.t_arrival);
   std::sort(arrivals.begin(), arrivals.end());

@@ -10,7 +10,9 @@ RequestGenerator::RequestGenerator(const Workload& w, const ArrivalSpec& load) :
   for (size_t i = 0; i < w.classes.size(); ++i) {
     const RequestClass& c = w.classes[i];
     const uint64_t seed = w.seed * 1000003 + i + 1;
-    if (c.rate) {
+    if (w.HasProfile()) {
+      AddStream({static_cast<int>(i)}, ArrivalSpec{ArrivalKind::kProfile, 1, 1, 1}, seed);
+    } else if (c.rate) {
       AddStream({static_cast<int>(i)}, ArrivalSpec{ArrivalKind::kPoisson, 1, *c.rate, 1}, seed);
     } else if (c.concurrency) {
       AddStream({static_cast<int>(i)}, ArrivalSpec{ArrivalKind::kClosedLoop, *c.concurrency, 1, 1}, seed);
@@ -61,10 +63,37 @@ void RequestGenerator::Advance(Stream& s) {
       s.next_t = s.trace_pos < workload_.trace.size() ? workload_.trace[s.trace_pos].t
                                                       : std::numeric_limits<double>::infinity();
       break;
+    case ArrivalKind::kProfile:
+      AdvanceProfile(s);
+      break;
     case ArrivalKind::kBatch:  // every request at t = 0
     case ArrivalKind::kClosedLoop:
       break;
   }
+}
+
+// A Poisson process whose rate is the class's profile's in each step: an
+// exponential gap at this step's rate, and where it would cross into the
+// next step, a fresh draw from the boundary at the next step's rate (the
+// process is memoryless, so this is exact).
+void RequestGenerator::AdvanceProfile(Stream& s) {
+  const std::vector<double>& rates = workload_.classes[s.classes[0]].profile;
+  const double step = workload_.profile_step_s;
+  double t = s.next_t;
+  while (s.profile_step < rates.size()) {
+    const double end = step * static_cast<double>(s.profile_step + 1);
+    const double rate = rates[s.profile_step];
+    if (rate > 0) {
+      const double next = t + std::exponential_distribution<double>(rate)(s.rng);
+      if (next < end) {
+        s.next_t = next;
+        return;
+      }
+    }
+    t = end;
+    ++s.profile_step;
+  }
+  s.next_t = std::numeric_limits<double>::infinity();
 }
 
 const RequestGenerator::Stream* RequestGenerator::NextOpenStream() const {

@@ -64,10 +64,12 @@ class RequestGenerator {
     std::mt19937_64 rng;
     double next_t = 0;             // open loop: next arrival time
     size_t trace_pos = 0;
+    size_t profile_step = 0;  // kProfile: the step next_t lies in
   };
   void AddStream(std::vector<int> classes, const ArrivalSpec& arrival, uint64_t seed);
   WorkItem Issue(Stream& s, double t, int forced_class, int64_t in, int64_t out);
   void Advance(Stream& s);
+  void AdvanceProfile(Stream& s);
   const Stream* NextOpenStream() const;
 
   const Workload& workload_;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/stats.h"
+#include "workload/day_profile.h"
 
 namespace goodput {
 namespace {
@@ -137,6 +138,59 @@ std::string LengthsWorkloadYaml(const TraceSummary& s, const std::string& source
              "{}name: {}\nrequests: {}\nwarmup: 10%\ncooldown: 10%\n",
              source, s.requests, note.empty() ? "" : "# " + note + "\n", name, std::min<int64_t>(s.requests, 1000)) +
          ClassesYaml(s, slo);
+}
+
+Result<std::map<std::string, std::vector<double>>> TraceRateProfile(const std::vector<TraceRow>& rows, double step_s) {
+  if (rows.empty() || !(step_s > 0)) return Status::InvalidArgument("no arrivals, or a step that is not positive");
+  const double t0 = rows.front().t;
+  const auto steps = static_cast<size_t>(std::floor((rows.back().t - t0) / step_s));
+  if (steps == 0) {
+    return Status::InvalidArgument(
+        fmt::format("the trace spans {:.0f} s, less than one step of {:g} s: give a shorter "
+                    "--profile-step",
+                    rows.back().t - t0, step_s));
+  }
+  if (steps > kMaxProfileSteps) {
+    return Status::InvalidArgument(
+        fmt::format("the trace spans {} steps of {:g} s; a profile holds at most {}: give a "
+                    "longer --profile-step",
+                    steps, step_s, kMaxProfileSteps));
+  }
+  std::map<std::string, std::vector<double>> out;
+  for (const TraceRow& r : rows) out[r.request_class].resize(steps, 0.0);
+  for (const TraceRow& r : rows) {  // counts first: count / step is the rate as close as a double gets
+    const auto k = static_cast<size_t>((r.t - t0) / step_s);
+    if (k < steps) out[r.request_class][k] += 1;
+  }
+  for (auto& [cls, rates] : out) {
+    for (double& r : rates) r /= step_s;
+  }
+  for (auto it = out.begin(); it != out.end();) {  // a class seen only in the part step left out
+    const bool none = std::all_of(it->second.begin(), it->second.end(), [](double r) { return r == 0; });
+    it = none ? out.erase(it) : std::next(it);
+  }
+  return out;
+}
+
+std::string ProfileWorkloadYaml(const TraceSummary& s, const std::map<std::string, std::vector<double>>& profile,
+                                double step_s, const std::string& source, const std::string& name,
+                                const std::string& slo) {
+  const size_t steps = profile.empty() ? 0 : profile.begin()->second.size();
+  std::string y = fmt::format(
+      "# Made by `goodput workload from --profile-step` from {}: its arrivals per {:g} s over {} whole steps\n"
+      "# ({:.0f} s of the trace's {:.0f}), as each class's rate (requests/s) per step; the lengths are the\n"
+      "# trace's quantiles (linear between them). A run follows the profile (docs/sim.md, \"A day\").\n"
+      "name: {}\nseed: 1\nprofile_step: {:g}s\nclasses:\n",
+      source, step_s, steps, static_cast<double>(steps) * step_s, s.span_s, name, step_s);
+  for (const auto& [cls, rates] : profile) {
+    const ClassLengths& c = s.classes.at(cls);
+    std::string list;
+    for (double r : rates) list += fmt::format("{}{:.6g}", list.empty() ? "" : ", ", r);
+    y += fmt::format("  - name: \"{}\"\n    profile: [{}]\n    prompt: {}\n    output: {}\n",
+                     cls.empty() ? "default" : cls, list, c.input.spec, c.output.spec);
+    if (!slo.empty()) y += fmt::format("    slo: {}\n", slo);
+  }
+  return y;
 }
 
 }  // namespace goodput

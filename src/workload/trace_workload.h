@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "workload/trace.h"
 
 namespace goodput {
@@ -65,5 +66,18 @@ std::string TraceWorkloadYaml(const TraceSummary& s, const std::string& trace_pa
 // as the dataset holds, at most 1,000 (vLLM's benchmark's default).
 std::string LengthsWorkloadYaml(const TraceSummary& s, const std::string& source, const std::string& name,
                                 const std::string& slo, const std::string& note = "");
+
+// Each class's arrivals per step of `step_s` seconds as rates (requests/s),
+// whole steps from the first arrival only (a trace's part step at its end is
+// left out). Errors: a trace shorter than one step, or longer than
+// kMaxProfileSteps steps.
+Result<std::map<std::string, std::vector<double>>> TraceRateProfile(const std::vector<TraceRow>& rows, double step_s);
+
+// The workload file's text for a day profile of the trace (`profile`, from
+// TraceRateProfile): `profile_step` and per class its rates and the trace's
+// length quantiles; `source` names the trace in the file's comment.
+std::string ProfileWorkloadYaml(const TraceSummary& s, const std::map<std::string, std::vector<double>>& profile,
+                                double step_s, const std::string& source, const std::string& name,
+                                const std::string& slo);
 
 }  // namespace goodput

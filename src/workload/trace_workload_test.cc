@@ -97,5 +97,28 @@ TEST(TraceWorkload, TheFileReplaysTheTraceAndFitsEachClass) {
   EXPECT_TRUE(w->Slo().For("chat") != nullptr);
 }
 
+// By hand: arrivals every 10 s from 0 to 190 s, class "a", and one "b" at
+// 185 s. Per 60 s: three whole steps of six "a" arrivals each (0.1/s); the
+// part step from 180 s is left out, and "b" with it. The file it makes loads
+// as a profile.
+TEST(TraceWorkload, ARateProfileOfWholeSteps) {
+  std::vector<TraceRow> rows;
+  for (int i = 0; i < 20; ++i) rows.push_back(TraceRow{10.0 * i, 100, 10, "a", {}});
+  rows.insert(rows.end() - 1, TraceRow{185, 50, 5, "b", {}});
+  auto p = TraceRateProfile(rows, 60);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->size(), 1u);
+  ASSERT_EQ(p->at("a").size(), 3u);
+  for (double r : p->at("a")) EXPECT_NEAR(r, 0.1, 1e-12);
+  auto w = ParseWorkload(ProfileWorkloadYaml(SummariseTrace(rows), *p, 60, "t.csv", "t", "ttft p99 <= 1s over 1m"),
+                         "t.yaml", ".");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->profile_step_s, 60);
+  EXPECT_EQ(w->classes.at(0).profile, p->at("a"));
+  EXPECT_DOUBLE_EQ(w->classes.at(0).slo->window_s, 60);
+  EXPECT_NE(TraceRateProfile(rows, 200).status().message().find("less than one step"), std::string::npos);
+  EXPECT_NE(TraceRateProfile(rows, 0.01).status().message().find("at most"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace goodput

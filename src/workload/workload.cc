@@ -7,6 +7,7 @@
 
 #include "core/json_file.h"
 #include "core/units.h"
+#include "workload/day_profile.h"
 #include "workload/yaml_input.h"
 
 namespace goodput {
@@ -87,7 +88,10 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
     GOODPUT_ASSIGN_OR_RETURN(c.concurrency, Get<int>(n["concurrency"], at, "concurrency"));
   }
   GOODPUT_RETURN_IF_ERROR(CheckLoadBounds(n, at, c.concurrency, c.rate));
-  if (c.share == 0 && !c.rate && !c.concurrency) {
+  if (n["profile"]) {
+    GOODPUT_ASSIGN_OR_RETURN(c.profile, ParseRateProfile(n["profile"], at));
+  }
+  if (c.share == 0 && !c.rate && !c.concurrency && c.profile.empty()) {
     return YamlError(at, n["share"],
                      "'share' is 0: the class would never get a request (remove it, or give it a share)");
   }
@@ -174,6 +178,13 @@ Status ParseTop(const YAML::Node& root, const std::string& where, Workload& w) {
   if (w.warmup.fraction + w.cooldown.fraction >= 1)
     return YamlError(where, root, "warmup and cooldown leave nothing to measure");
   GOODPUT_ASSIGN_OR_RETURN(w.arrival, ParseArrival(root["arrival"], where));
+  if (const YAML::Node step = root["profile_step"]) {
+    auto d = ParseDuration(Scalar(step));
+    if (!d.ok() || !(*d > 0)) {
+      return YamlError(where, step, "'profile_step' must be a positive duration, e.g. 1h or 10m");
+    }
+    w.profile_step_s = *d;
+  }
   return Status::Ok();
 }
 
@@ -186,13 +197,15 @@ const char* ArrivalKindName(ArrivalKind k) {
     case ArrivalKind::kGamma: return "gamma";
     case ArrivalKind::kTrace: return "trace";
     case ArrivalKind::kBatch: return "batch";
+    case ArrivalKind::kProfile:
+      return "profile";
   }
   return "?";
 }
 
 std::optional<ArrivalKind> ArrivalKindFromName(const std::string& name) {
   for (ArrivalKind k : {ArrivalKind::kClosedLoop, ArrivalKind::kPoisson, ArrivalKind::kGamma, ArrivalKind::kTrace,
-                        ArrivalKind::kBatch}) {
+                        ArrivalKind::kBatch, ArrivalKind::kProfile}) {
     if (name == ArrivalKindName(k)) return k;
   }
   return std::nullopt;
@@ -229,6 +242,7 @@ static Result<Workload> ParseWorkloadNodes(const std::string& text, const std::s
     if (w.ClassIndex(c.name) >= 0) return YamlError(where, n, fmt::format("class '{}' appears twice", c.name));
     w.classes.push_back(std::move(c));
   }
+  GOODPUT_RETURN_IF_ERROR(FinishProfile(root, where, static_cast<bool>(root["requests"]), w));
   if (w.arrival.kind == ArrivalKind::kTrace) {
     const YAML::Node file = root["arrival"]["file"];
     if (!file) return YamlError(where, root["arrival"], "a trace arrival needs 'file'");

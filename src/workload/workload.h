@@ -14,9 +14,12 @@
 //     burstiness: 0.5            # gamma shape: 1 = Poisson, < 1 burstier
 //     file: trace.csv            # trace replay (see trace.h); relative to this file
 //     skip_empty: false          # trace: leave out requests of zero length (failed ones)
+//   profile_step: 1h             # or a day: each class's `profile` lists its rate
+//                                #   (requests/s) per step of this length (day_profile.h)
 //   classes:
 //     - name: interactive
 //       share: 0.8               # of the arrivals; or its own `rate` or `concurrency`
+//       profile: [0.4, 0.3, ...] # with profile_step: its rate in each step instead
 //       priority: 0              # lower runs first (as vLLM's priority)
 //       offline: false           # offline classes have no SLO and yield to the others
 //       prompt: lognormal:1k,0.8 # LengthDistribution specs, or {file: lengths.txt}
@@ -41,6 +44,7 @@ struct RequestClass {
   double share = 1;                  // relative share of the shared arrival stream
   std::optional<double> rate;        // its own open-loop rate instead (requests/s)
   std::optional<int> concurrency;    // its own closed-loop clients instead
+  std::vector<double> profile;       // with Workload::profile_step_s: its rate in each step
   int priority = 0;
   bool offline = false;
   // A shared prefix (a system prompt, a document asked about several times):
@@ -54,8 +58,9 @@ struct RequestClass {
 };
 
 // kBatch: every request arrives at t = 0 (an offline batch, measured by how
-// fast it drains).
-enum class ArrivalKind { kClosedLoop, kPoisson, kGamma, kTrace, kBatch };
+// fast it drains). kProfile: each class at its rate of the moment, from its
+// profile (day_profile.h).
+enum class ArrivalKind { kClosedLoop, kPoisson, kGamma, kTrace, kBatch, kProfile };
 const char* ArrivalKindName(ArrivalKind k);
 // The kind ArrivalKindName calls `name`; nullopt for any other name.
 std::optional<ArrivalKind> ArrivalKindFromName(const std::string& name);
@@ -85,6 +90,11 @@ struct Workload {
   ArrivalSpec arrival;
   std::vector<RequestClass> classes;
   std::vector<TraceRow> trace;  // for ArrivalKind::kTrace
+  double profile_step_s = 0;    // > 0: the classes' rates follow their profiles (ArrivalKind::kProfile)
+
+  bool HasProfile() const { return profile_step_s > 0; }
+  size_t ProfileSteps() const { return classes.empty() ? 0 : classes[0].profile.size(); }
+  double ProfileEnd() const { return profile_step_s * static_cast<double>(ProfileSteps()); }
 
   // The classes' SLOs as one spec (classes without one are left out).
   SloSpec Slo() const;
