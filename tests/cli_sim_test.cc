@@ -563,5 +563,35 @@ classes:
   EXPECT_NE(flat.err.find("needs a day profile"), std::string::npos) << flat.err;
 }
 
+// A fleet: --replicas instances behind --router, each one's share of the
+// requests printed; `sim fleet` finds the fewest instances that hold a load
+// and says it in GPUs; bad fleet flags are one clear error each.
+TEST(CliSim, AFleetBehindARouterAndItsSize) {
+  auto r = RunGoodput(kBase + "--rate 20 --replicas 3 --router least-outstanding");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("a fleet of 3 instances behind least-outstanding routing"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replicas: each one's share of the requests"), std::string::npos) << r.out;
+  auto fleet = RunGoodput("sim fleet --model llama-3.1-8b --gpu h100 --tp 2 --max-model-len 32k --workload " + kData +
+                          "/workloads/chat.yaml --requests 600 --repeat 1 --rate 60 --json");
+  ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
+  const auto doc = boost::json::parse(fleet.out).as_object();
+  ASSERT_FALSE(doc.at("replicas").is_null()) << fleet.out;
+  const int64_t n = doc.at("replicas").as_int64();
+  EXPECT_GT(n, 1);
+  EXPECT_EQ(doc.at("gpus").as_int64(), 2 * n);  // two GPUs a replica (--tp 2)
+  for (const auto& p : doc.at("probes").as_array()) {
+    const bool holds = p.at("point").at("holds").as_bool();
+    EXPECT_EQ(holds, p.at("replicas").as_int64() >= n) << p;  // fewer fail, as many or more hold
+  }
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--rate 20 --replicas 0", "--replicas must be 1 to 1024"},
+           {"--rate 20 --replicas 2 --router random", "--router 'random': one of round-robin"},
+           {"--rate 20,40 fleet", "one load"}}) {
+    auto bad = RunGoodput(kBase + args);
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+  }
+}
+
 }  // namespace
 }  // namespace goodput

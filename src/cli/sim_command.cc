@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "engine/step_log.h"
 #include "model/catalog.h"
+#include "measure/fleet_size.h"
 #include "measure/measurement.h"
 #include "measure/offline_remedies.h"
 #include "measure/point_report.h"
@@ -39,9 +40,17 @@ struct SimArgs {
   int async_scheduling = 0;  // +1 --async-scheduling, -1 --no-async-scheduling, 0 the engine's (CLI11 counts a flag)
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   bool capacity = false;  // set by the `capacity` subcommand
+  bool fleet = false;     // set by the `fleet` subcommand
+  int max_replicas = 64;
   bool compare_offline = false;
   int offline_cap = 4;
+  int replicas = 1;
+  std::string router = "round-robin";
 };
+
+// A fleet's size: instances each simulated step by step (a typo of 10^6
+// replicas is an error, not an hour of simulation).
+constexpr int kMaxReplicas = 1024;
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 constexpr const char* kOverrideFlags =
@@ -104,6 +113,15 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "figure, as on a card without FP8 tensor cores)");
   c.add_option("--gpu-flops-fp4", a.gpu_flops_fp4,
                "With --gpu-memory: dense FP4 FLOP/s, e.g. 9P (without it FP4 weights run weight-only)");
+  c.add_option("--replicas", a.replicas,
+               "A fleet: this many engine instances (each --tp x --dp GPUs, its own scheduler and KV cache) behind "
+               "--router, on one clock")
+      ->capture_default_str();
+  c.add_option("--router", a.router,
+               "How the fleet's router picks an instance: round-robin, least-outstanding (fewest requests in "
+               "flight), least-kv (lowest KV cache usage), prefix-affinity (a shared prompt prefix to one instance, "
+               "within a load bound), session (a closed-loop client's requests to one instance)")
+      ->capture_default_str();
   c.add_flag("--compare-offline", a.compare_offline,
              "A day profile (a workload with profile_step): run it three ways, offline work as given, moved to the "
              "quiet hours, and as given under priority scheduling with --offline-cap, and compare each class's "
@@ -205,6 +223,20 @@ Result<double> PerPositionChance(const SimArgs& a) {
   return rate;
 }
 
+// --replicas and --router into the simulator's options.
+Status ApplyFleet(const SimArgs& a, SimOptions& o) {
+  if (a.replicas < 1 || a.replicas > kMaxReplicas) {
+    return Status::InvalidArgument(fmt::format("--replicas must be 1 to {}", kMaxReplicas));
+  }
+  const std::optional<RouterPolicy> router = RouterPolicyFromName(a.router);
+  if (!router) {
+    return Status::InvalidArgument(fmt::format("--router '{}': one of {}", a.router, RouterPolicyNames()));
+  }
+  o.replicas = a.replicas;
+  o.router = *router;
+  return Status::Ok();
+}
+
 // The simulation the flags describe and its hardware.
 Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
@@ -217,6 +249,7 @@ Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
                                                ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
                                                : SetupSimulation(model, h.plan, h.hw, nullptr, EngineHostName(a.d)));
   setup.options.acceptance_rate = acceptance;
+  GOODPUT_RETURN_IF_ERROR(ApplyFleet(a, setup.options));
   GOODPUT_RETURN_IF_ERROR(ApplyCostOverrides(OverridesOf(a), kOverrideFlags, setup));
   if (!a.step_log.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(setup.options.step_observer, OpenStepLog(a.step_log));
@@ -278,11 +311,28 @@ int RunOfflineComparison(const SimArgs& a, const MeasurementSpec& spec) {
   return 0;
 }
 
+// `goodput sim fleet`: the fewest replicas that hold the load.
+int RunFleet(const SimArgs& a, const MeasurementSpec& spec) {
+  auto built = BuildSimTarget(a, "");  // the deployment is checked before anything runs
+  auto fleet = built.ok() ? SearchFleetSize(spec, a.max_replicas, a.d.tensor_parallel * a.d.data_parallel,
+                                            SimTargetFactory(a), SimProgress())
+                          : Result<FleetSize>(built.status());
+  Progress("");
+  if (!fleet.ok()) throw CLI::RuntimeError("goodput sim fleet: " + fleet.status().message(), 2);
+  if (a.m.json) {
+    std::cout << boost::json::serialize(FleetSizeToJson(*fleet)) << "\n";
+  } else {
+    std::cout << FormatFleetSize(*fleet, spec.workload);
+  }
+  return 0;
+}
+
 int RunSim(const SimArgs& a) {
   auto spec = a.d.model.empty() ? Result<MeasurementSpec>(Status::InvalidArgument(
                                       "--model is required (see goodput plan --list-models)"))
                                 : ToMeasurementSpec(a.m, kSimLoads, a.capacity);
   if (spec.ok() && a.compare_offline) return RunOfflineComparison(a, *spec);
+  if (spec.ok() && a.fleet) return RunFleet(a, *spec);
   auto results = spec.ok() ? RunAll(a, *spec) : Result<std::vector<SettingResult>>(spec.status());
   Progress("");
   if (!results.ok()) throw CLI::RuntimeError("goodput sim: " + results.status().message(), 2);
@@ -338,6 +388,13 @@ void AddSimCommand(CLI::App& app) {
   CLI::App* cap = sim->add_subcommand("capacity", "Search the highest load at which every class holds its SLO");
   cap->fallthrough();
   cap->callback([args]() { args->capacity = true; });
+  CLI::App* fleet = sim->add_subcommand(
+      "fleet",
+      "The fewest replicas (engine instances behind --router) at which every class holds its SLO at the load "
+      "given: GPUs needed = replicas x GPUs per replica");
+  fleet->fallthrough();
+  fleet->add_option("--max-replicas", args->max_replicas, "The most replicas to try")->capture_default_str();
+  fleet->callback([args]() { args->fleet = true; });
   sim->final_callback([args]() {
     const int rc = RunSim(*args);
     if (rc != 0) throw CLI::RuntimeError(rc);

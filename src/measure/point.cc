@@ -276,6 +276,14 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
       sum.queries += pc->queries;
       sum.hits += pc->hits;
     }
+    if (p.replicas.size() < run.engine.replicas.size()) p.replicas.resize(run.engine.replicas.size());
+    for (size_t k = 0; k < run.engine.replicas.size(); ++k) {
+      const ReplicaCounts& r = run.engine.replicas[k];
+      p.replicas[k].requests += r.requests;
+      p.replicas[k].steps += r.steps;
+      p.replicas[k].prefix_cache.queries += r.prefix_cache.queries;
+      p.replicas[k].prefix_cache.hits += r.prefix_cache.hits;
+    }
     if (run.host_cpu) {
       host.others_s += run.host_cpu->others_s;
       host.total_s += run.host_cpu->total_s;

@@ -102,6 +102,7 @@ struct PointResult {
   double preemptions = 0;         // engine counters (preemptions: kNoValue where the target cannot see them)
   std::optional<SpecDecodeCounts> spec_decode;  // summed over the repetitions that had drafts
   std::optional<PrefixCacheCounts> prefix_cache;  // summed over the repetitions whose target saw it
+  std::vector<ReplicaCounts> replicas;  // a fleet's instances, summed over the repetitions; empty for one engine
   double rejected = 0;
   double steps = 0;
   std::vector<ClassAttainment> classes;

@@ -239,6 +239,16 @@ json::value PointToJson(const PointResult& p) {
     point["prefix_cache"] =
         json::object{{"queried_tokens", pc->queries}, {"hit_tokens", pc->hits}, {"hit_rate", pc->hit_rate()}};
   }
+  if (!p.replicas.empty()) {
+    json::array replicas;
+    for (const ReplicaCounts& r : p.replicas) {
+      replicas.push_back(json::object{{"requests", r.requests},
+                                      {"steps", r.steps},
+                                      {"prefix_queried_tokens", r.prefix_cache.queries},
+                                      {"prefix_hit_tokens", r.prefix_cache.hits}});
+    }
+    point["replicas"] = std::move(replicas);
+  }
   return point;
 }
 
@@ -311,6 +321,19 @@ Result<PointResult> PointFromJson(const std::string& text) {
     s.Number("hit_tokens", c.hits);
     if (!s.error.empty()) return Status::InvalidArgument("stored summary: prefix_cache: " + s.error);
     p.prefix_cache = c;
+  }
+  if (const json::array* replicas = r.Array("replicas")) {
+    for (const json::value& v : *replicas) {
+      if (!v.is_object()) return Status::InvalidArgument("stored summary: replicas: each must be an object");
+      Reader s{v.as_object(), ""};
+      ReplicaCounts c;
+      s.Number("requests", c.requests);
+      s.Number("steps", c.steps);
+      s.Number("prefix_queried_tokens", c.prefix_cache.queries);
+      s.Number("prefix_hit_tokens", c.prefix_cache.hits);
+      if (!s.error.empty()) return Status::InvalidArgument("stored summary: replicas: " + s.error);
+      p.replicas.push_back(c);
+    }
   }
   if (const json::value* busy = r.o.if_contains("host_others_share"); busy && busy->is_number()) {
     p.host_others_share = busy->to_number<double>();

@@ -15,14 +15,13 @@
 
 namespace goodput {
 
-namespace {
-
-// "99.6% [98.7,99.9] n=480": attainment, its interval and the requests behind it.
 std::string AttainmentCell(const ClassAttainment& c) {
   if (c.total == 0) return "no data";
   return fmt::format("{:.1f}% [{:.1f},{:.1f}] n={}", 100 * c.attainment, 100 * c.interval.lower,
                      100 * c.interval.upper, c.total);
 }
+
+namespace {
 
 // Milliseconds with three significant figures; "-" when not measured.
 std::string Ms(double seconds) {
@@ -126,6 +125,27 @@ std::string FormatPrefixCache(const std::vector<PointResult>& points) {
     if (s.empty()) s = "prefix cache, in vLLM's terms (hit rate = prompt tokens found / looked up, over all runs)\n";
     s += fmt::format("{:>12}  hit rate {:.1f}% ({:.0f} of {:.0f} tokens)\n", p.label, 100 * p.prefix_cache->hit_rate(),
                      p.prefix_cache->hits, p.prefix_cache->queries);
+  }
+  return s;
+}
+
+std::string FormatReplicas(const std::vector<PointResult>& points) {
+  std::string s;
+  for (const PointResult& p : points) {
+    if (p.replicas.size() < 2) continue;
+    if (s.empty()) s = "replicas: each one's share of the requests (busiest / mean), and its prefix-cache hit rate\n";
+    double total = 0, busiest = 0;
+    for (const ReplicaCounts& r : p.replicas) total += r.requests, busiest = std::max(busiest, r.requests);
+    std::string shares, hits;
+    bool cached = false;
+    for (const ReplicaCounts& r : p.replicas) {
+      shares += fmt::format("{}{:.1f}%", shares.empty() ? "" : " ", total > 0 ? 100 * r.requests / total : 0.0);
+      hits += fmt::format("{}{:.1f}%", hits.empty() ? "" : " ", 100 * r.prefix_cache.hit_rate());
+      cached = cached || r.prefix_cache.queries > 0;
+    }
+    const double mean = total / static_cast<double>(p.replicas.size());
+    s += fmt::format("{:>12}  {} ({:.2f}){}\n", p.label, shares, mean > 0 ? busiest / mean : 0.0,
+                     cached ? "; hit rate " + hits : "");
   }
   return s;
 }
@@ -275,7 +295,8 @@ std::string FormatResults(const std::vector<SettingResult>& results, const Workl
     }
     const std::vector<PointResult>& points = r.sweep.points;
     s += "\n" + FormatPointTable(points) + "\n" + FormatLatencyTable(points) + FormatSpecDecode(points) +
-         FormatPrefixCache(points) + FormatSloWindows(points) + "\n" + CapacityOrVerdict(r, w) + Advice(r, w);
+         FormatPrefixCache(points) + FormatReplicas(points) + FormatSloWindows(points) + "\n" +
+         CapacityOrVerdict(r, w) + Advice(r, w);
     for (const auto& n : Diagnose(r.sweep.points, lag_threshold_s)) s += "note: " + n + "\n";
     s += "\n";
   }

@@ -15,6 +15,10 @@
 
 namespace goodput {
 
+// "99.6% [98.7,99.9] n=480": a class's attainment, its 95% interval and the
+// requests behind it; "no data" without one.
+std::string AttainmentCell(const ClassAttainment& c);
+
 // One row per load: throughput, per-request speed, TTFT/TPOT p50 and p99,
 // per SLO class its attainment with the 95% interval and the requests behind
 // it, goodput, spread, preemptions and the verdict.
@@ -30,6 +34,11 @@ std::string FormatSpecDecode(const std::vector<PointResult>& points);
 // Per load whose target saw its prefix cache: the hit rate and the tokens
 // behind it; "" when no load found a cached token.
 std::string FormatPrefixCache(const std::vector<PointResult>& points);
+
+// Per load of a fleet (several engine instances): each replica's share of
+// the requests, the busiest's over the mean, and where prefix caching ran
+// each one's hit rate; "" when no load had more than one instance.
+std::string FormatReplicas(const std::vector<PointResult>& points);
 
 // A windowed class's verdict in each window, one letter each in order: h
 // holds, f fails, u undecided, - no request of the class.

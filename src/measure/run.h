@@ -34,12 +34,20 @@ struct PrefixCacheCounts {
   double hit_rate() const { return queries > 0 ? hits / queries : 0; }
 };
 
+// One engine instance of a fleet (goodput sim --replicas): the requests
+// routed to it, its steps and its prefix cache.
+struct ReplicaCounts {
+  double requests = 0, steps = 0;
+  PrefixCacheCounts prefix_cache;
+};
+
 struct EngineCounters {
   int64_t steps = 0;
   std::optional<int64_t> preemptions;  // empty: the target cannot see them
   int64_t rejected = 0;  // requests the engine refused (longer than the max model length or the KV pool)
   std::optional<SpecDecodeCounts> spec_decode;  // empty: no drafts, or the target cannot see them
   std::optional<PrefixCacheCounts> prefix_cache;  // empty: no prefix caching, or the target cannot see it
+  std::vector<ReplicaCounts> replicas;            // a fleet's instances; empty for one engine
 };
 
 struct MeasuredRun {

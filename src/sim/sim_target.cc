@@ -26,16 +26,27 @@ Result<MeasuredRun> SimulateMeasuredRun(const Workload& workload, const ArrivalS
     run.engine.prefix_cache =
         PrefixCacheCounts{static_cast<double>(sim.prefix_queried_tokens), static_cast<double>(sim.prefix_hit_tokens)};
   }
+  if (sim.replicas.size() > 1) {
+    for (const ReplicaStats& r : sim.replicas) {
+      run.engine.replicas.push_back(ReplicaCounts{
+          static_cast<double>(r.requests), static_cast<double>(r.steps),
+          PrefixCacheCounts{static_cast<double>(r.prefix_queried_tokens), static_cast<double>(r.prefix_hit_tokens)}});
+    }
+  }
   return run;
 }
 
 std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, const std::string& flags) {
   const Plan& plan = setup.plan;
   const double frontend = setup.cost->factors().frontend_latency_s;
-  const std::string gpus =
+  std::string gpus =
       plan.options.data_parallel > 1
           ? fmt::format("x{} per replica, {} replicas", plan.options.tensor_parallel, plan.options.data_parallel)
           : fmt::format("x{}", plan.options.tensor_parallel);
+  if (setup.options.replicas > 1) {
+    gpus += fmt::format(", a fleet of {} instances behind {} routing", setup.options.replicas,
+                        RouterPolicyName(setup.options.router));
+  }
   return fmt::format(
       "sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,
       plan.model.name, gpus, plan.precision.name, DTypeName(plan.kv_dtype), plan.capacity.num_blocks,

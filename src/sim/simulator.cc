@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <random>
@@ -13,26 +14,30 @@
 #include "core/clock.h"
 #include "engine/engine_core.h"
 #include "sim/cost_model_runner.h"
+#include "sim/replica.h"
 #include "workload/arrivals.h"
 
 namespace goodput {
 namespace {
 
-// One run's mutable state: the engine, the generator, the records.
+// One run's mutable state: the engine instances (one, or a fleet behind a
+// router), the generator, the records.
 class Run {
  public:
   Run(const Workload& w, const ArrivalSpec& load, const SimOptions& o, const CostModel& cost)
       : w_(w),
         gen_(w, load),
-        kv_(o.kv_groups, o.num_blocks, o.prefix_caching),
-        runner_(&cost, o.acceptance_rate, o.seed * 7919 + 17),
-        sched_(o.scheduler, &kv_, o.scheduler.policy == SchedulingPolicy::kSlo ? &runner_ : nullptr),
-        core_(&sched_, &runner_, &clock_),
+        router_(o.router),
         record_token_times_(o.record_token_times),
         loop_(o.engine_loop),
         loop_draws_(o.seed * 104729 + 3),
         frontend_latency_(cost.factors().frontend_latency_s) {
-    if (o.step_observer) core_.set_observer(o.step_observer);
+    for (int k = 0; k < std::max(1, o.replicas); ++k) {
+      replicas_.push_back(std::make_unique<Replica>(o, cost, static_cast<uint64_t>(k)));
+    }
+    outstanding_.assign(replicas_.size(), 0);
+    routed_.assign(replicas_.size(), 0);
+    parked_.assign(replicas_.size(), false);
   }
 
   Status Go(SimRun& out);
@@ -41,20 +46,34 @@ class Run {
   // A request sent by its client: through the front end, then to the engine.
   void Arrive(const WorkItem& item);
   void Submit(const WorkItem& item, double t_engine);
+  // The replica the router picks for `item` at `t`.
+  int Route(const WorkItem& item, double t);
   // Records `e`; a finished request's client sends its next one `delay`
   // after `now`.
   void OnEvent(const RequestEvent& e, double now, double delay);
   std::vector<double> FollowUpDelays(int step_requests, int finishes, std::optional<double> gap);
-  bool AdmitArrivals();
+  // Takes in every request sent by `t` and submits those through the front end by `t`.
+  void AdmitUpTo(double t);
   std::optional<double> NextArrival() const;
+  // The replica with work that is ready first (the lowest index of equals),
+  // leaving out those parked; -1 when none.
+  int NextReady() const;
+  Status StepReplica(int k, SimRun& out);
+  Status Stalled() const;
+  void Finish(SimRun& out);
 
   const Workload& w_;
   RequestGenerator gen_;
-  VirtualClock clock_;
-  KvCacheManager kv_;
-  CostModelRunner runner_;
-  Scheduler sched_;
-  EngineCore core_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  Router router_;
+  std::vector<int64_t> outstanding_;  // per replica, as the router sees it
+  std::vector<int64_t> routed_;
+  // A replica that could schedule nothing waits for a new request: its state
+  // cannot change before one.
+  std::vector<bool> parked_;
+  // Finished requests the router learns of at their time: (time, replica).
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> finishes_;
+  std::vector<int> replica_of_;
   std::vector<RequestRecord> records_;
   std::vector<int> client_of_;
   int64_t rejected_ = 0;
@@ -83,11 +102,23 @@ void Run::Arrive(const WorkItem& item) {
   to_engine_.push({item.t_arrival + frontend_latency_, item});
 }
 
+int Run::Route(const WorkItem& item, double t) {
+  if (replicas_.size() == 1) return 0;
+  while (!finishes_.empty() && finishes_.top().first <= t) {
+    --outstanding_[static_cast<size_t>(finishes_.top().second)];
+    finishes_.pop();
+  }
+  std::vector<ReplicaLoad> loads(replicas_.size());
+  for (size_t k = 0; k < loads.size(); ++k) loads[k] = ReplicaLoad{outstanding_[k], replicas_[k]->KvUsage()};
+  return router_.Pick(item, loads);
+}
+
 void Run::Submit(const WorkItem& item, double t_engine) {
   const RequestClass& c = w_.classes[item.class_index];
   if (static_cast<int64_t>(records_.size()) <= item.index) {
     records_.resize(item.index + 1);
     client_of_.resize(item.index + 1, -1);
+    replica_of_.resize(item.index + 1, 0);
   }
   RequestRecord& rec = records_[item.index];
   rec.request_class = c.name;
@@ -95,6 +126,12 @@ void Run::Submit(const WorkItem& item, double t_engine) {
   rec.first_wave = item.first_wave;
   rec.n_in = item.prompt_tokens;
   client_of_[item.index] = item.client;
+  const int k = Route(item, t_engine);
+  replica_of_[item.index] = k;
+  ++routed_[static_cast<size_t>(k)];
+  ++outstanding_[static_cast<size_t>(k)];
+  parked_[static_cast<size_t>(k)] = false;
+  Replica& replica = *replicas_[static_cast<size_t>(k)];
   Request r;
   r.id = item.index;
   r.request_class = item.class_index;
@@ -107,8 +144,8 @@ void Run::Submit(const WorkItem& item, double t_engine) {
   // Token ids (each prompt its own, shared prefixes alike) whenever the cache
   // can hold them: a preempted request finds its own blocks again when it is
   // readmitted, as in vLLM, where recomputation is mostly cache hits.
-  if (kv_.prefix_caching()) r.token_ids = PromptTokenIds(item, w_.seed);
-  if (auto rejected = sched_.Add(std::move(r))) {
+  if (replica.prefix_caching()) r.token_ids = PromptTokenIds(item, w_.seed);
+  if (auto rejected = replica.Submit(std::move(r))) {
     rec.ok = false;
     rec.error = "rejected: longer than the max model length or the KV pool";
     ++rejected_;
@@ -125,6 +162,7 @@ void Run::OnEvent(const RequestEvent& e, double now, double delay) {
     rec.n_out += e.num_new_tokens;
   }
   if (!e.finished) return;
+  finishes_.push({now, replica_of_[e.id]});
   const int client = client_of_[e.id];
   if (client >= 0) {
     if (auto next = gen_.NextForClient(client, now + delay)) in_flight_.push(*next);
@@ -158,25 +196,21 @@ std::vector<double> Run::FollowUpDelays(int step_requests, int finishes, std::op
   return joins;
 }
 
-// Takes in every request sent by now (open-loop arrivals and closed-loop
-// requests in flight) and submits those through the front end by now;
-// true if any remain later.
-bool Run::AdmitArrivals() {
-  while (!in_flight_.empty() && in_flight_.top().t_arrival <= clock_.Now()) {
+void Run::AdmitUpTo(double t) {
+  while (!in_flight_.empty() && in_flight_.top().t_arrival <= t) {
     const WorkItem item = in_flight_.top();
     in_flight_.pop();
     Arrive(item);
   }
-  while (auto t = gen_.NextOpenArrival()) {
-    if (*t > clock_.Now()) break;
+  while (auto next = gen_.NextOpenArrival()) {
+    if (*next > t) break;
     Arrive(gen_.PopOpen());
   }
-  while (!to_engine_.empty() && to_engine_.top().t <= clock_.Now()) {
+  while (!to_engine_.empty() && to_engine_.top().t <= t) {
     const ToEngine next = to_engine_.top();
     to_engine_.pop();
     Submit(next.item, next.t);
   }
-  return NextArrival().has_value();
 }
 
 std::optional<double> Run::NextArrival() const {
@@ -186,51 +220,86 @@ std::optional<double> Run::NextArrival() const {
   return t;
 }
 
+int Run::NextReady() const {
+  int best = -1;
+  for (size_t k = 0; k < replicas_.size(); ++k) {
+    if (parked_[k] || !replicas_[k]->HasWork()) continue;
+    if (best < 0 || replicas_[k]->Now() < replicas_[static_cast<size_t>(best)]->Now()) best = static_cast<int>(k);
+  }
+  return best;
+}
+
+Status Run::Stalled() const {
+  for (const auto& r : replicas_) {
+    if (!r->HasWork()) continue;
+    return Status::FailedPrecondition(fmt::format(
+        "the engine stalled at t={:.3f}s with {} waiting and {} running requests and nothing left to arrive", r->Now(),
+        r->scheduler().num_waiting(), r->scheduler().num_running()));
+  }
+  return Status::Ok();
+}
+
+Status Run::StepReplica(int k, SimRun& out) {
+  Replica& r = *replicas_[static_cast<size_t>(k)];
+  StepStats stats;
+  auto events = r.Step(&stats);
+  if (stats.num_requests == 0) {  // nothing can run until a request comes to it
+    parked_[static_cast<size_t>(k)] = true;
+    return Status::Ok();
+  }
+  ++out.steps;
+  out.peak_kv_usage = std::max(out.peak_kv_usage, r.KvUsage());
+  out.peak_running = std::max<int64_t>(out.peak_running, static_cast<int64_t>(stats.num_requests));
+  ++out.replicas[static_cast<size_t>(k)].steps;
+  const int n = static_cast<int>(stats.num_requests);
+  // Outputs handed over before the next step: what arrives meanwhile joins it.
+  std::optional<double> gap;
+  if (r.HasWork()) gap = loop_.between_steps.Draw(n, quantile_(loop_draws_));
+  const auto finishes = std::count_if(events.begin(), events.end(), [](const RequestEvent& e) { return e.finished; });
+  const std::vector<double> delays = FollowUpDelays(n, static_cast<int>(finishes), gap);
+  size_t rank = 0;
+  for (const auto& e : events) OnEvent(e, stats.end, e.finished ? delays[rank++] : 0);
+  if (gap) r.Elapse(*gap);
+  return Status::Ok();
+}
+
 Status Run::Go(SimRun& out) {
+  out.replicas.assign(replicas_.size(), ReplicaStats{});
   for (int c = 0; c < gen_.closed_clients(); ++c) {
     if (auto item = gen_.NextForClient(c, 0)) Arrive(*item);
   }
   while (true) {
-    const bool more_arrivals = AdmitArrivals();
-    if (!sched_.HasWork()) {
-      if (!more_arrivals) break;
-      clock_.AdvanceTo(*NextArrival());
+    const int next = NextReady();
+    const std::optional<double> arrival = NextArrival();
+    if (arrival && (next < 0 || *arrival <= replicas_[static_cast<size_t>(next)]->Now())) {
+      AdmitUpTo(*arrival);
       continue;
     }
-    StepStats stats;
-    auto events = core_.Step(&stats);
-    if (stats.num_requests == 0) {  // nothing can run until something arrives
-      if (!more_arrivals) {
-        return Status::FailedPrecondition(fmt::format(
-            "the engine stalled at t={:.3f}s with {} waiting and {} running requests and nothing left to arrive",
-            clock_.Now(), sched_.num_waiting(), sched_.num_running()));
-      }
-      clock_.AdvanceTo(*NextArrival());
-      continue;
-    }
-    ++out.steps;
-    out.peak_kv_usage = std::max(out.peak_kv_usage, kv_.Usage());
-    out.peak_running = std::max<int64_t>(out.peak_running, static_cast<int64_t>(stats.num_requests));
-    const int n = static_cast<int>(stats.num_requests);
-    // Outputs handed over before the next step: what arrives meanwhile joins it.
-    std::optional<double> gap;
-    if (sched_.HasWork()) gap = loop_.between_steps.Draw(n, quantile_(loop_draws_));
-    const auto finishes = std::count_if(events.begin(), events.end(), [](const RequestEvent& e) { return e.finished; });
-    const std::vector<double> delays = FollowUpDelays(n, static_cast<int>(finishes), gap);
-    size_t rank = 0;
-    for (const auto& e : events) OnEvent(e, stats.end, e.finished ? delays[rank++] : 0);
-    if (gap) clock_.Elapse(*gap);
+    if (next < 0) break;
+    GOODPUT_RETURN_IF_ERROR(StepReplica(next, out));
   }
-  out.records = std::move(records_);
-  out.preemptions = sched_.num_preemptions();
-  out.prefix_queried_tokens = sched_.prefix_queried_tokens();
-  out.prefix_hit_tokens = sched_.prefix_hit_tokens();
-  out.rejected = rejected_;
-  out.simulated_seconds = clock_.Now();
-  out.draft_steps = runner_.draft_steps();
-  out.draft_step_tokens = runner_.draft_step_tokens();
-  out.drafted_tokens = runner_.drafted_tokens();
+  GOODPUT_RETURN_IF_ERROR(Stalled());
+  Finish(out);
   return Status::Ok();
+}
+
+void Run::Finish(SimRun& out) {
+  out.records = std::move(records_);
+  out.rejected = rejected_;
+  for (size_t k = 0; k < replicas_.size(); ++k) {
+    const Replica& r = *replicas_[k];
+    ReplicaStats& s = out.replicas[k];
+    s.requests = routed_[k];
+    s.prefix_queried_tokens = r.scheduler().prefix_queried_tokens();
+    s.prefix_hit_tokens = r.scheduler().prefix_hit_tokens();
+    out.preemptions += r.scheduler().num_preemptions();
+    out.prefix_queried_tokens += s.prefix_queried_tokens;
+    out.prefix_hit_tokens += s.prefix_hit_tokens;
+    out.simulated_seconds = std::max(out.simulated_seconds, r.Now());
+    out.draft_steps += r.runner().draft_steps();
+    out.draft_step_tokens += r.runner().draft_step_tokens();
+    out.drafted_tokens += r.runner().drafted_tokens();
+  }
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "engine/scheduler.h"
 #include "hw/cost_model.h"
 #include "sim/engine_loop.h"
+#include "workload/router.h"
 #include "workload/workload.h"
 
 namespace goodput {
@@ -36,6 +37,18 @@ struct SimOptions {
   // Told each simulated step and its modeled times, as goodput serve's engine
   // tells its step log (goodput sim --step-log); may be empty.
   StepObserver step_observer;
+  // A fleet: this many engine instances, each with its own scheduler, KV pool
+  // and clock on one timeline, and the router that spreads the requests.
+  int replicas = 1;
+  RouterPolicy router = RouterPolicy::kRoundRobin;
+};
+
+// One engine instance of a run.
+struct ReplicaStats {
+  int64_t requests = 0;  // routed to it
+  int64_t steps = 0;
+  int64_t prefix_queried_tokens = 0;  // its prefix cache, as SimRun's
+  int64_t prefix_hit_tokens = 0;
 };
 
 struct SimRun {
@@ -51,6 +64,7 @@ struct SimRun {
   int64_t draft_steps = 0;           // request-steps that verified drafts
   int64_t draft_step_tokens = 0;     // tokens those produced (accepted drafts + 1 each)
   int64_t drafted_tokens = 0;        // drafts proposed in those steps
+  std::vector<ReplicaStats> replicas;  // one per engine instance (SimOptions::replicas)
 };
 
 // Runs `workload` at `load` (closed-loop concurrency or an arrival rate) to

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "core/data_dir.h"
+#include "core/definitions.h"
+#include "core/stats.h"
 #include "measure/run.h"
 #include "model/catalog.h"
 #include "sim/setup.h"
@@ -313,6 +315,75 @@ TEST(Simulator, PreemptedRequestResumesFromItsCachedBlocks) {
   // blocks (25): more than 150 blocks.
   EXPECT_GE(on.hits, 150 * 16);
   EXPECT_LT(on.last_finish, off.last_finish);
+}
+
+// A fleet of four instances at four times the rate is four engines at the
+// single rate: each takes a quarter of the requests, the fleet serves four
+// times the tokens, and one request's speed (TPOT p50) is the single
+// engine's within 10% (the router's split is more even than a quarter of a
+// Poisson stream, which only helps the tail).
+TEST(Simulator, AFleetOfFourAtFourTimesTheRateIsFourEngines) {
+  auto w = LoadWorkload(DataDir() + "/workloads/chat.yaml");
+  ASSERT_TRUE(w.ok());
+  w->requests = 4000;
+  PlanOptions po;
+  po.engine.scheduler.max_model_len = 32768;
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", po);
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  const auto run = [&](int replicas, double rate, RouterPolicy router) {
+    SimOptions o = setup->options;
+    o.replicas = replicas;
+    o.router = router;
+    auto r = Simulate(*w, ArrivalSpec{ArrivalKind::kPoisson, 1, rate, 1}, o, *setup->cost);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return *r;
+  };
+  const auto tpot_p50 = [](const SimRun& r) {
+    std::vector<double> v;
+    for (const auto& rec : r.records) {
+      if (auto t = Tpot(rec)) v.push_back(*t);
+    }
+    return *Percentile(v, 50);
+  };
+  const SimRun one = run(1, 10, RouterPolicy::kRoundRobin);
+  for (RouterPolicy router : {RouterPolicy::kRoundRobin, RouterPolicy::kLeastOutstanding, RouterPolicy::kLeastKv}) {
+    const SimRun four = run(4, 40, router);
+    ASSERT_EQ(four.replicas.size(), 4u);
+    for (const ReplicaStats& r : four.replicas) EXPECT_NEAR(r.requests, 1000, 100) << RouterPolicyName(router);
+    EXPECT_NEAR(tpot_p50(four) / tpot_p50(one), 1, 0.10) << RouterPolicyName(router);
+    EXPECT_NEAR(four.simulated_seconds / one.simulated_seconds, 0.25, 0.03) << RouterPolicyName(router);
+  }
+}
+
+// 401 system prompts of 2,000 tokens, about five requests each (200 tokens
+// of their own; request i uses prompt i mod 401), on four instances of
+// 420,624 KV tokens each. Routed by prefix, each instance holds about 100
+// prompts (200,000 tokens, which fit): a prompt's first request misses and
+// the other four find it, 4 x 2,000 of 5 x 2,200 tokens (73%). Round robin
+// sends every prompt to every instance, which would need all 802,000 tokens:
+// the LRU evicts each prompt before it comes back, and almost nothing is
+// found (under 5%). By hand, not from a run.
+TEST(Simulator, PrefixAffinityFindsThePromptsRoundRobinScatters) {
+  auto w = ParseWorkload(
+      "requests: 2000\nclasses:\n  - name: rag\n    prefix: {tokens: 2000, groups: 401}\n"
+      "    prompt: fixed:200\n    output: fixed:10\n",
+      "w.yaml", ".");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  const auto hit_rate = [&](RouterPolicy router) {
+    SimOptions o = setup->options;
+    o.prefix_caching = true;
+    o.replicas = 4;
+    o.router = router;
+    auto r = Simulate(*w, ArrivalSpec{ArrivalKind::kPoisson, 1, 20, 1}, o, *setup->cost);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return static_cast<double>(r->prefix_hit_tokens) / static_cast<double>(r->prefix_queried_tokens);
+  };
+  const double affine = hit_rate(RouterPolicy::kPrefixAffinity), scattered = hit_rate(RouterPolicy::kRoundRobin);
+  std::printf("prefix hit rate: prefix-affinity %.1f%%, round-robin %.1f%%\n", 100 * affine, 100 * scattered);
+  EXPECT_NEAR(affine, 0.73, 0.05);
+  EXPECT_LT(scattered, 0.05);
 }
 
 }  // namespace

@@ -1,0 +1,47 @@
+// How many engine instances a load needs: the fewest replicas of one
+// deployment at which every class holds its SLO, found by doubling and then
+// bisection, each probe the whole measurement of one point. The answer in
+// GPUs is that count times the GPUs of one replica.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "measure/measurement.h"
+
+namespace goodput {
+
+struct FleetProbe {
+  int replicas = 0;
+  std::string target;  // Target::Describe()
+  PointResult point;
+};
+
+struct FleetSize {
+  std::vector<FleetProbe> probes;  // in the order run
+  std::optional<int> replicas;     // the fewest that held; empty: none up to the maximum did
+  int gpus_per_replica = 1;
+  int max_replicas = 0;
+};
+
+// Measures `spec`'s one load (its workload and repetitions) on targets of
+// 1, 2, 4, ... replicas (a Setting with flag "replicas") until one holds or
+// `max_replicas` is reached, then bisects between the last that did not and
+// the first that did. Errors: a spec with other than one load, a capacity
+// search or varied flags; max_replicas < 1; a target or run error.
+Result<FleetSize> SearchFleetSize(const MeasurementSpec& spec, int max_replicas, int gpus_per_replica,
+                                  const TargetFactory& make_target, const MeasurementHooks& hooks = {});
+
+// For people: one row per probe (replicas, GPUs, throughput, TTFT/TPOT p99,
+// each class's attainment, the busiest replica over the mean, the verdict)
+// and the answer: "N replicas x G GPUs = N*G GPUs", or that none held.
+std::string FormatFleetSize(const FleetSize& f, const Workload& workload);
+
+// {"replicas": N or null, "gpus": N*G or null, "gpus_per_replica", "max_replicas",
+//  "probes": [{replicas, gpus, target, point}]}
+boost::json::value FleetSizeToJson(const FleetSize& f);
+
+}  // namespace goodput
