@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "client/openai_stream.h"
-#include "client/sse.h"
+#include "client/response_reading.h"
 #include "client/timestamped_read.h"
 #include "core/asio_names.h"
 #include "workload/arrivals.h"
@@ -246,7 +246,7 @@ class Run {
     if (wec) co_return "send: " + wec.message();
     bool reusable = false;
     std::string error;
-    const Expected expected{std::max<int64_t>(1, item.output_tokens), o_.fixed_length};
+    const ExpectedOutput expected{std::max<int64_t>(1, item.output_tokens), o_.fixed_length};
     if (conn->tls) {
       error = co_await ReadTlsResponse(*conn, rec, deadline, expected, reusable);
     } else {
@@ -256,120 +256,14 @@ class Run {
     co_return error;
   }
 
-  // What the request asked for: how the output length is known without usage.
-  struct Expected {
-    int64_t output_tokens = 0;
-    bool fixed_length = true;
-  };
-
-  // What the response has said so far.
-  struct Reading {
-    Reading(RequestRecord& r, Expected e) : rec(r), expected(e) {}
-    RequestRecord& rec;
-    Expected expected;
-    unsigned status = 0;
-    bool sse = false;
-    bool any_byte = false;  // something of the response arrived
-    std::string text;       // the start of an error or non-SSE body
-    SseParser sse_parser;
-    std::vector<SseEvent> events;
-    bool done = false;
-    bool finished = false;  // a choice's finish_reason arrived
-    bool saw_usage = false;
-    bool usage_per_chunk = true;  // every token chunk so far carried usage (continuous_usage_stats)
-    int64_t counted = 0;    // tokens in the chunks so far
-  };
-
-  static std::string CutMessage(const Reading& r) {
-    return "closed mid-stream after " + std::to_string(r.counted) + " tokens";
-  }
-
-  // Body bytes that arrived at `t`; "" or why the response is unusable.
-  static std::string Consume(Reading& r, std::string_view bytes, double t) {
-    if (r.status != 200 || !r.sse) {
-      r.text.append(bytes.substr(0, 300 - std::min<size_t>(300, r.text.size())));
-      return "";
-    }
-    r.events.clear();
-    r.sse_parser.Feed(bytes, r.events);
-    if (r.sse_parser.too_long()) {
-      return fmt::format("SSE line too long (over {} bytes) after {} tokens", SseParser::kMaxLineBytes, r.counted);
-    }
-    for (const SseEvent& e : r.events) {
-      if (r.done) continue;
-      auto c = ParseStreamChunk(e.data);
-      if (!c.ok()) return c.status().message();
-      r.done = c->done;
-      r.finished = r.finished || c->finish_reason.has_value();
-      int32_t tokens = c->tokens;
-      if (tokens > 0 && !c->completion_tokens) r.usage_per_chunk = false;
-      if (c->completion_tokens) {
-        // Continuous usage: the count grew by what this chunk carries, its
-        // text shown or not (0 when it only releases text of tokens counted
-        // before, e.g. the rest of a UTF-8 character; N for tokens whose text
-        // is held back or empty). A server that sends usage only at the end
-        // counts one token per chunk with text — or, when no chunk had text,
-        // its tokens at that end.
-        const int64_t grew = *c->completion_tokens - (r.saw_usage ? r.rec.n_out : 0);
-        if (r.usage_per_chunk) tokens = static_cast<int32_t>(std::max<int64_t>(0, grew));
-        r.rec.n_out = *c->completion_tokens;
-        r.saw_usage = true;
-      }
-      if (tokens > 0) {
-        r.rec.chunks.push_back({t, tokens});
-        if (!r.rec.t_first) r.rec.t_first = t;
-        r.rec.t_last = t;
-        r.counted += tokens;
-      }
-      if (c->prompt_tokens) r.rec.n_in = *c->prompt_tokens;
-    }
-    return "";
-  }
-
-  static constexpr size_t kMaxUnparsedBytes = 64 << 10;
-
-  // Parses what `buffer` holds; "" or the failure.
-  std::string Parse(http::response_parser<http::buffer_body>& parser, beast::flat_buffer& buffer, Reading& r,
-                    double t) {
-    char chunk[16384];
-    while (buffer.size() > 0 && !parser.is_done()) {
-      const bool header_done = parser.is_header_done();
-      if (header_done) {
-        parser.get().body().data = chunk;
-        parser.get().body().size = sizeof(chunk);
-      }
-      boost::system::error_code ec;
-      buffer.consume(parser.put(buffer.data(), ec));
-      if (ec == http::error::need_more) {
-        // Beast waits for a whole chunk-size line (extensions included): a
-        // server sending an endless one would have us buffer it all.
-        if (buffer.size() > kMaxUnparsedBytes) {
-          return fmt::format("bad HTTP response: over {} KiB without a complete chunk line", kMaxUnparsedBytes >> 10);
-        }
-        return "";
-      }
-      if (ec && ec != http::error::need_buffer) return "bad HTTP response: " + ec.message();
-      if (!header_done && parser.is_header_done()) {
-        r.status = parser.get().result_int();
-        r.sse = parser.get()[http::field::content_type].starts_with("text/event-stream");
-        continue;
-      }
-      if (header_done) {
-        std::string err = Consume(r, std::string_view(chunk, sizeof(chunk) - parser.get().body().size), t);
-        if (!err.empty()) return err;
-      }
-    }
-    return "";
-  }
-
   // Reads the response with the kernel's receive time of every read (see
   // timestamped_read.h), parsing as bytes arrive.
-  awaitable<std::string> ReadResponse(tcp::socket& socket, RequestRecord& rec, double deadline, Expected expected,
+  awaitable<std::string> ReadResponse(tcp::socket& socket, RequestRecord& rec, double deadline, ExpectedOutput expected,
                                       bool& reusable) {
-    http::response_parser<http::buffer_body> parser;
+    ResponseParser parser;
     parser.body_limit(boost::none);
     beast::flat_buffer buffer;
-    Reading r{rec, expected};
+    ResponseReading r{rec, expected};
     net::steady_timer timer(ioc_, Seconds(deadline - clock_.Now()));
     bool timed_out = false;
     timer.async_wait([&](const boost::system::error_code& ec) {
@@ -395,54 +289,21 @@ class Run {
       }
       r.any_byte = true;
       buffer.commit(read.bytes);
-      error = Parse(parser, buffer, r, t);
+      error = ParseReceived(parser, buffer, r, t);
     }
     timer.cancel();
     if (!error.empty()) co_return error;
-    co_return Finish(parser, r, reusable);
-  }
-
-  // The verdict on a complete response: "" or why it is not a good answer.
-  static std::string Finish(http::response_parser<http::buffer_body>& parser, Reading& r, bool& reusable) {
-    reusable = parser.get().keep_alive();
-    if (r.status != 200) return fmt::format("HTTP {}: {}", r.status, r.text);
-    if (!r.sse)
-      return "not an SSE stream (content-type '" + std::string(parser.get()[http::field::content_type]) + "')";
-    // A fixed-length answer that ended cleanly with its finish reason (or all
-    // its tokens) is whole, even without usage and [DONE].
-    const bool whole = r.expected.fixed_length && (r.finished || r.counted >= r.expected.output_tokens);
-    if (!r.done && !r.saw_usage && !whole) return CutMessage(r) + " (no [DONE])";
-    std::vector<std::string> notes;
-    if (!r.done) {
-      notes.push_back(r.saw_usage ? "the stream ended cleanly after its usage chunk but without [DONE]"
-                                  : "the stream ended cleanly after its last token but without usage or [DONE]");
-    }
-    if (!r.saw_usage && r.expected.fixed_length) {
-      r.rec.n_out = r.expected.output_tokens;
-      notes.push_back("no usage chunk: output length from the fixed length asked");
-    } else if (!r.saw_usage) {
-      r.rec.n_out = r.counted;
-      notes.push_back("WARNING: no usage chunk: output tokens counted from chunks (a chunk may carry several "
-                      "tokens, so TPOT may be wrong)");
-    }
-    if (r.rec.n_out > r.counted && !r.rec.chunks.empty()) {
-      // No running count told what each chunk carried: ITL per token is the
-      // chunk gap over its share, and throughput counts every token.
-      SpreadTokensOverChunks(r.rec.chunks, r.rec.n_out);
-      notes.push_back("fewer chunks than tokens and no running usage: the tokens spread evenly over the chunks");
-    }
-    for (const std::string& n : notes) r.rec.note += (r.rec.note.empty() ? "" : "; ") + n;
-    return "";
+    co_return FinishResponse(parser, r, reusable);
   }
 
   // The same over TLS: the kernel's timestamps are of encrypted records, so
   // token times are taken when the decrypted bytes reach the client.
-  awaitable<std::string> ReadTlsResponse(Connection& c, RequestRecord& rec, double deadline, Expected expected,
+  awaitable<std::string> ReadTlsResponse(Connection& c, RequestRecord& rec, double deadline, ExpectedOutput expected,
                                          bool& reusable) {
-    http::response_parser<http::buffer_body> parser;
+    ResponseParser parser;
     parser.body_limit(boost::none);
     beast::flat_buffer buffer;
-    Reading r{rec, expected};
+    ResponseReading r{rec, expected};
     c.tcp.expires_after(Seconds(deadline - clock_.Now()));
     std::string error;
     while (error.empty() && !parser.is_done()) {
@@ -459,10 +320,10 @@ class Run {
       if (ec) co_return "read: " + ec.message();
       r.any_byte = true;
       buffer.commit(n);
-      error = Parse(parser, buffer, r, t);
+      error = ParseReceived(parser, buffer, r, t);
     }
     if (!error.empty()) co_return error;
-    co_return Finish(parser, r, reusable);
+    co_return FinishResponse(parser, r, reusable);
   }
 
   std::string Timeout() const { return fmt::format("timeout after {:g} s", o_.timeout_s); }
