@@ -166,7 +166,9 @@ TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
       {"bench --target http://127.0.0.1:9 --model m --concurrency 1,2" + w, "use goodput sweep"},
       {"sweep --target http://127.0.0.1:9 --model m --vary max-num-seqs=1,2" + w, "restarted per setting"},
       {"sweep --target http://127.0.0.1:9 --model m --launch 'x {value}' --vary max-num-seqs=1,2 --vary "
-       "block-size=16,32" + w, "use {flags}"},
+       "block-size=16,32" +
+           w,
+       "use {flags}"},
       {"sweep --target http://127.0.0.1:9 --model m --launch 'x {value}'" + w, "no engine flag is varied"},
       {"sweep --target sim:h100 --model llama-3.1-8b --vary max-num-seqs=1,2 --vary max-num-seqs=4" + w,
        "max-num-seqs is varied twice"},
@@ -179,6 +181,11 @@ TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
       {"bench --target http://127.0.0.1:9 --model m --json --csv" + w, "--json or --csv, not both"},
       {"bench --target http://127.0.0.1:9 --model m --concurrency 40" + w, "concurrency 40 needs at least 80 requests"},
       {"sweep --target http://127.0.0.1:9 --model m --repeat 3 --max-repeat 2" + w, "--max-repeat must be at least"},
+      {"bench --target http://127.0.0.1:9,ftp://127.0.0.1:1 --model m" + w, "only http:// and https://"},
+      {"bench --target http://127.0.0.1:9,http://127.0.0.1:10 --model m --launch 'x'" + w, "started by you"},
+      {"bench --target http://127.0.0.1:9,http://127.0.0.1:10 --model m --router least-kv" + w,
+       "a client does not see"},
+      {"bench --target http://127.0.0.1:9,http://127.0.0.1:10 --model m --router nearest" + w, "--router 'nearest'"},
   };
   testing::ExpectEachFails(cases);
 }

@@ -13,8 +13,15 @@
 namespace goodput {
 
 void AddTargetFlags(CLI::App& c, TargetArgs& a, bool required) {
-  auto* target = c.add_option("--target,-t", a.target, "URL | embedded | sim:GPU | sim:FILE");
+  auto* target = c.add_option("--target,-t", a.target,
+                              "URL | URL1,URL2,... (a fleet, routed by --router) | embedded | sim:GPU | sim:FILE");
   if (required) target->required();
+  c.add_option("--router", a.router,
+               "A fleet of URLs: which one each request goes to, as a router in front of them would send it: "
+               "round-robin, least-outstanding (fewest of the client's requests in flight), prefix-affinity (a "
+               "shared prompt prefix to one server, within a load bound), session (a closed-loop client's requests "
+               "to one server)")
+      ->capture_default_str();
   c.add_option("--model,-m", a.model, "Model: served name (URL), preset (embedded) or catalog name (sim)");
   c.add_option("--timeout", a.timeout, "Seconds a request may take before it counts as failed")->capture_default_str();
   c.add_option("--engine-args,--serve-args", a.engine_args,
@@ -36,6 +43,29 @@ TargetKind KindOf(const TargetArgs& a) {
   return TargetKind::kUrl;
 }
 
+namespace {
+
+// --target's URLs (a comma-separated fleet) with --api-key, and --router
+// checked against them.
+Result<std::vector<client::Endpoint>> ParseUrls(const TargetArgs& a) {
+  std::vector<client::Endpoint> out;
+  for (const std::string& url : Split(a.target, ',')) {
+    GOODPUT_ASSIGN_OR_RETURN(client::Endpoint e, client::ParseEndpoint(url));
+    e.api_key = a.api_key;
+    out.push_back(std::move(e));
+  }
+  const std::optional<RouterPolicy> router = RouterPolicyFromName(a.router);
+  if (!router || *router == RouterPolicy::kLeastKv) {
+    return Status::InvalidArgument(fmt::format(
+        "--router '{}': one of round-robin, least-outstanding, prefix-affinity, session (least-kv needs the servers' "
+        "KV usage, which a client does not see)",
+        a.router));
+  }
+  return out;
+}
+
+}  // namespace
+
 Status CheckTargetFlags(const TargetArgs& a, bool changes_settings) {
   if (!(a.timeout > 0)) return Status::InvalidArgument("--timeout must be positive");
   const TargetKind kind = KindOf(a);
@@ -46,7 +76,10 @@ Status CheckTargetFlags(const TargetArgs& a, bool changes_settings) {
     return Status::InvalidArgument("--target sim:GPU needs --model (a catalog model)");
   }
   if (kind != TargetKind::kUrl) return Status::Ok();
-  GOODPUT_RETURN_IF_ERROR(client::ParseEndpoint(a.target).status());
+  GOODPUT_ASSIGN_OR_RETURN(const std::vector<client::Endpoint> urls, ParseUrls(a));
+  if (urls.size() > 1 && !a.launch.empty()) {
+    return Status::InvalidArgument("--launch starts one server; a fleet of URLs is started by you");
+  }
   if (a.model.empty()) return Status::InvalidArgument("--target URL needs --model (the served model name)");
   const bool takes_setting =
       a.launch.find("{value}") != std::string::npos || a.launch.find("{flags}") != std::string::npos;
@@ -120,8 +153,10 @@ Result<std::unique_ptr<Target>> MakeTarget(const TargetArgs& a, const Setting& s
     case TargetKind::kUrl:
       break;
   }
-  GOODPUT_ASSIGN_OR_RETURN(o.endpoint, client::ParseEndpoint(a.target));
-  o.endpoint.api_key = a.api_key;
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<client::Endpoint> urls, ParseUrls(a));
+  o.endpoint = urls[0];
+  o.more_endpoints.assign(urls.begin() + 1, urls.end());
+  o.router = *RouterPolicyFromName(a.router);
   if (a.launch.empty()) return std::unique_ptr<Target>(std::make_unique<HttpTarget>(o));
   GOODPUT_ASSIGN_OR_RETURN(const std::string command, LaunchCommand(a.launch, setting));
   GOODPUT_ASSIGN_OR_RETURN(auto t, LaunchedTarget::Start(command, o, a.launch_timeout));

@@ -26,13 +26,14 @@ struct TargetArgs {
   std::string model;        // served name (URL), preset (embedded), catalog model (sim)
   std::string engine_args;  // goodput serve's flags (embedded) or goodput sim's (sim), for every setting
   std::string api_key, launch;
+  std::string router = "round-robin";  // URL1,URL2,...: the client's routing among them
   double timeout = 600;         // seconds a request may take
   double launch_timeout = 600;  // seconds a launched server may take to answer
   bool chat = false, no_fixed_length = false, insecure = false;
   std::function<bool()> stop;  // when set and true, requests in flight are abandoned
 };
 
-// Registers --target (required when `required`), --model, --engine-args,
+// Registers --target (required when `required`), --router, --model, --engine-args,
 // --launch, --launch-timeout, --api-key, --insecure, --timeout, --chat and
 // --no-fixed-length with their help.
 void AddTargetFlags(CLI::App& app, TargetArgs& a, bool required = true);

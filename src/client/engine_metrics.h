@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "client/endpoint.h"
 #include "measure/run.h"
@@ -29,6 +30,13 @@ struct EngineMetrics {
 // counts when both scrapes have them and drafts were made, and the prefix
 // cache's when both have them and prompt tokens were looked up.
 EngineCounters CountersBetween(const EngineMetrics& before, const EngineMetrics& after);
+
+// The same over a fleet's endpoints (before[k] and after[k] scraped from
+// endpoint k, `routed[k]` requests sent to it): the counters summed where
+// every endpoint has them, and per endpoint its requests and prefix cache
+// (EngineCounters::replicas, when there is more than one).
+EngineCounters FleetCountersBetween(const std::vector<EngineMetrics>& before, const std::vector<EngineMetrics>& after,
+                                    const std::vector<int64_t>& routed);
 
 // The counters of a Prometheus page; empty fields for names it lacks.
 EngineMetrics ParseEngineMetrics(std::string_view page);

@@ -1,5 +1,6 @@
 #include "client/engine_metrics.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace goodput::client {
@@ -62,6 +63,33 @@ TEST(CountersBetween, PrefixCacheInVllmsTerms) {
   EXPECT_DOUBLE_EQ(c.prefix_cache->hit_rate(), 0.4);
   EXPECT_FALSE(CountersBetween(after, after).prefix_cache.has_value());
   EXPECT_FALSE(CountersBetween(ParseEngineMetrics("garbage{\n"), after).prefix_cache.has_value());
+}
+
+// A fleet's counters: preemptions and the prefix cache summed over the
+// endpoints, each endpoint's requests and prefix cache kept apart; one
+// endpoint without a preemption counter makes the fleet's unknown.
+TEST(FleetCountersBetween, SumsTheEndpointsAndKeepsEachOne) {
+  const auto page = [](int preempted, int queries, int hits) {
+    return ParseEngineMetrics(
+        fmt::format("vllm:num_preemptions_total{{engine=\"0\"}} {}\n"
+                    "vllm:prefix_cache_queries_total{{engine=\"0\"}} {}\n"
+                    "vllm:prefix_cache_hits_total{{engine=\"0\"}} {}\n",
+                    preempted, queries, hits));
+  };
+  const EngineCounters c =
+      FleetCountersBetween({page(1, 0, 0), page(0, 100, 0)}, {page(3, 1000, 500), page(1, 600, 100)}, {30, 10});
+  EXPECT_EQ(c.preemptions, 3);
+  ASSERT_TRUE(c.prefix_cache.has_value());
+  EXPECT_DOUBLE_EQ(c.prefix_cache->queries, 1500);
+  EXPECT_DOUBLE_EQ(c.prefix_cache->hits, 600);
+  ASSERT_EQ(c.replicas.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.replicas[0].requests, 30);
+  EXPECT_DOUBLE_EQ(c.replicas[0].prefix_cache.hit_rate(), 0.5);
+  EXPECT_DOUBLE_EQ(c.replicas[1].prefix_cache.hit_rate(), 0.2);
+  const EngineCounters blind =
+      FleetCountersBetween({page(1, 0, 0), ParseEngineMetrics("")}, {page(3, 0, 0), ParseEngineMetrics("")}, {5, 5});
+  EXPECT_FALSE(blind.preemptions.has_value());
+  EXPECT_TRUE(FleetCountersBetween({page(1, 0, 0)}, {page(2, 0, 0)}, {9}).replicas.empty());  // one endpoint
 }
 
 TEST(ScrapeEngineMetrics, NoServerMeansNoFigures) {

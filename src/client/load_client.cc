@@ -3,6 +3,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -37,8 +38,9 @@ constexpr const char* kClosedBeforeAnswer = "closed by the server before answeri
 // One keep-alive connection, plain or TLS (held by pointer: the TLS stream
 // refers to the TCP stream beside it).
 struct Connection {
-  explicit Connection(net::io_context& ioc) : tcp(ioc) {}
+  Connection(net::io_context& ioc, size_t to) : tcp(ioc), endpoint(to) {}
   beast::tcp_stream tcp;
+  size_t endpoint;  // which of the run's endpoints it is connected to
   std::optional<net::ssl::stream<beast::tcp_stream&>> tls;
 };
 using Conn = std::unique_ptr<Connection>;
@@ -55,8 +57,19 @@ bool StillOpen(Connection& c) {
 class Run {
  public:
   Run(const LoadOptions& o, const Workload& w, const ArrivalSpec& load, const Clock& clock)
-      : o_(o), w_(w), clock_(clock), workload_(ForRepetition(w, o.seed)), gen_(workload_, load) {
-    if (o.endpoint.tls) {
+      : o_(o),
+        w_(w),
+        clock_(clock),
+        workload_(ForRepetition(w, o.seed)),
+        gen_(workload_, load),
+        endpoints_(AllEndpoints(o)),
+        router_(o.router),
+        idle_(endpoints_.size()),
+        resolved_(endpoints_.size()),
+        outstanding_(endpoints_.size(), 0),
+        routed_(endpoints_.size(), 0) {
+    const bool tls = std::any_of(endpoints_.begin(), endpoints_.end(), [](const Endpoint& e) { return e.tls; });
+    if (tls) {
       ssl_.emplace(net::ssl::context::tls_client);
       ssl_->set_default_verify_paths();
       ssl_->set_verify_mode(o.insecure_tls ? net::ssl::verify_none : net::ssl::verify_peer);
@@ -73,6 +86,7 @@ class Run {
     net::co_spawn(ioc_, OpenArrivals(), net::detached);
     if (o_.stop) net::co_spawn(ioc_, WatchStop(), net::detached);
     ioc_.run();
+    if (o_.routed) *o_.routed = routed_;
     // Stopped early: the slots of requests never sent stay empty and are dropped.
     std::vector<RequestRecord> out;
     for (size_t i = 0; i < records_.size(); ++i) {
@@ -104,7 +118,9 @@ class Run {
     while (!Stopped()) {
       auto item = gen_.NextForClient(client, Now());
       if (!item) break;
-      co_await Send(*item, conn);
+      const size_t to = Route(*item);
+      if (conn && conn->endpoint != to) conn.reset();  // its connection is to another endpoint
+      co_await Send(*item, conn, to);
     }
   }
 
@@ -121,24 +137,36 @@ class Run {
 
   awaitable<void> SendPooled(WorkItem item) {
     Conn conn;
-    if (!idle_.empty()) {
-      conn = std::move(idle_.back());
-      idle_.pop_back();
+    const size_t to = Route(item);
+    if (!idle_[to].empty()) {
+      conn = std::move(idle_[to].back());
+      idle_[to].pop_back();
     }
-    co_await Send(item, conn);
-    if (conn) idle_.push_back(std::move(conn));
+    co_await Send(item, conn, to);
+    if (conn) idle_[to].push_back(std::move(conn));
   }
 
-  // Sends one request on `conn` (connecting when empty) and records it; the
-  // connection is left empty when it cannot be reused.
-  awaitable<void> Send(const WorkItem& item, Conn& conn) {
+  // The endpoint `item` goes to (the only one, or the router's pick over
+  // the requests each has in flight).
+  size_t Route(const WorkItem& item) {
+    if (endpoints_.size() == 1) return 0;
+    std::vector<ReplicaLoad> loads(endpoints_.size());
+    for (size_t k = 0; k < loads.size(); ++k) loads[k].outstanding = outstanding_[k];
+    return static_cast<size_t>(router_.Pick(item, loads));
+  }
+
+  // Sends one request to endpoint `to` on `conn` (connecting when empty) and
+  // records it; the connection is left empty when it cannot be reused.
+  awaitable<void> Send(const WorkItem& item, Conn& conn, size_t to) {
+    ++outstanding_[to], ++routed_[to];
     RequestRecord rec;
     rec.request_class = w_.classes[item.class_index].name;
     rec.first_wave = item.first_wave;
     rec.t_arrival = item.t_arrival;
     rec.n_in = item.prompt_tokens;
     const double deadline = clock_.Now() + o_.timeout_s;
-    std::string error = co_await Exchange(item, conn, rec, deadline);
+    std::string error = co_await Exchange(item, conn, rec, deadline, to);
+    --outstanding_[to];
     if (!error.empty()) {
       rec.ok = false;
       rec.error = std::move(error);
@@ -162,7 +190,7 @@ class Run {
     }
   }
 
-  http::request<http::string_body> MakeRequest(const WorkItem& item) const {
+  http::request<http::string_body> MakeRequest(const WorkItem& item, const Endpoint& e) const {
     GenerationBody b;
     b.model = o_.model;
     b.chat = o_.chat;
@@ -171,35 +199,36 @@ class Run {
     b.fixed_length = o_.fixed_length;
     b.priority = w_.classes[item.class_index].priority;
     http::request<http::string_body> req{http::verb::post,
-                                         o_.endpoint.api_prefix + (o_.chat ? "/chat/completions" : "/completions"), 11};
-    req.set(http::field::host, o_.endpoint.host);
+                                         e.api_prefix + (o_.chat ? "/chat/completions" : "/completions"), 11};
+    req.set(http::field::host, e.host);
     req.set(http::field::content_type, "application/json");
     req.set(http::field::accept, "text/event-stream");
     req.set("x-goodput-request", std::to_string(item.index));  // for server-side logs (and our fake server)
     req.set("x-goodput-class", w_.classes[item.class_index].name);
-    if (!o_.endpoint.api_key.empty()) req.set(http::field::authorization, "Bearer " + o_.endpoint.api_key);
+    if (!e.api_key.empty()) req.set(http::field::authorization, "Bearer " + e.api_key);
     req.keep_alive(true);
     req.body() = MakeRequestBody(b);
     req.prepare_payload();
     return req;
   }
 
-  awaitable<std::string> Connect(Conn& conn, double deadline) {
-    conn = std::make_unique<Connection>(ioc_);
-    const std::string host = o_.endpoint.host, port = std::to_string(o_.endpoint.port);
-    if (resolved_.empty()) {  // once per run: the resolver's thread hop costs a send hundreds of microseconds
+  awaitable<std::string> Connect(Conn& conn, double deadline, size_t to) {
+    conn = std::make_unique<Connection>(ioc_, to);
+    const Endpoint& e = endpoints_[to];
+    const std::string host = e.host, port = std::to_string(e.port);
+    if (resolved_[to].empty()) {  // once per run: the resolver's thread hop costs a send hundreds of microseconds
       tcp::resolver resolver(ioc_);
       auto [rec, results] = co_await resolver.async_resolve(host, port, kNoThrow);
       if (rec) co_return "resolve " + host + ": " + rec.message();
-      resolved_ = results;
+      resolved_[to] = results;
     }
     conn->tcp.expires_after(Seconds(deadline - clock_.Now()));
-    auto [ec, ep] = co_await conn->tcp.async_connect(resolved_, kNoThrow);
-    if (ec) co_return "connect " + o_.endpoint.host + ":" + port + ": " + ec.message();
+    auto [ec, ep] = co_await conn->tcp.async_connect(resolved_[to], kNoThrow);
+    if (ec) co_return "connect " + host + ":" + port + ": " + ec.message();
     EnableReceiveTimestamps(conn->tcp.socket().native_handle());  // without them, token times are the client's own
     boost::system::error_code ignored;
     conn->tcp.socket().set_option(tcp::no_delay(true), ignored);  // a request is never held back for an ACK
-    if (!ssl_) co_return std::string();
+    if (!e.tls) co_return std::string();
     conn->tls.emplace(conn->tcp, *ssl_);
     SSL_set_tlsext_host_name(conn->tls->native_handle(), host.c_str());  // SNI
     conn->tls->set_verify_callback(net::ssl::host_name_verification(host));
@@ -222,22 +251,22 @@ class Run {
   // pooled connection the server has closed is replaced before sending; one
   // the server closes before answering (the race with its idle timeout) is
   // replaced and the request sent once more.
-  awaitable<std::string> Exchange(const WorkItem& item, Conn& conn, RequestRecord& rec, double deadline) {
-    auto req = MakeRequest(item);
+  awaitable<std::string> Exchange(const WorkItem& item, Conn& conn, RequestRecord& rec, double deadline, size_t to) {
+    auto req = MakeRequest(item, endpoints_[to]);
     if (conn && !StillOpen(*conn)) conn.reset();
     const bool reused = conn != nullptr;
-    std::string error = co_await Attempt(req, item, conn, rec, deadline);
+    std::string error = co_await Attempt(req, item, conn, rec, deadline, to);
     if (reused && (error == kClosedBeforeAnswer || error.rfind("send: ", 0) == 0)) {
       conn.reset();
-      error = co_await Attempt(req, item, conn, rec, deadline);
+      error = co_await Attempt(req, item, conn, rec, deadline, to);
     }
     co_return error;
   }
 
   awaitable<std::string> Attempt(http::request<http::string_body>& req, const WorkItem& item, Conn& conn,
-                                 RequestRecord& rec, double deadline) {
+                                 RequestRecord& rec, double deadline, size_t to) {
     if (!conn) {
-      std::string err = co_await Connect(conn, deadline);
+      std::string err = co_await Connect(conn, deadline, to);
       if (!err.empty()) co_return err;
     }
     rec.t_sent = Now();
@@ -335,8 +364,11 @@ class Run {
   RequestGenerator gen_;
   net::io_context ioc_{1};
   std::optional<net::ssl::context> ssl_;  // https targets
-  std::vector<Conn> idle_;
-  tcp::resolver::results_type resolved_;
+  std::vector<Endpoint> endpoints_;
+  Router router_;
+  std::vector<std::vector<Conn>> idle_;                // per endpoint
+  std::vector<tcp::resolver::results_type> resolved_;  // per endpoint
+  std::vector<int64_t> outstanding_, routed_;          // per endpoint: in flight, sent
   std::vector<RequestRecord> records_;
   std::vector<bool> stored_;
   int64_t finished_ = 0;
@@ -347,9 +379,20 @@ class Run {
 
 }  // namespace
 
+std::vector<Endpoint> AllEndpoints(const LoadOptions& o) {
+  std::vector<Endpoint> all = {o.endpoint};
+  all.insert(all.end(), o.more_endpoints.begin(), o.more_endpoints.end());
+  return all;
+}
+
 Result<std::vector<RequestRecord>> RunLoad(const LoadOptions& options, const Workload& workload,
                                            const ArrivalSpec& load, const Clock& clock) {
   if (workload.classes.empty()) return Status::InvalidArgument("the workload has no request classes");
+  if (!options.more_endpoints.empty() && options.router == RouterPolicy::kLeastKv) {
+    return Status::InvalidArgument(
+        "least-kv routing needs each server's KV usage, which a client does not see; "
+        "use least-outstanding");
+  }
   Run run(options, workload, load, clock);
   std::vector<RequestRecord> records = run.Go();
   if (records.empty()) return Status::InvalidArgument("the workload issued no requests");

@@ -16,12 +16,17 @@
 #include "core/clock.h"
 #include "core/request_record.h"
 #include "core/status.h"
+#include "workload/router.h"
 #include "workload/workload.h"
 
 namespace goodput::client {
 
 struct LoadOptions {
   Endpoint endpoint;
+  // A fleet (--target URL1,URL2,...): `endpoint` and these; `router` picks
+  // each request's (least-kv is not for a client, which cannot see KV usage).
+  std::vector<Endpoint> more_endpoints;
+  RouterPolicy router = RouterPolicy::kRoundRobin;
   std::string model;           // the "model" field of every request
   bool chat = false;           // /chat/completions (text prompts) instead of /completions (token ids)
   bool fixed_length = true;    // ignore_eos + min_tokens: exact output lengths
@@ -34,6 +39,8 @@ struct LoadOptions {
   uint64_t prompt_salt = 0;
   // When set, receives the clock time the run's record times count from.
   double* start_time = nullptr;
+  // When set, receives the requests sent to each endpoint (endpoint first).
+  std::vector<int64_t>* routed = nullptr;
   // When set and true (it is checked every 20 ms), no further request is
   // sent and those in flight are abandoned: their records are dropped.
   std::function<bool()> stop;
@@ -47,5 +54,8 @@ struct LoadOptions {
 // the records.
 Result<std::vector<RequestRecord>> RunLoad(const LoadOptions& options, const Workload& workload,
                                            const ArrivalSpec& load, const Clock& clock);
+
+// `endpoint` then `more_endpoints`: every endpoint requests go to.
+std::vector<Endpoint> AllEndpoints(const LoadOptions& o);
 
 }  // namespace goodput::client

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# A fleet measured from the client: two goodput serve replicas behind
+# `bench --target URL1,URL2 --router POLICY`. Five shared 512-token system
+# prompts, 100 requests: under prefix-affinity each prompt is computed on one
+# replica only, so the servers' own prefix caches (their /metrics, summed by
+# the client) find it for every other request of it: at least 90% of the
+# 95 x 512 tokens that can be found, by hand. Round robin computes each
+# prompt on both replicas, so it finds fewer (90 x 512 when nothing is evicted).
+# Each replica's share is printed and both shares add up to every request.
+# Usage: fleet_e2e.sh GOODPUT_BINARY
+set -u
+bin="$1"
+work="$(mktemp -d)"
+here="$(dirname "$0")"
+source "$here/listening_port.sh"
+source "$here/expect.sh"
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+
+start_serve "$bin" "$work/a.err" --model goodput-tiny --kv-cache-memory 64MiB || exit 1
+a="$serve_url"
+start_serve "$bin" "$work/b.err" --model goodput-tiny --kv-cache-memory 64MiB || exit 1
+b="$serve_url"
+cat > "$work/rag.yaml" <<'YAML'
+name: rag
+requests: 100
+arrival: {type: closed, concurrency: 4}
+classes:
+  - name: rag
+    prefix: {tokens: 512, groups: 5}
+    prompt: fixed:32
+    output: fixed:4
+YAML
+
+# Prefix tokens found over the run, summed over both servers' /metrics, by --router.
+found() {
+  "$bin" bench --target "$a,$b" --router "$1" --model goodput-tiny --workload "$work/rag.yaml" --repeat 1 \
+    --no-ledger --json > "$work/$1.json" 2> "$work/$1.err" || { cat "$work/$1.err" >&2; echo 0; return; }
+  python3 - "$work/$1.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["results"][0]["points"][0]
+print(int(p["prefix_cache"]["hit_tokens"]), int(sum(r["requests"] for r in p["replicas"])),
+      int(min(r["requests"] for r in p["replicas"])))
+PY
+}
+
+read -r affine sent fewest <<< "$(found prefix-affinity)"
+echo "prefix-affinity: $affine prompt tokens found, $sent requests sent, the fewer-loaded replica $fewest"
+check "every request went to one of the two" "$sent" 100
+check "both replicas took requests" "$([ "${fewest:-0}" -gt 0 ] && echo yes)" yes
+check "prefix-affinity finds >= 90% of 95 x 512 tokens" "$([ "${affine:-0}" -ge 43776 ] && echo yes)" yes
+read -r scattered sent fewest <<< "$(found round-robin)"
+echo "round-robin: $scattered prompt tokens found, the fewer-loaded replica $fewest"
+check "round robin finds fewer" "$([ "${scattered:-0}" -lt "${affine:-0}" ] && echo yes)" yes
+check "round robin splits evenly" "$fewest" 50
+"$bin" bench --target "$a,$b" --router prefix-affinity --model goodput-tiny --workload "$work/rag.yaml" \
+  --repeat 1 --no-ledger > "$work/table.out" 2>&1
+check "the table names the fleet" "$(grep -c "routing in the client" "$work/table.out")" 1
+check "the table gives each replica's share" "$(grep -c "replicas: each one's share" "$work/table.out")" 1
+"$bin" bench --target "$a,$b" --router least-kv --model goodput-tiny --workload "$work/rag.yaml" --no-ledger \
+  > /dev/null 2> "$work/bad.err"
+check "least-kv is refused for a client" "$(grep -c "a client does not see" "$work/bad.err")" 1
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
