@@ -297,10 +297,16 @@ Status KeepServeRuns(const std::string& path, const std::vector<ComparisonCase>&
   for (size_t round = 0; round < runs.size(); ++round) {
     for (size_t k = 0; k < cases.size(); ++k) {
       const ComparisonCase& c = cases[k];
-      const RunInfo info{KeptRunName(k, c, static_cast<int>(round)), targets[k],
-                         c.config.model, cpu, c.spec.workload.name, "",
-                         c.spec.workload.Slo().empty() ? "" : c.spec.workload.Slo().ToString(), GOODPUT_VERSION,
-                         host};
+      const RunInfo info{KeptRunName(k, c, static_cast<int>(round)),
+                         targets[k],
+                         c.config.model,
+                         cpu,
+                         c.spec.workload.name,
+                         "",
+                         c.spec.workload.Slo().empty() ? "" : c.spec.workload.Slo().ToString(),
+                         GOODPUT_VERSION,
+                         host,
+                         /*shard=*/""};
       GOODPUT_ASSIGN_OR_RETURN(const int64_t id, ledger->BeginRun(info));
       const Side& side = sides[round][k];
       for (size_t i = 0; i < c.spec.loads.size(); ++i) {

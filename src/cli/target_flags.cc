@@ -107,6 +107,8 @@ client::LoadOptions LoadOptionsFor(const TargetArgs& a) {
   o.timeout_s = a.timeout;
   o.stop = a.stop;
   o.insecure_tls = a.insecure;
+  o.shard = a.shard, o.shards = a.shards;
+  o.start_at_epoch = a.start_at_epoch;
   return o;
 }
 

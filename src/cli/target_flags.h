@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct TargetArgs {
   double launch_timeout = 600;  // seconds a launched server may take to answer
   bool chat = false, no_fixed_length = false, insecure = false;
   std::function<bool()> stop;  // when set and true, requests in flight are abandoned
+  // bench --shard I/N and --start-at: this process's share of one load (client::LoadOptions).
+  int shard = 0, shards = 1;
+  std::optional<double> start_at_epoch;
 };
 
 // Registers --target (required when `required`), --router, --model, --engine-args,

@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -54,13 +55,30 @@ bool StillOpen(Connection& c) {
   return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
+// The workload one shard runs: a closed loop's share of the requests, drawn
+// with the shard's own seed (an open loop's shards split one schedule).
+Workload ShardOf(Workload w, const ArrivalSpec& load, const LoadOptions& o) {
+  if (o.shards <= 1 || load.kind != ArrivalKind::kClosedLoop) return w;
+  const int clients = (load.concurrency - o.shard + o.shards - 1) / o.shards;
+  w.requests = std::max<int64_t>(1, w.requests * clients / std::max(1, load.concurrency));
+  w.seed += static_cast<uint64_t>(o.shard) * 7919;
+  return w;
+}
+
+// Sleeps until the wall clock reads `epoch_s` (no wait once it has passed).
+void WaitForWallClock(double epoch_s) {
+  const auto at = std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(epoch_s)));
+  std::this_thread::sleep_until(at);
+}
+
 class Run {
  public:
   Run(const LoadOptions& o, const Workload& w, const ArrivalSpec& load, const Clock& clock)
       : o_(o),
         w_(w),
         clock_(clock),
-        workload_(ForRepetition(w, o.seed)),
+        workload_(ShardOf(ForRepetition(w, o.seed), load, o)),
         gen_(workload_, load),
         endpoints_(AllEndpoints(o)),
         router_(o.router),
@@ -80,9 +98,13 @@ class Run {
     // Timers fire up to 50 us late by default (the kernel's timer slack);
     // open-loop sends should not.
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    if (o_.start_at_epoch) WaitForWallClock(*o_.start_at_epoch);
     t0_ = clock_.Now();
     if (o_.start_time) *o_.start_time = t0_;
-    for (int c = 0; c < gen_.closed_clients(); ++c) net::co_spawn(ioc_, ClosedClient(c), net::detached);
+    for (int c = o_.shard; c < gen_.closed_clients(); c += o_.shards) {
+      ++closed_running_;
+      net::co_spawn(ioc_, ClosedClient(c), net::detached);
+    }
     net::co_spawn(ioc_, OpenArrivals(), net::detached);
     if (o_.stop) net::co_spawn(ioc_, WatchStop(), net::detached);
     ioc_.run();
@@ -118,21 +140,36 @@ class Run {
     while (!Stopped()) {
       auto item = gen_.NextForClient(client, Now());
       if (!item) break;
+      ++launched_;
       const size_t to = Route(*item);
       if (conn && conn->endpoint != to) conn.reset();  // its connection is to another endpoint
       co_await Send(*item, conn, to);
     }
+    --closed_running_;
+    MaybeDone();
   }
 
   awaitable<void> OpenArrivals() {
     net::steady_timer timer(ioc_);
     while (auto t = gen_.NextOpenArrival()) {
       const WorkItem item = gen_.PopOpen();
+      if (item.index % o_.shards != o_.shard) continue;  // another shard's
       timer.expires_after(Seconds(*t - Now()));  // the absolute schedule, re-read every time
       co_await timer.async_wait(kNoThrow);
       if (Stopped()) break;
+      ++launched_;
       net::co_spawn(ioc_, SendPooled(item), net::detached);
     }
+    open_done_ = true;
+    MaybeDone();
+  }
+
+  // The run is over once every arrival was sent and every request it sent
+  // ended: the stop watcher may go.
+  void MaybeDone() {
+    if (!open_done_ || closed_running_ > 0 || finished_ < launched_ || done_) return;
+    done_ = true;
+    stop_timer_.cancel();
   }
 
   awaitable<void> SendPooled(WorkItem item) {
@@ -183,11 +220,8 @@ class Run {
     records_[index] = std::move(rec);
     stored_[index] = true;
     ++finished_;
-    if (o_.progress) o_.progress(finished_, gen_.budget());
-    if (finished_ >= gen_.budget()) {  // the run is over: the stop watcher may go
-      done_ = true;
-      stop_timer_.cancel();
-    }
+    if (o_.progress) o_.progress(finished_, (gen_.budget() + o_.shards - 1 - o_.shard) / o_.shards);
+    MaybeDone();
   }
 
   http::request<http::string_body> MakeRequest(const WorkItem& item, const Endpoint& e) const {
@@ -371,7 +405,9 @@ class Run {
   std::vector<int64_t> outstanding_, routed_;          // per endpoint: in flight, sent
   std::vector<RequestRecord> records_;
   std::vector<bool> stored_;
-  int64_t finished_ = 0;
+  int64_t finished_ = 0, launched_ = 0;
+  int closed_running_ = 0;
+  bool open_done_ = false;
   bool done_ = false;
   net::steady_timer stop_timer_{ioc_};
   double t0_ = 0;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "client/endpoint.h"
@@ -41,6 +42,15 @@ struct LoadOptions {
   double* start_time = nullptr;
   // When set, receives the requests sent to each endpoint (endpoint first).
   std::vector<int64_t>* routed = nullptr;
+  // One shard of a load that `shards` client processes generate together
+  // (bench --shard): the open-loop requests shard, shard + shards, ... of
+  // the common schedule (the same requests one client would send, split);
+  // of a closed loop, clients shard, shard + shards, ... with their share of
+  // the requests (drawn per shard, from the same distributions).
+  int shard = 0, shards = 1;
+  // When set, the run's clock starts at this wall-clock time (seconds since
+  // the epoch), so that shards on several hosts start together.
+  std::optional<double> start_at_epoch;
   // When set and true (it is checked every 20 ms), no further request is
   // sent and those in flight are abandoned: their records are dropped.
   std::function<bool()> stop;

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <ctime>
+#include <string_view>
+
+#include "core/status.h"
 
 namespace goodput {
 
@@ -45,6 +48,11 @@ class VirtualClock final : public Clock {
 // Seconds since the Unix epoch (wall time), for "created" fields in API
 // responses; never for measuring durations.
 double UnixSeconds();
+
+// A wall-clock instant as Unix seconds: a number ("1796364000.5") or UTC
+// ISO 8601 ("2026-12-04T06:00:00Z", fractional seconds allowed). Errors
+// name the text.
+Result<double> ParseWallTime(std::string_view text);
 
 // How long ago a CLOCK_REALTIME instant was (for kernel timestamps, such as a
 // socket's receive time, which the kernel gives in wall time).

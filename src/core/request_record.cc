@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include <fmt/format.h>
 
 namespace goodput {
 
@@ -55,6 +59,30 @@ double TokensServedIn(const RequestRecord& r, double start, double end) {
     return std::clamp<double>(std::ceil((t - *r.t_first) / step), 0, static_cast<double>(r.n_out));
   };
   return std::max(0.0, first_at_or_after(end) - first_at_or_after(start));
+}
+
+std::string ChunksToText(const std::vector<TokenChunk>& chunks) {
+  std::string out;
+  for (const TokenChunk& c : chunks) out += fmt::format("{}{:.17g}:{}", out.empty() ? "" : " ", c.t, c.tokens);
+  return out;
+}
+
+std::vector<TokenChunk> ChunksFromText(const std::string& text) {
+  std::vector<TokenChunk> out;
+  std::istringstream in(text);
+  std::string item;
+  while (in >> item) {
+    const size_t colon = item.find(':');
+    char* end = nullptr;
+    TokenChunk c;
+    c.t = std::strtod(item.c_str(), &end);
+    if (colon == std::string::npos || end != item.c_str() + colon) return {};
+    const char* count = item.c_str() + colon + 1;
+    c.tokens = static_cast<int32_t>(std::strtol(count, &end, 10));
+    if (end == count || *end != '\0' || c.tokens < 0) return {};
+    out.push_back(c);
+  }
+  return out;
 }
 
 }  // namespace goodput

@@ -55,6 +55,11 @@ std::vector<double> Itls(const RequestRecord& r);
 // tokens each and whose count came only at its end. No-op without chunks.
 void SpreadTokensOverChunks(std::vector<TokenChunk>& chunks, int64_t n_out);
 
+// Chunks as text, "t:n t:n ..." (times with every bit: %.17g), for storage;
+// and back, where text that is not that reads as no chunks.
+std::string ChunksToText(const std::vector<TokenChunk>& chunks);
+std::vector<TokenChunk> ChunksFromText(const std::string& text);
+
 // Output tokens `r` delivered in [start, end): its chunks' tokens by their
 // times; without chunks, n_out tokens spread evenly from t_first to t_last.
 double TokensServedIn(const RequestRecord& r, double start, double end);

@@ -6,6 +6,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <sqlite3.h>
 #include <boost/json.hpp>
+#include <fmt/format.h>
 
 #include "core/host.h"
 #include "measure/point_json.h"
@@ -20,7 +21,7 @@ CREATE TABLE IF NOT EXISTS runs (
   finished_at TEXT,
   status TEXT NOT NULL DEFAULT 'running',
   command TEXT, target TEXT, model TEXT, hardware TEXT, workload_name TEXT, workload TEXT,
-  slo TEXT, version TEXT, host TEXT, owner TEXT);
+  slo TEXT, version TEXT, host TEXT, owner TEXT, shard TEXT);
 CREATE TABLE IF NOT EXISTS points (
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -39,7 +40,7 @@ CREATE TABLE IF NOT EXISTS requests (
   point_id INTEGER NOT NULL REFERENCES points(id),
   repetition INTEGER NOT NULL,
   class TEXT, t_arrival REAL, t_sent REAL, t_first REAL, t_last REAL, n_in INTEGER, n_out INTEGER,
-  ok INTEGER, error TEXT);
+  ok INTEGER, error TEXT, chunks TEXT, first_wave TEXT);
 CREATE TABLE IF NOT EXISTS studies (
   id INTEGER PRIMARY KEY,
   started_at TEXT NOT NULL DEFAULT (datetime('now')),
@@ -118,7 +119,13 @@ void AddColumnIfMissing(SQLite::Database& db, const std::string& table, const st
     q.bind(2, column);
     missing = q.executeStep() && q.getColumn(0).getInt() == 0;
   }
-  if (missing) db.exec("ALTER TABLE " + table + " ADD COLUMN " + column + " TEXT");
+  if (!missing) return;
+  try {
+    db.exec("ALTER TABLE " + table + " ADD COLUMN " + column + " TEXT");
+  } catch (const SQLite::Exception& e) {
+    // Another process opening the same old ledger added it first.
+    if (std::string(e.what()).find("duplicate column") == std::string::npos) throw;
+  }
 }
 
 // A run or study still marked running whose process is gone (killed, or its
@@ -159,6 +166,9 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
     db->exec("PRAGMA foreign_keys = ON");
     db->exec(kSchema);
     for (const char* table : {"runs", "studies"}) AddColumnIfMissing(*db, table, "owner");
+    AddColumnIfMissing(*db, "runs", "shard");
+    AddColumnIfMissing(*db, "requests", "chunks");      // "t:n t:n ...": the token-carrying chunks
+    AddColumnIfMissing(*db, "requests", "first_wave");  // 1 for a closed-loop client's first request
   });
   if (!st.ok()) return st.WithContext(path);
   return std::unique_ptr<Ledger>(new Ledger(std::move(db)));
@@ -169,11 +179,11 @@ Result<int64_t> Ledger::BeginRun(const RunInfo& i) {
   GOODPUT_RETURN_IF_ERROR(Guard("begin run", [&] {
     SQLite::Statement s(*db_,
                         "INSERT INTO runs (command, target, model, hardware, workload_name, workload, slo, version, "
-                        "host, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                        "host, owner, shard) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     int k = 1;
     const std::string owner = ProcessOwner();
     for (const std::string* v : {&i.command, &i.target, &i.model, &i.hardware, &i.workload_name, &i.workload_text,
-                                 &i.slo, &i.version, &i.host, &owner}) {
+                                 &i.slo, &i.version, &i.host, &owner, &i.shard}) {
       s.bind(k++, *v);
     }
     s.exec();
@@ -225,7 +235,7 @@ Status Ledger::AddPoint(int64_t run, const std::string& setting, const PointResu
     }
     SQLite::Statement rq(*db_,
                          "INSERT INTO requests (point_id, repetition, class, t_arrival, t_sent, t_first, t_last, n_in, "
-                         "n_out, ok, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                         "n_out, ok, error, chunks, first_wave) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (size_t i = 0; i < records.size(); ++i) {
       for (const RequestRecord& rec : records[i]) {
         rq.reset();
@@ -240,6 +250,8 @@ Status Ledger::AddPoint(int64_t run, const std::string& setting, const PointResu
         rq.bind(9, rec.n_out);
         rq.bind(10, rec.ok ? 1 : 0);
         rq.bind(11, rec.error);
+        rq.bind(12, ChunksToText(rec.chunks));
+        rq.bind(13, rec.first_wave ? 1 : 0);
         rq.exec();
       }
     }
@@ -263,7 +275,8 @@ Result<std::vector<StoredRun>> Ledger::SelectRuns(std::optional<int64_t> only) {
         *db_,
         "SELECT r.id, r.started_at, COALESCE(r.finished_at, ''), r.status, r.command, r.target, r.model, "
         "r.hardware, r.workload_name, r.workload, r.slo, r.version, r.host, "
-        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), COALESCE(r.owner, '') FROM runs r "
+        "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), COALESCE(r.owner, ''), COALESCE(r.shard, '') "
+        "FROM runs r "
         "WHERE ?1 IS NULL OR r.id = ?1 ORDER BY r.id");
     if (only) q.bind(1, *only);
     while (q.executeStep()) {
@@ -280,6 +293,7 @@ Result<std::vector<StoredRun>> Ledger::SelectRuns(std::optional<int64_t> only) {
       }
       r.points = q.getColumn(c).getInt64();
       r.status = StatusSeen(r.status, q.getColumn(c + 1).getString());
+      r.info.shard = q.getColumn(c + 2).getString();
       out.push_back(std::move(r));
     }
   }));
@@ -343,6 +357,35 @@ Result<int64_t> Ledger::CountRequests(int64_t run) {
     if (q.executeStep()) n = q.getColumn(0).getInt64();
   }));
   return n;
+}
+
+Result<std::vector<std::vector<RequestRecord>>> Ledger::GetRequests(int64_t point) {
+  std::vector<std::vector<RequestRecord>> out;
+  GOODPUT_RETURN_IF_ERROR(Guard("read requests", [&] {
+    SQLite::Statement q(*db_,
+                        "SELECT repetition, class, t_arrival, t_sent, t_first, t_last, n_in, n_out, ok, error, "
+                        "COALESCE(chunks, ''), COALESCE(first_wave, 0) FROM requests WHERE point_id = ? "
+                        "ORDER BY repetition, rowid");
+    q.bind(1, point);
+    while (q.executeStep()) {
+      const auto repetition = static_cast<size_t>(std::max<int64_t>(1, q.getColumn(0).getInt64()));
+      if (out.size() < repetition) out.resize(repetition);
+      RequestRecord r;
+      r.request_class = q.getColumn(1).getString();
+      r.t_arrival = q.getColumn(2).getDouble();
+      r.t_sent = q.getColumn(3).getDouble();
+      if (!q.getColumn(4).isNull()) r.t_first = q.getColumn(4).getDouble();
+      if (!q.getColumn(5).isNull()) r.t_last = q.getColumn(5).getDouble();
+      r.n_in = q.getColumn(6).getInt64();
+      r.n_out = q.getColumn(7).getInt64();
+      r.ok = q.getColumn(8).getInt() != 0;
+      r.error = q.getColumn(9).getString();
+      r.chunks = ChunksFromText(q.getColumn(10).getString());
+      r.first_wave = q.getColumn(11).getInt() != 0;
+      out[repetition - 1].push_back(std::move(r));
+    }
+  }));
+  return out;
 }
 
 Result<int64_t> Ledger::BeginStudy(const std::string& kind, const std::string& command) {

@@ -33,6 +33,7 @@ struct RunInfo {
   std::string slo;
   std::string version;        // goodput's
   std::string host;
+  std::string shard;  // "i/N": one of N client processes' share of one load (bench --shard); "" for all
 };
 
 struct StoredRun {
@@ -87,6 +88,9 @@ class Ledger {
   Result<StoredRun> GetRun(int64_t run);
   Result<std::vector<StoredPoint>> GetPoints(int64_t run);
   Result<int64_t> CountRequests(int64_t run);
+  // The requests stored with point `point` (StoredPoint::id), one list per
+  // repetition in order, each in stored order; empty when none were kept.
+  Result<std::vector<std::vector<RequestRecord>>> GetRequests(int64_t point);
 
   // Studies (ledger/study.cc): begun "running", runs attached as they
   // start, finished with a status and the answer.

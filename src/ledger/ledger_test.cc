@@ -92,7 +92,8 @@ TEST(Ledger, AKilledWriterLosesNoCommittedPoint) {
 }
 
 // A ledger written before runs and studies kept their owner gets the column
-// on opening; its rows have none, so a run left running stays running.
+// on opening; its rows have none, so a run left running stays running. Its
+// requests table gets the columns added since.
 TEST(Ledger, AnOlderLedgerGetsTheOwnerColumn) {
   const std::string path = ::testing::TempDir() + "old_ledger_" + std::to_string(getpid()) + ".db";
   std::filesystem::remove(path);
@@ -105,6 +106,11 @@ TEST(Ledger, AnOlderLedgerGetsTheOwnerColumn) {
             "finished_at TEXT, status TEXT NOT NULL DEFAULT 'running', kind TEXT NOT NULL, command TEXT, "
             "summary TEXT)");
     db.exec("INSERT INTO runs (command) VALUES ('goodput bench')");
+    db.exec(
+        "CREATE TABLE requests (point_id INTEGER NOT NULL, repetition INTEGER NOT NULL, class TEXT, "
+        "t_arrival REAL, t_sent REAL, t_first REAL, t_last REAL, n_in INTEGER, n_out INTEGER, ok INTEGER, "
+        "error TEXT)");
+    db.exec("INSERT INTO requests VALUES (7, 1, 'chat', 0.5, 0.5, 0.7, 0.9, 10, 3, 1, '')");
   }
   auto ledger = Ledger::Open(path);
   ASSERT_TRUE(ledger.ok()) << ledger.status().message();
@@ -114,6 +120,14 @@ TEST(Ledger, AnOlderLedgerGetsTheOwnerColumn) {
   EXPECT_EQ((*runs)[0].status, "running");
   EXPECT_TRUE((*ledger)->BeginRun(RunInfo{}).ok());
   EXPECT_TRUE((*ledger)->BeginStudy("tune", "goodput tune").ok());
+  // Its requests read back without the token chunks and first-wave marks it never kept.
+  auto requests = (*ledger)->GetRequests(7);
+  ASSERT_TRUE(requests.ok()) << requests.status().message();
+  ASSERT_EQ(requests->size(), 1u);
+  ASSERT_EQ(requests->at(0).size(), 1u);
+  EXPECT_EQ(requests->at(0)[0].n_out, 3);
+  EXPECT_TRUE(requests->at(0)[0].chunks.empty());
+  EXPECT_FALSE(requests->at(0)[0].first_wave);
   std::filesystem::remove(path);
 }
 
