@@ -120,7 +120,8 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--router", a.router,
                "How the fleet's router picks an instance: round-robin, least-outstanding (fewest requests in "
                "flight), least-kv (lowest KV cache usage), prefix-affinity (a shared prompt prefix to one instance, "
-               "within a load bound), session (a closed-loop client's requests to one instance)")
+               "within a load bound), session (a conversation's turns, else a closed-loop client's requests, to one "
+               "instance)")
       ->capture_default_str();
   c.add_flag("--compare-offline", a.compare_offline,
              "A day profile (a workload with profile_step): run it three ways, offline work as given, moved to the "

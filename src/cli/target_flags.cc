@@ -19,8 +19,8 @@ void AddTargetFlags(CLI::App& c, TargetArgs& a, bool required) {
   c.add_option("--router", a.router,
                "A fleet of URLs: which one each request goes to, as a router in front of them would send it: "
                "round-robin, least-outstanding (fewest of the client's requests in flight), prefix-affinity (a "
-               "shared prompt prefix to one server, within a load bound), session (a closed-loop client's requests "
-               "to one server)")
+               "shared prompt prefix to one server, within a load bound), session (a conversation's turns, else a "
+               "closed-loop client's requests, to one server)")
       ->capture_default_str();
   c.add_option("--model,-m", a.model, "Model: served name (URL), preset (embedded) or catalog name (sim)");
   c.add_option("--timeout", a.timeout, "Seconds a request may take before it counts as failed")->capture_default_str();

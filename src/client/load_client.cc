@@ -135,15 +135,24 @@ class Run {
     }
   }
 
+  // A closed-loop client: its next request when the last one ends (a
+  // conversation's next turn after its think time, while it goes on).
   awaitable<void> ClosedClient(int client) {
     Conn conn;
-    while (!Stopped()) {
-      auto item = gen_.NextForClient(client, Now());
-      if (!item) break;
-      ++launched_;
+    net::steady_timer think(ioc_);
+    std::optional<WorkItem> item = gen_.NextForClient(client, Now());
+    if (item) ++launched_;
+    while (item && !Stopped()) {
       const size_t to = Route(*item);
       if (conn && conn->endpoint != to) conn.reset();  // its connection is to another endpoint
-      co_await Send(*item, conn, to);
+      std::optional<WorkItem> next = co_await Send(*item, conn, to);
+      if (next) {
+        think.expires_after(Seconds(next->t_arrival - Now()));
+        co_await think.async_wait(kNoThrow);
+      } else if ((next = gen_.NextForClient(client, Now()))) {
+        ++launched_;
+      }
+      item = std::move(next);
     }
     --closed_running_;
     MaybeDone();
@@ -179,8 +188,12 @@ class Run {
       conn = std::move(idle_[to].back());
       idle_[to].pop_back();
     }
-    co_await Send(item, conn, to);
+    std::optional<WorkItem> next = co_await Send(item, conn, to);
     if (conn) idle_[to].push_back(std::move(conn));
+    if (!next || Stopped()) co_return;
+    net::steady_timer think(ioc_, Seconds(next->t_arrival - Now()));
+    co_await think.async_wait(kNoThrow);
+    co_await SendPooled(std::move(*next));
   }
 
   // The endpoint `item` goes to (the only one, or the router's pick over
@@ -193,8 +206,9 @@ class Run {
   }
 
   // Sends one request to endpoint `to` on `conn` (connecting when empty) and
-  // records it; the connection is left empty when it cannot be reused.
-  awaitable<void> Send(const WorkItem& item, Conn& conn, size_t to) {
+  // records it; the connection is left empty when it cannot be reused. The
+  // conversation's next turn, when it was answered in full and goes on.
+  awaitable<std::optional<WorkItem>> Send(const WorkItem& item, Conn& conn, size_t to) {
     ++outstanding_[to], ++routed_[to];
     RequestRecord rec;
     rec.request_class = w_.classes[item.class_index].name;
@@ -204,12 +218,16 @@ class Run {
     const double deadline = clock_.Now() + o_.timeout_s;
     std::string error = co_await Exchange(item, conn, rec, deadline, to);
     --outstanding_[to];
+    std::optional<WorkItem> next;
     if (!error.empty()) {
       rec.ok = false;
       rec.error = std::move(error);
       conn.reset();
+    } else if ((next = gen_.NextTurn(item, Now()))) {
+      ++launched_;  // counted before this one is stored: the run is not over while it thinks
     }
     Store(item.index, std::move(rec));
+    co_return next;
   }
 
   void Store(int64_t index, RequestRecord rec) {

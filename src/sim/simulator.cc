@@ -8,6 +8,7 @@
 #include <optional>
 #include <queue>
 #include <random>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -74,6 +75,7 @@ class Run {
   // Finished requests the router learns of at their time: (time, replica).
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> finishes_;
   std::vector<int> replica_of_;
+  std::unordered_map<int64_t, WorkItem> turns_;  // conversations' requests in flight, by index
   std::vector<RequestRecord> records_;
   std::vector<int> client_of_;
   int64_t rejected_ = 0;
@@ -126,6 +128,7 @@ void Run::Submit(const WorkItem& item, double t_engine) {
   rec.first_wave = item.first_wave;
   rec.n_in = item.prompt_tokens;
   client_of_[item.index] = item.client;
+  if (item.session >= 0) turns_[item.index] = item;
   const int k = Route(item, t_engine);
   replica_of_[item.index] = k;
   ++routed_[static_cast<size_t>(k)];
@@ -163,6 +166,12 @@ void Run::OnEvent(const RequestEvent& e, double now, double delay) {
   }
   if (!e.finished) return;
   finishes_.push({now, replica_of_[e.id]});
+  if (auto done = turns_.find(e.id); done != turns_.end()) {
+    // A conversation goes on while its turns are answered (a refused one ends it).
+    std::optional<WorkItem> next = rec.ok ? gen_.NextTurn(done->second, now + delay) : std::nullopt;
+    turns_.erase(done);
+    if (next) return in_flight_.push(*next);
+  }
   const int client = client_of_[e.id];
   if (client >= 0) {
     if (auto next = gen_.NextForClient(client, now + delay)) in_flight_.push(*next);

@@ -5,7 +5,8 @@
 
 namespace goodput {
 
-RequestGenerator::RequestGenerator(const Workload& w, const ArrivalSpec& load) : workload_(w), budget_(w.requests) {
+RequestGenerator::RequestGenerator(const Workload& w, const ArrivalSpec& load)
+    : workload_(w), budget_(w.requests), turn_rng_(w.seed * 0x9e3779b97f4a7c15ull + 5) {
   std::vector<int> shared;
   for (size_t i = 0; i < w.classes.size(); ++i) {
     const RequestClass& c = w.classes[i];
@@ -131,7 +132,29 @@ WorkItem RequestGenerator::Issue(Stream& s, double t, int forced_class, int64_t 
     item.prompt_tokens += c.prefix_tokens;
     item.prefix_group = static_cast<int>(item.index % c.prefix_groups);
   }
+  item.message_tokens = item.prompt_tokens - item.prefix_tokens;
+  if (c.session) {
+    item.session = item.index;
+    item.turns = static_cast<int>(std::max<int64_t>(1, c.session->turns.Sample(s.rng)));
+  }
   return item;
+}
+
+std::optional<WorkItem> RequestGenerator::NextTurn(const WorkItem& done, double t_done) {
+  if (done.session < 0 || done.turn + 1 >= done.turns || issued_ >= budget_) return std::nullopt;
+  const RequestClass& c = workload_.classes[done.class_index];
+  WorkItem next = done;
+  next.index = issued_++;
+  next.t_arrival = t_done + (c.session ? c.session->think_s : 0);
+  next.turn = done.turn + 1;
+  next.first_wave = false;
+  next.block_hashes.clear();
+  next.history.emplace_back(done.message_tokens, done.output_tokens);
+  next.message_tokens = c.prompt.Sample(turn_rng_);
+  next.output_tokens = c.output.Sample(turn_rng_);
+  next.prompt_tokens = next.prefix_tokens + next.message_tokens;
+  for (const auto& [message, answer] : next.history) next.prompt_tokens += message + answer;
+  return next;
 }
 
 std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed, uint64_t salt) {
@@ -147,7 +170,11 @@ std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed
     return static_cast<int32_t>(100 + mix(stream + static_cast<uint64_t>(i + 1) * 0x9e3779b97f4a7c15ull) % 128);
   };
   const uint64_t seed = workload_seed * 0xd1b54a32d192ed03ull + salt * 0x8cb92ba72f3d8dd7ull;
-  const uint64_t own = seed ^ (static_cast<uint64_t>(item.index) << 1);
+  // A conversation's turns share their ids position by position: a turn's
+  // prompt starts with the previous turn's (its answer's place then holds the
+  // history's ids, which are not what the server generated: a cache finds the
+  // previous prompt, as a served conversation's would).
+  const uint64_t own = seed ^ (static_cast<uint64_t>(item.session >= 0 ? item.session : item.index) << 1);
   const uint64_t shared =
       seed ^ ((static_cast<uint64_t>(item.class_index) << 32 | static_cast<uint64_t>(item.prefix_group)) << 1 | 1);
   const int64_t hashed = static_cast<int64_t>(item.block_hashes.size()) * kMooncakeBlockTokens;

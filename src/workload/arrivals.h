@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "workload/workload.h"
@@ -26,11 +27,22 @@ struct WorkItem {
   // kMooncakeBlockTokens tokens of the prompt: blocks of equal hash get equal
   // token ids, so a prefix cache finds what the recorded service found.
   std::vector<int64_t> block_hashes;
+  // A conversation's turn (the class has a session): its conversation (the
+  // index of its first request), which turn (0 first) of how many, and the
+  // history its prompt carries after the shared prefix: each earlier turn's
+  // message and answer lengths, in order. prompt_tokens is the prefix, the
+  // history and this turn's own message.
+  int64_t session = -1;
+  int turn = 0;
+  int turns = 1;
+  std::vector<std::pair<int64_t, int64_t>> history;
+  int64_t message_tokens = 0;
 };
 
 // The prompt's token ids for a request: the class's shared prefix (the same
 // ids for every request of its group), or the trace's hashed blocks (the same
-// ids wherever the hash is the same), then ids of its own; `salt` changes
+// ids wherever the hash is the same), then ids of its own (of its
+// conversation's: a turn's prompt begins with the previous turn's); `salt` changes
 // them all (a new run on the same server starts from a cold prefix cache).
 // Ids lie in [100, 228), valid in every vocabulary goodput serves.
 std::vector<int32_t> PromptTokenIds(const WorkItem& item, uint64_t workload_seed, uint64_t salt = 0);
@@ -52,6 +64,12 @@ class RequestGenerator {
   int closed_clients() const { return static_cast<int>(client_stream_.size()); }
   // The next request of `client`, sent at `now`; empty once the budget is spent.
   std::optional<WorkItem> NextForClient(int client, double now);
+
+  // The turn after `done` (answered at `t_done`) of its conversation, sent
+  // the class's think time later with `done`'s answer in its history (and
+  // its client, if any); empty when the conversation ended or the budget is
+  // spent. Whoever sends requests calls it when one ends well.
+  std::optional<WorkItem> NextTurn(const WorkItem& done, double t_done);
 
   int64_t issued() const { return issued_; }
   int64_t budget() const { return budget_; }
@@ -76,6 +94,7 @@ class RequestGenerator {
   std::vector<Stream> streams_;
   std::vector<int> client_stream_;  // closed-loop client -> stream
   std::vector<bool> client_started_;  // closed-loop client -> has issued a request
+  std::mt19937_64 turn_rng_;          // the lengths of conversations' later turns
   int64_t issued_ = 0;
   int64_t budget_ = 0;
 };

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace goodput {
 namespace {
 
@@ -113,7 +115,7 @@ TEST(Arrivals, TraceReplayKeepsTimesLengthsAndClasses) {
   RequestClass b = w.classes[0];
   b.name = "batch";
   w.classes.push_back(b);
-  w.trace = {{0.0, 7, 3, ""}, {0.25, 9, 4, "batch"}};
+  w.trace = {{0.0, 7, 3, "", {}}, {0.25, 9, 4, "batch", {}}};
   RequestGenerator g(w, ArrivalSpec{ArrivalKind::kTrace, 1, 1, 1});
   WorkItem a = g.PopOpen();
   WorkItem c = g.PopOpen();
@@ -189,6 +191,48 @@ TEST(Arrivals, TraceBlockHashesShareTokenIds) {
   EXPECT_EQ(PromptTokenIds(first, 1), ids[0]);
   const auto salted = PromptTokenIds(first, 1, 7);
   EXPECT_NE(std::vector<int32_t>(salted.begin(), salted.begin() + 512), block(0, 0));
+}
+
+// A conversation of four turns: each turn's prompt is the previous turn's
+// prompt, its answer and a new message (256 + 64 + 256 ...), sent the think
+// time after the answer; the token ids of a turn's prompt begin with the
+// previous turn's; the last turn has no next.
+TEST(Arrivals, ConversationsCarryTheirHistory) {
+  auto w = ParseWorkload(
+      "name: c\nclasses:\n  - name: chat\n    session: {turns: fixed:4, think: 2s}\n"
+      "    prompt: fixed:256\n    output: fixed:64\n",
+      "c.yaml", ".");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  RequestGenerator gen(*w, ArrivalSpec{ArrivalKind::kPoisson, 1, 1, 1});
+  WorkItem turn = gen.PopOpen();
+  EXPECT_EQ(turn.session, turn.index);
+  EXPECT_EQ(turn.turns, 4);
+  std::vector<int64_t> prompts = {turn.prompt_tokens};
+  for (int k = 1; k < 4; ++k) {
+    auto next = gen.NextTurn(turn, 10.0 * k);
+    ASSERT_TRUE(next.has_value()) << k;
+    EXPECT_DOUBLE_EQ(next->t_arrival, 10.0 * k + 2);
+    EXPECT_EQ(next->turn, k);
+    EXPECT_EQ(next->session, turn.session);
+    const std::vector<int32_t> before = PromptTokenIds(turn, w->seed), after = PromptTokenIds(*next, w->seed);
+    EXPECT_TRUE(std::equal(before.begin(), before.end(), after.begin())) << "turn " << k;
+    prompts.push_back(next->prompt_tokens);
+    turn = *next;
+  }
+  EXPECT_EQ(prompts, (std::vector<int64_t>{256, 576, 896, 1216}));
+  EXPECT_FALSE(gen.NextTurn(turn, 50).has_value());
+  // Two conversations share nothing but the class's prefix (none here).
+  const WorkItem other = gen.PopOpen();
+  const std::vector<int32_t> last = PromptTokenIds(turn, w->seed);
+  EXPECT_NE(PromptTokenIds(other, w->seed), std::vector<int32_t>(last.begin(), last.begin() + 256));
+  for (const char* bad : {"session: 4", "session: {think: 2s}", "session: {turns: fixed:0}",
+                          "session: {turns: fixed:5000}", "session: {turns: fixed:2, think: soon}"}) {
+    auto b = ParseWorkload(
+        std::string("name: c\nclasses:\n  - name: chat\n    ") + bad + "\n    prompt: fixed:1\n    output: fixed:1\n",
+        "c.yaml", ".");
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_NE(b.status().message().find("c.yaml:"), std::string::npos) << b.status().message();
+  }
 }
 
 }  // namespace

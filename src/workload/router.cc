@@ -91,8 +91,10 @@ int Router::Pick(const WorkItem& item, const std::vector<ReplicaLoad>& loads) {
       return key ? Affine(*key, loads) : LeastOutstanding(loads);
     }
     case RouterPolicy::kSession:
-      // An open-loop request belongs to no client: it goes where it is least queued.
-      return item.client >= 0 ? Affine(static_cast<uint64_t>(item.client), loads) : LeastOutstanding(loads);
+      // A conversation's turns together, else a closed-loop client's requests;
+      // a request of neither goes where it is least queued.
+      if (item.session >= 0) return Affine(static_cast<uint64_t>(item.session) << 1, loads);
+      return item.client >= 0 ? Affine(static_cast<uint64_t>(item.client) << 1 | 1, loads) : LeastOutstanding(loads);
   }
   return 0;
 }

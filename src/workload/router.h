@@ -19,7 +19,7 @@ enum class RouterPolicy {
   kLeastOutstanding,  // the fewest requests sent and not finished
   kLeastKv,           // the lowest KV cache usage (as the replica last reported it)
   kPrefixAffinity,    // requests sharing a prompt prefix to one replica, within a load bound
-  kSession,           // a closed-loop client's requests (its conversation) to one replica
+  kSession,           // a conversation's turns (else a closed-loop client's requests) to one replica
 };
 const char* RouterPolicyName(RouterPolicy p);  // "round-robin", "least-outstanding", ...
 // The policy RouterPolicyName calls `name`; nullopt for any other name.

@@ -70,6 +70,14 @@ TEST(Router, SessionAffinityKeepsAClientsRequestsTogether) {
   const int home = r.Pick(Item(0, 7), even);
   for (int i = 1; i < 10; ++i) EXPECT_EQ(r.Pick(Item(i, 7), even), home);
   EXPECT_EQ(r.Pick(Item(11, -1), Loads({3, 2, 0})), 2);  // open loop: no session
+  WorkItem turn = Item(20, -1);
+  turn.session = 20;
+  const int conversation = r.Pick(turn, even);
+  for (int k = 1; k < 4; ++k) {
+    turn.index = 20 + k;
+    turn.turn = k;
+    EXPECT_EQ(r.Pick(turn, even), conversation);  // every turn of a conversation together
+  }
 }
 
 TEST(Router, PrefixKeysTellSharedPrefixesApart) {

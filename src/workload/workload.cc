@@ -75,6 +75,28 @@ Result<LengthDistribution> ParseLengths(const YAML::Node& n, const std::string& 
   return d;
 }
 
+// "session: {turns: fixed:4, think: 5s}": turns at least 1 (at most
+// kMaxSessionTurns), think a duration (0 allowed).
+Result<SessionSpec> ParseSession(const YAML::Node& n, const std::string& at) {
+  if (!n.IsMap() || !n["turns"]) {
+    return YamlError(at, n, "'session' needs 'turns' (e.g. {turns: fixed:4, think: 5s})");
+  }
+  SessionSpec s;
+  auto turns = LengthDistribution::FromSpec(Scalar(n["turns"]));
+  if (!turns.ok()) return YamlError(at, n["turns"], "'turns': " + turns.status().message());
+  if (turns->Max() > kMaxSessionTurns) {
+    return YamlError(at, n["turns"], fmt::format("'turns' may be at most {} a conversation", kMaxSessionTurns));
+  }
+  s.turns = std::move(*turns);
+  if (const YAML::Node think = n["think"]) {
+    const std::string text = Scalar(think);
+    auto d = text == "0" ? Result<double>(0.0) : ParseDuration(text);
+    if (!d.ok() || !(*d >= 0)) return YamlError(at, think, "'think' must be a duration, e.g. 5s (or 0)");
+    s.think_s = *d;
+  }
+  return s;
+}
+
 Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, const std::string& base,
                                     RequestClass c) {
   if (n["share"]) {
@@ -110,6 +132,9 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
     }
     if (c.prefix_tokens < 1 || c.prefix_groups < 1)
       return YamlError(at, p, "'prefix' tokens and groups must be positive");
+  }
+  if (const YAML::Node s = n["session"]) {
+    GOODPUT_ASSIGN_OR_RETURN(c.session, ParseSession(s, at));
   }
   GOODPUT_ASSIGN_OR_RETURN(c.prompt, ParseLengths(n["prompt"], at, base, "prompt"));
   GOODPUT_ASSIGN_OR_RETURN(c.output, ParseLengths(n["output"], at, base, "output"));

@@ -22,6 +22,9 @@
 //       profile: [0.4, 0.3, ...] # with profile_step: its rate in each step instead
 //       priority: 0              # lower runs first (as vLLM's priority)
 //       offline: false           # offline classes have no SLO and yield to the others
+//       session: {turns: fixed:4, think: 5s}  # conversations: each request starts one;
+//                                #   a turn follows `think` after the answer, its prompt
+//                                #   the whole history (prompt = each turn's new message)
 //       prompt: lognormal:1k,0.8 # LengthDistribution specs, or {file: lengths.txt}
 //       output: lognormal:250,0.6
 //       slo: ttft p99 <= 1s, tpot p99 <= 100ms
@@ -39,6 +42,15 @@
 
 namespace goodput {
 
+// Multi-turn conversations: a request of the class starts one of `turns`
+// turns; each next turn is sent `think_s` after the previous answer ended,
+// its prompt the shared prefix, every earlier message and answer, and its
+// own new message.
+struct SessionSpec {
+  LengthDistribution turns;
+  double think_s = 0;
+};
+
 struct RequestClass {
   std::string name;
   double share = 1;                  // relative share of the shared arrival stream
@@ -55,6 +67,7 @@ struct RequestClass {
   LengthDistribution prompt;
   LengthDistribution output;
   std::optional<ClassSlo> slo;
+  std::optional<SessionSpec> session;
 };
 
 // kBatch: every request arrives at t = 0 (an offline batch, measured by how
@@ -81,6 +94,9 @@ struct Margin {
 // The most requests a run may send: records of a few hundred bytes each, and
 // far beyond a day of measurement (a larger figure is a typo, not a plan).
 constexpr int64_t kMaxRequests = 1'000'000;
+
+// The most turns a conversation may have (a typo of thousands is an error).
+constexpr int kMaxSessionTurns = 1000;
 
 struct Workload {
   std::string name;
