@@ -298,7 +298,8 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
       t.c.good += c.good;
       t.throughput.push_back(secs > 1e-9 ? c.output_tokens / secs : 0);
       const ClassSlo* s = c.has_slo ? slo.For(c.class_name) : nullptr;
-      if (s && (s->window_s > 0 || s->peak)) {
+      // ("over peak" without a profile has no window: CheckMeasurementSpec refuses it.)
+      if (s && (s->window_s > 0 || (s->peak && w.HasProfile()))) {
         t.c.window_s = s->peak ? w.profile_step_s : s->window_s;
         if (s->peak) t.c.judged_window = PeakWindow(w);
         TallyWindows(run, *s, t.c.window_s, t);

@@ -165,7 +165,7 @@ void Run::OnEvent(const RequestEvent& e, double now, double delay) {
     rec.n_out += e.num_new_tokens;
   }
   if (!e.finished) return;
-  finishes_.push({now, replica_of_[e.id]});
+  if (replicas_.size() > 1) finishes_.push({now, replica_of_[e.id]});
   if (auto done = turns_.find(e.id); done != turns_.end()) {
     // A conversation goes on while its turns are answered (a refused one ends it).
     std::optional<WorkItem> next = rec.ok ? gen_.NextTurn(done->second, now + delay) : std::nullopt;
