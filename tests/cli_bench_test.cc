@@ -211,6 +211,9 @@ TEST(CliBench, BadInputExitsNonZeroWithOneClearMessage) {
       {"bench --target http://127.0.0.1:9,http://127.0.0.1:10 --model m --router least-kv" + w,
        "a client does not see"},
       {"bench --target http://127.0.0.1:9,http://127.0.0.1:10 --model m --router nearest" + w, "--router 'nearest'"},
+      {"ledger merge --into /tmp/goodput-merge-test.db /nonexistent/a.db /nonexistent/b.db", "no ledger at"},
+      {"ledger merge --into /tmp/goodput-merge-test.db /nonexistent/a.db:999999999999999999999 x.db", "names no run"},
+      {"ledger merge --into /tmp/goodput-merge-test.db", "shards is required"},
   };
   testing::ExpectEachFails(cases);
 }

@@ -586,7 +586,8 @@ TEST(CliSim, AFleetBehindARouterAndItsSize) {
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
            {"--rate 20 --replicas 0", "--replicas must be 1 to 1024"},
            {"--rate 20 --replicas 2 --router random", "--router 'random': one of round-robin"},
-           {"--rate 20,40 fleet", "one load"}}) {
+           {"--rate 20,40 fleet", "one load"},
+           {"--rate 20 fleet --max-replicas 5000", "--max-replicas must be 1 to 1024"}}) {
     auto bad = RunGoodput(kBase + args);
     EXPECT_NE(bad.exit_code, 0) << args;
     EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;

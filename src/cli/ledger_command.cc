@@ -1,5 +1,7 @@
 #include "cli/ledger_command.h"
 
+#include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -271,7 +273,10 @@ OpenedShard OpenShard(const std::string& source) {
   if (const size_t colon = source.rfind(':'); colon != std::string::npos && colon + 1 < source.size() &&
                                               source.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
     s.path = source.substr(0, colon);
-    s.run = std::stoll(source.substr(colon + 1));
+    s.run = std::strtoll(source.c_str() + colon + 1, nullptr, 10);  // saturates: too long a number names no run
+    if (s.run <= 0 || s.run == LLONG_MAX) {
+      throw CLI::RuntimeError("goodput ledger merge: '" + source + "' names no run (FILE:RUN, RUN from 1)", 2);
+    }
   }
   LedgerArgs a;
   a.path = s.path;

@@ -314,6 +314,9 @@ int RunOfflineComparison(const SimArgs& a, const MeasurementSpec& spec) {
 
 // `goodput sim fleet`: the fewest replicas that hold the load.
 int RunFleet(const SimArgs& a, const MeasurementSpec& spec) {
+  if (a.max_replicas < 1 || a.max_replicas > kMaxReplicas) {
+    throw CLI::RuntimeError(fmt::format("goodput sim fleet: --max-replicas must be 1 to {}", kMaxReplicas), 2);
+  }
   auto built = BuildSimTarget(a, "");  // the deployment is checked before anything runs
   auto fleet = built.ok() ? SearchFleetSize(spec, a.max_replicas, a.d.tensor_parallel * a.d.data_parallel,
                                             SimTargetFactory(a), SimProgress())

@@ -112,6 +112,12 @@ std::string VllmSection(const Plan& p) {
   for (const auto& line : Split(KvCapacityLogLines(c, p.options.engine.scheduler.max_model_len), '\n')) {
     if (!line.empty()) s += "  log: " + line + "\n";
   }
+  if (p.suggest_requested && p.suggest_full) {
+    s += fmt::format(
+        "  log: Replace gpu_memory_utilization config with `--kv-cache-memory={}` ({} GiB) to fit "
+        "into requested memory, or `--kv-cache-memory={}` ({} GiB) to fully utilize gpu memory.\n",
+        *p.suggest_requested, Gib(*p.suggest_requested), *p.suggest_full, Gib(*p.suggest_full));
+  }
   return s + "\n";
 }
 
@@ -139,11 +145,19 @@ std::string LengthsSection(const Plan& p) {
 
 json::object MemoryJson(const Plan& p) {
   auto item = [](const MemoryItem& m) { return json::object{{"bytes", m.bytes}, {"measured", m.measured}}; };
-  return json::object{{"total", p.total},           {"total_is_nominal", p.options.total_is_nominal},
-                      {"requested", p.requested},   {"weights", item(p.weights)},
-                      {"activation", item(p.activation)}, {"non_torch", item(p.non_torch)},
-                      {"cuda_graphs", item(p.cuda_graphs)}, {"kv_pool", p.kv_pool},
-                      {"headroom", p.headroom}};
+  return json::object{
+      {"total", p.total},
+      {"total_is_nominal", p.options.total_is_nominal},
+      {"requested", p.requested},
+      {"weights", item(p.weights)},
+      {"activation", item(p.activation)},
+      {"non_torch", item(p.non_torch)},
+      {"cuda_graphs", item(p.cuda_graphs)},
+      {"kv_pool", p.kv_pool},
+      {"headroom", p.headroom},
+      {"vllm_suggests_kv_cache_memory",
+       p.suggest_full ? boost::json::value{{"requested", *p.suggest_requested}, {"full", *p.suggest_full}}
+                      : boost::json::value(nullptr)}};
 }
 
 json::object VllmJson(const Plan& p) {

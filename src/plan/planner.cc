@@ -132,6 +132,17 @@ void ComputeMemory(Plan& p) {
   }
 }
 
+}  // namespace
+
+void VllmKvCacheMemorySuggestion(Plan& p) {
+  if (p.options.engine.cache.kv_cache_memory) return;  // pinned: vLLM skips profiling and suggests nothing
+  const int64_t non_kv = p.weights.bytes + p.activation.bytes + p.non_torch.bytes + p.cuda_graphs.bytes;
+  p.suggest_requested = p.requested - non_kv - kVllmRedundancyBuffer;
+  p.suggest_full = p.total - non_kv - kVllmRedundancyBuffer;
+}
+
+namespace {
+
 void CheckStartup(Plan& p) {
   const PlanOptions& o = p.options;
   if (p.kv_pool <= 0) {
@@ -287,6 +298,7 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   p.blocks_per_max_request = ReservedBlocks(p.layout.EngineGroups(), o.engine.scheduler.max_model_len,
                                             o.engine.scheduler.max_num_batched_tokens);
   CheckStartup(p);
+  if (p.startup_error.empty()) VllmKvCacheMemorySuggestion(p);
   if (o.lengths && p.startup_error.empty()) p.lengths = PlanLengths(*o.lengths, p);
   AddWarnings(p);
   return p;

@@ -99,6 +99,10 @@ struct Plan {
   MemoryItem weights, activation, non_torch, cuda_graphs;
   int64_t kv_pool = 0;
   int64_t headroom = 0;  // memory left outside requested (or outside everything, with --kv-cache-memory)
+  // vLLM's start-up suggestion when it profiled (no --kv-cache-memory): the
+  // pool that fits the requested memory, and the one that fills the card,
+  // each less its 150 MiB redundancy (VllmKvCacheMemorySuggestion).
+  std::optional<int64_t> suggest_requested, suggest_full;
   std::vector<KindShare> kinds;
   KvLayout layout;
   KvCapacity capacity;
@@ -112,6 +116,15 @@ struct Plan {
 // Resolves defaults and computes the plan. Errors are bad inputs; a
 // configuration that would not start is a plan with startup_error set.
 Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options);
+
+// vLLM's suggestion at start-up (gpu_worker.py, compile_or_warm_up_model):
+// "Replace gpu_memory_utilization config with --kv-cache-memory=R to fit into
+// requested memory, or --kv-cache-memory=F to fully utilize gpu memory",
+// R = requested - non-KV - 150 MiB and F = free at start - non-KV - 150 MiB,
+// non-KV = weights + activation peak + non-torch + CUDA graphs. The free
+// memory at start is taken as the total (vLLM logs e.g. 79.99 of 80.0 GiB).
+constexpr int64_t kVllmRedundancyBuffer = int64_t{150} << 20;
+void VllmKvCacheMemorySuggestion(Plan& p);
 
 // Estimates (used unless measured values are given).
 int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs);

@@ -53,6 +53,37 @@ TEST(Planner, Llama8BOnH100MatchesTheVllmLog) {
   EXPECT_DOUBLE_EQ(p->kinds[0].share, 1.0);
 }
 
+// vLLM's own --kv-cache-memory suggestion, against a published start-up log
+// (validation receipts of a Qwen3.8-27B serving config, vLLM dev 4d2a68d):
+// "Free memory on device (79.99/80.0 GiB) ... (0.92, 73.6 GiB). Actual usage
+// is 51.66 GiB for consumed memory (weights + non-torch), 2.4 GiB for peak
+// activation, and 0.71 GiB for CUDAGraph memory. Replace gpu_memory_utilization
+// config with `--kv-cache-memory=20064085607` (18.69 GiB) to fit into requested
+// memory, or `--kv-cache-memory=26927570944` (25.08 GiB) to fully utilize gpu
+// memory. Current kv cache memory in use is 19.54 GiB." The figures are
+// rounded to 0.01 GiB (and the plan takes the free memory as the whole 80),
+// so each is known to about 0.02 GiB. Pinned, vLLM suggests nothing.
+TEST(Planner, VllmsKvCacheMemorySuggestionMatchesAPublishedLog) {
+  PlanOptions o;
+  o.total_memory = GiB(80);
+  o.gpu_memory_utilization = 0.92;
+  o.weights_memory = GiB(51.65);
+  o.non_torch_memory = GiB(0.01);
+  o.activation_memory = GiB(2.4);
+  o.cuda_graph_memory = GiB(0.71);
+  auto p = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_NEAR(ToGiB(p->kv_pool), 19.54, 0.02);
+  ASSERT_TRUE(p->suggest_requested.has_value());
+  EXPECT_NEAR(ToGiB(*p->suggest_requested), ToGiB(20064085607), 0.02);
+  EXPECT_NEAR(ToGiB(*p->suggest_full), ToGiB(26927570944), 0.02);
+  EXPECT_EQ(*p->suggest_full - *p->suggest_requested, p->total - p->requested);  // the same 150 MiB off both
+  o.engine.cache.kv_cache_memory = GiB(18);
+  auto pinned = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_FALSE(pinned->suggest_full.has_value());
+}
+
 // The estimates land near what vLLM measured for the same run: weights
 // 14.99 GiB ("Model loading took 14.99 GiB"), activation peak 4.76 GiB.
 TEST(Planner, EstimatesAreCloseToTheMeasuredRun) {

@@ -7,7 +7,7 @@
 # 95 x 512 tokens that can be found, by hand. Round robin computes each
 # prompt on both replicas, so it finds fewer (90 x 512 when nothing is evicted).
 # Each replica's share is printed and both shares add up to every request;
-# `goodput sim --replicas 2` with the same router finds the same tokens.
+# `goodput sim --replicas 2` with the same router finds as many tokens, within 5 points.
 # Usage: fleet_e2e.sh GOODPUT_BINARY
 set -u
 bin="$1"
@@ -54,13 +54,17 @@ echo "round-robin: $scattered prompt tokens found, the fewer-loaded replica $few
 check "round robin finds fewer" "$([ "${scattered:-0}" -lt "${affine:-0}" ] && echo yes)" yes
 check "round robin splits evenly" "$fewest" 50
 # The fleet simulation of the same workload: two instances behind the same
-# router find what the two servers found (its KV manager on the same ids).
+# router find what the two servers found (its KV manager on the same ids):
+# on a quiet host exactly as many tokens.
 for router in prefix-affinity round-robin; do
   "$bin" sim --model llama-3.1-8b --gpu h100 --replicas 2 --router "$router" --workload "$work/rag.yaml" \
     --repeat 1 --json > "$work/sim-$router.json"
   found_sim=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["results"][0]["points"][0]["prefix_cache"]["hit_tokens"]))' "$work/sim-$router.json")
   served=$([ "$router" = prefix-affinity ] && echo "$affine" || echo "$scattered")
-  check "the simulated fleet finds what the served one did ($router)" "$found_sim" "$served"
+  # Within the issue's 5 points of the 54,400 prompt tokens (two requests of one prompt in flight at
+  # once on a busy host both miss: the simulator's timing is not this host's).
+  check "the simulated fleet finds what the served one did, within 5 points ($router)" \
+    "$(python3 -c "print(abs($found_sim - ${served:-0}) <= 0.05 * 54400)")" True
 done
 "$bin" bench --target "$a,$b" --router prefix-affinity --model goodput-tiny --workload "$work/rag.yaml" \
   --repeat 1 --no-ledger > "$work/table.out" 2>&1
