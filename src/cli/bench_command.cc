@@ -177,10 +177,8 @@ Status ResolveShard(BenchArgs& a) {
   GOODPUT_ASSIGN_OR_RETURN(a.t.start_at_epoch, ParseWallTime(a.start_at));
   const double now = UnixSeconds();
   if (*a.t.start_at_epoch < now - 1) {
-    return Status::InvalidArgument(
-        fmt::format("--start-at {} has passed ({:.0f} s ago): every shard must start "
-                    "together",
-                    a.start_at, now - *a.t.start_at_epoch));
+    return Status::InvalidArgument(fmt::format("--start-at {} has passed ({:.0f} s ago): the shards start together",
+                                               a.start_at, now - *a.t.start_at_epoch));
   }
   if (*a.t.start_at_epoch > now + 86400) return Status::InvalidArgument("--start-at is more than a day away");
   return Status::Ok();

@@ -415,6 +415,12 @@ TEST(Summarise, APeakSloIsJudgedInTheBusiestStepAlone) {
   EXPECT_NE(WindowText(peak).find("window 2 of 3 (60-120 s into the measurement window, the peak step)"),
             std::string::npos)
       << WindowText(peak);
+  // Without a request in the peak step there is nothing to judge it by (not the whole run's counts).
+  MeasuredRun quiet_peak = run;
+  quiet_peak.records.resize(98);  // arrivals up to 59.2 s: none in the second minute
+  const ClassAttainment none = Summarise(*w, w->arrival, {quiet_peak}).classes.at(0);
+  EXPECT_EQ(none.verdict, Verdict::kNoData);
+  EXPECT_EQ(none.total, 0);
   w->classes[0].slo = ParseSlo("interactive: ttft p50 <= 1s over 1min")->classes.at(0);
   const ClassAttainment every = Summarise(*w, w->arrival, {run}).classes.at(0);
   EXPECT_EQ(every.worst_window, 0);

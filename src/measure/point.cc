@@ -158,6 +158,11 @@ void JudgeWindows(ClassAttainment& c) {
     if (c.worst_window < 0 || WindowRank(good, total, c.required) < WindowRank(worst_good, worst_total, c.required))
       c.worst_window = static_cast<int>(k);
   }
+  if (c.worst_window < 0 && c.judged_window >= 0) {  // the peak step saw no request: nothing to judge it by
+    c.good = c.total = 0;
+    c.verdict = Verdict::kNoData;
+    return;
+  }
   if (c.worst_window < 0) return;  // no request arrived: the whole window's counts stand
   std::tie(c.good, c.total) = counts[static_cast<size_t>(c.worst_window)];
   c.verdict = JudgeAttainment(c.good, c.total, c.required);

@@ -133,8 +133,11 @@ void Run::Submit(const WorkItem& item, double t_engine) {
   replica_of_[item.index] = k;
   ++routed_[static_cast<size_t>(k)];
   ++outstanding_[static_cast<size_t>(k)];
-  parked_[static_cast<size_t>(k)] = false;
   Replica& replica = *replicas_[static_cast<size_t>(k)];
+  if (parked_[static_cast<size_t>(k)]) {  // it waited for this request: its next step is no earlier
+    replica.AdvanceTo(t_engine);
+    parked_[static_cast<size_t>(k)] = false;
+  }
   Request r;
   r.id = item.index;
   r.request_class = item.class_index;
