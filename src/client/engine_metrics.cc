@@ -83,17 +83,8 @@ EngineCounters FleetCountersBetween(const std::vector<EngineMetrics>& before, co
     const EngineCounters c = CountersBetween(before[k], after[k]);
     preemptions = preemptions && c.preemptions.has_value();
     if (preemptions) sum.preemptions = sum.preemptions.value_or(0) + *c.preemptions;
-    if (c.spec_decode) {
-      SpecDecodeCounts& s = sum.spec_decode ? *sum.spec_decode : sum.spec_decode.emplace();
-      s.drafts += c.spec_decode->drafts;
-      s.draft_tokens += c.spec_decode->draft_tokens;
-      s.accepted_tokens += c.spec_decode->accepted_tokens;
-    }
-    if (c.prefix_cache) {
-      PrefixCacheCounts& p = sum.prefix_cache ? *sum.prefix_cache : sum.prefix_cache.emplace();
-      p.queries += c.prefix_cache->queries;
-      p.hits += c.prefix_cache->hits;
-    }
+    if (c.spec_decode) (sum.spec_decode ? *sum.spec_decode : sum.spec_decode.emplace()) += *c.spec_decode;
+    if (c.prefix_cache) (sum.prefix_cache ? *sum.prefix_cache : sum.prefix_cache.emplace()) += *c.prefix_cache;
     sum.replicas.push_back(ReplicaCounts{k < routed.size() ? static_cast<double>(routed[k]) : 0, 0,
                                          c.prefix_cache.value_or(PrefixCacheCounts{})});
   }

@@ -23,13 +23,6 @@ Status CheckFleetSpec(const MeasurementSpec& spec, int max_replicas) {
   return Status::Ok();
 }
 
-// The busiest replica's requests over the mean (1 when balanced).
-double Imbalance(const PointResult& p) {
-  double total = 0, busiest = 0;
-  for (const ReplicaCounts& r : p.replicas) total += r.requests, busiest = std::max(busiest, r.requests);
-  return total > 0 ? busiest / (total / static_cast<double>(p.replicas.size())) : 1;
-}
-
 }  // namespace
 
 Result<FleetSize> SearchFleetSize(const MeasurementSpec& spec, int max_replicas, int gpus_per_replica,
@@ -84,7 +77,7 @@ std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
     }
     s += fmt::format("{:>8} {:>5} {:>11.0f} {:>10} {:>10}{}  {:>8.2f}  {}\n", p.replicas,
                      p.replicas * f.gpus_per_replica, p.point.throughput, FormatDuration(p.point.ttft.p99),
-                     FormatDuration(p.point.tpot.p99), cells, Imbalance(p.point), p.point.verdict_text());
+                     FormatDuration(p.point.tpot.p99), cells, ReplicaImbalance(p.point), p.point.verdict_text());
   }
   if (!f.replicas) {
     return s + fmt::format("\nanswer: none up to {} replicas ({} GPUs) holds; raise --max-replicas\n", f.max_replicas,

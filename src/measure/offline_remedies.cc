@@ -35,9 +35,7 @@ Status CheckComparable(const Workload& w) {
 // "13:00" for a time into the profile, when windows are whole minutes;
 // else seconds.
 std::string Clock(double seconds, double window_s) {
-  if (std::fmod(window_s, 60) != 0) return fmt::format("{:g} s", seconds);
-  const auto minutes = static_cast<int64_t>(std::llround(seconds / 60));
-  return fmt::format("{:02d}:{:02d}", minutes / 60, minutes % 60);
+  return std::fmod(window_s, 60) != 0 ? fmt::format("{:g} s", seconds) : ClockTime(seconds);
 }
 
 // "1 h", "10 min", "90 s".

@@ -238,6 +238,12 @@ LatencyStats SummariseLatency(std::vector<double> values) {
   return s;
 }
 
+double ReplicaImbalance(const PointResult& p) {
+  double total = 0, busiest = 0;
+  for (const ReplicaCounts& r : p.replicas) total += r.requests, busiest = std::max(busiest, r.requests);
+  return total > 0 ? busiest / (total / static_cast<double>(p.replicas.size())) : 1;
+}
+
 std::string LoadLabel(const ArrivalSpec& load) {
   if (load.kind == ArrivalKind::kClosedLoop) return fmt::format("{}", load.concurrency);
   if (load.kind == ArrivalKind::kTrace) return "trace";
@@ -270,25 +276,10 @@ PointResult Summarise(const Workload& w, const ArrivalSpec& load, const std::vec
     rej.push_back(static_cast<double>(run.engine.rejected));
     steps.push_back(static_cast<double>(run.engine.steps));
     AddLatencies(w, run, lat);
-    if (const auto& sd = run.engine.spec_decode) {
-      SpecDecodeCounts& sum = p.spec_decode ? *p.spec_decode : p.spec_decode.emplace();
-      sum.drafts += sd->drafts;
-      sum.draft_tokens += sd->draft_tokens;
-      sum.accepted_tokens += sd->accepted_tokens;
-    }
-    if (const auto& pc = run.engine.prefix_cache) {
-      PrefixCacheCounts& sum = p.prefix_cache ? *p.prefix_cache : p.prefix_cache.emplace();
-      sum.queries += pc->queries;
-      sum.hits += pc->hits;
-    }
+    if (const auto& sd = run.engine.spec_decode) (p.spec_decode ? *p.spec_decode : p.spec_decode.emplace()) += *sd;
+    if (const auto& pc = run.engine.prefix_cache) (p.prefix_cache ? *p.prefix_cache : p.prefix_cache.emplace()) += *pc;
     if (p.replicas.size() < run.engine.replicas.size()) p.replicas.resize(run.engine.replicas.size());
-    for (size_t k = 0; k < run.engine.replicas.size(); ++k) {
-      const ReplicaCounts& r = run.engine.replicas[k];
-      p.replicas[k].requests += r.requests;
-      p.replicas[k].steps += r.steps;
-      p.replicas[k].prefix_cache.queries += r.prefix_cache.queries;
-      p.replicas[k].prefix_cache.hits += r.prefix_cache.hits;
-    }
+    for (size_t k = 0; k < run.engine.replicas.size(); ++k) p.replicas[k] += run.engine.replicas[k];
     if (run.host_cpu) {
       host.others_s += run.host_cpu->others_s;
       host.total_s += run.host_cpu->total_s;

@@ -130,6 +130,10 @@ struct PointResult {
 // The summary of the runs of `load` (its repetitions).
 PointResult Summarise(const Workload& workload, const ArrivalSpec& load, const std::vector<MeasuredRun>& runs);
 
+// A fleet's busiest instance's requests over the mean (1 when balanced, or
+// with no request or no fleet).
+double ReplicaImbalance(const PointResult& p);
+
 // "32" for a concurrency, "4/s" for a rate, "trace" or "batch" otherwise.
 std::string LoadLabel(const ArrivalSpec& load);
 

@@ -134,8 +134,8 @@ std::string FormatReplicas(const std::vector<PointResult>& points) {
   for (const PointResult& p : points) {
     if (p.replicas.size() < 2) continue;
     if (s.empty()) s = "replicas: each one's share of the requests (busiest / mean), and its prefix-cache hit rate\n";
-    double total = 0, busiest = 0;
-    for (const ReplicaCounts& r : p.replicas) total += r.requests, busiest = std::max(busiest, r.requests);
+    double total = 0;
+    for (const ReplicaCounts& r : p.replicas) total += r.requests;
     std::string shares, hits;
     bool cached = false;
     for (const ReplicaCounts& r : p.replicas) {
@@ -143,8 +143,7 @@ std::string FormatReplicas(const std::vector<PointResult>& points) {
       hits += fmt::format("{}{:.1f}%", hits.empty() ? "" : " ", 100 * r.prefix_cache.hit_rate());
       cached = cached || r.prefix_cache.queries > 0;
     }
-    const double mean = total / static_cast<double>(p.replicas.size());
-    s += fmt::format("{:>12}  {} ({:.2f}){}\n", p.label, shares, mean > 0 ? busiest / mean : 0.0,
+    s += fmt::format("{:>12}  {} ({:.2f}){}\n", p.label, shares, ReplicaImbalance(p),
                      cached ? "; hit rate " + hits : "");
   }
   return s;

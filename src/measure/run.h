@@ -25,6 +25,10 @@ struct SpecDecodeCounts {
   double acceptance() const { return draft_tokens > 0 ? accepted_tokens / draft_tokens : 0; }
   // vLLM's "Mean acceptance length": tokens per verifying step, the bonus token included.
   double mean_acceptance_length() const { return drafts > 0 ? 1 + accepted_tokens / drafts : 0; }
+  SpecDecodeCounts& operator+=(const SpecDecodeCounts& o) {
+    drafts += o.drafts, draft_tokens += o.draft_tokens, accepted_tokens += o.accepted_tokens;
+    return *this;
+  }
 };
 
 // The prefix cache over a run, in vLLM's counters' terms: prompt tokens of
@@ -32,6 +36,10 @@ struct SpecDecodeCounts {
 struct PrefixCacheCounts {
   double queries = 0, hits = 0;
   double hit_rate() const { return queries > 0 ? hits / queries : 0; }
+  PrefixCacheCounts& operator+=(const PrefixCacheCounts& o) {
+    queries += o.queries, hits += o.hits;
+    return *this;
+  }
 };
 
 // One engine instance of a fleet (goodput sim --replicas): the requests
@@ -39,6 +47,10 @@ struct PrefixCacheCounts {
 struct ReplicaCounts {
   double requests = 0, steps = 0;
   PrefixCacheCounts prefix_cache;
+  ReplicaCounts& operator+=(const ReplicaCounts& o) {
+    requests += o.requests, steps += o.steps, prefix_cache += o.prefix_cache;
+    return *this;
+  }
 };
 
 struct EngineCounters {

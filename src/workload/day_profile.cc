@@ -160,12 +160,14 @@ Workload WithOfflineInQuietSteps(const Workload& w) {
   return out;
 }
 
+std::string ClockTime(double seconds) {
+  const auto minutes = static_cast<int64_t>(std::llround(seconds / 60));
+  return fmt::format("{:02d}:{:02d}", minutes / 60, minutes % 60);
+}
+
 std::string DescribeSteps(const std::vector<bool>& steps, double step_s) {
   const bool clock = step_s > 0 && std::fmod(step_s, 60) == 0;
-  const auto at = [&](size_t k) {  // the start of step k, as a clock time
-    const auto minutes = static_cast<int64_t>(std::llround(static_cast<double>(k) * step_s / 60));
-    return fmt::format("{:02d}:{:02d}", minutes / 60, minutes % 60);
-  };
+  const auto at = [&](size_t k) { return ClockTime(static_cast<double>(k) * step_s); };
   std::string out;
   for (size_t k = 0; k < steps.size(); ++k) {
     if (!steps[k] || (k > 0 && steps[k - 1])) continue;

@@ -51,6 +51,10 @@ std::vector<bool> QuietSteps(const Workload& w);
 // Requires a profile.
 Workload WithOfflineInQuietSteps(const Workload& w);
 
+// A time into the profile as a clock time from its start: "13:00" (hours
+// past 24 go on: "25:30").
+std::string ClockTime(double seconds);
+
 // The runs of consecutive steps set in `steps`: as clock times from the
 // profile's start when `step_s` is whole minutes ("00:00-07:00, 19:00-24:00"),
 // else by 1-based step number ("steps 1-7, 20-24").
