@@ -26,13 +26,15 @@ demo: build
 	  --workload data/workloads/chat-cpu.yaml --concurrency 4,8,16,32 --repeat 1 \
 	  --serve-args "--kv-cache-memory 512MiB"
 
-# The planner and the simulator on the source document's model and card.
+# The planner and the simulator on the source document's model, card and drafter
+# (the simulation is its table's: docs/sim.md, "The source document's table").
 demo-gpu: build
 	$(abspath $(BUILD_DIR))/goodput plan --model qwen3.5-27b --gpu b200 --weights int4 \
 	  --max-model-len 1M --length-dist "0-200k:0.7,200k-500k:0.3" \
 	  --compare kv-cache-dtype=fp8
-	$(abspath $(BUILD_DIR))/goodput sim --model qwen3.5-27b --gpu b200 --weights int4 \
-	  --workload data/workloads/chat.yaml --concurrency 1,8,32,128,256 --repeat 5
+	$(abspath $(BUILD_DIR))/goodput sim --model qwen3.5-27b --gpu b200 --weights nvfp4 \
+	  --workload data/workloads/source-003.yaml --num-speculative-tokens 8 \
+	  --mean-acceptance-length 3.4 --concurrency 1,8,32,128,256 --repeat 5
 
 clean:
 	rm -rf $(BUILD_DIR)

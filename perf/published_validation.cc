@@ -51,18 +51,6 @@ struct Options {
   std::string dir;
 };
 
-// Runs `command` and returns its stdout; the exit code in `rc`.
-std::string Capture(const std::string& command, int& rc) {
-  std::string out;
-  FILE* p = popen(command.c_str(), "r");
-  if (!p) return rc = -1, out;
-  char buf[65536];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int status = pclose(p);
-  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
 std::string RowLabel(const Row& r) {
   const std::string load = r.concurrency > 0 ? fmt::format("c={}", r.concurrency)
                            : r.rate > 0      ? fmt::format("{:g}/s", r.rate)
@@ -76,18 +64,8 @@ std::string RowLabel(const Row& r) {
 std::string SourceId(const Row& r) { return fs::path(r.where.substr(0, r.where.rfind(':'))).stem().string(); }
 
 // Simulates one row: its figures compared, or the reason it could not run.
-Result<std::vector<Outcome>> Simulate(const Row& row, const Options& o, const std::string& scratch) {
-  GOODPUT_ASSIGN_OR_RETURN(std::string yaml, WorkloadYaml(row));
-  std::ofstream(scratch) << yaml;
-  const std::string command = o.goodput + " " + SimArgs(row, scratch) + (o.sim_args.empty() ? "" : " " + o.sim_args);
-  if (!o.quiet) std::fprintf(stderr, "$ %s\n", command.c_str());
-  int rc = 0;
-  const std::string out = Capture(command + " 2>/dev/null", rc);
-  if (rc != 0)
-    return Status::InvalidArgument(fmt::format("{}: goodput sim failed (exit {}): {}", row.where, rc, command));
-  boost::system::error_code ec;
-  const json::value sim = json::parse(out, ec);
-  if (ec) return Status::InvalidArgument(row.where + ": goodput sim printed no JSON");
+Result<std::vector<Outcome>> Simulate(const Row& row, const Options& o) {
+  GOODPUT_ASSIGN_OR_RETURN(const json::value sim, SimulateRow(o.goodput, row, o.sim_args, !o.quiet));
   std::vector<Outcome> outcomes;
   for (const Published& p : row.figures) {
     GOODPUT_ASSIGN_OR_RETURN(double simulated, SimulatedFigure(sim, p.figure));
@@ -171,17 +149,15 @@ bool ParseOptions(int argc, char** argv, Options& o) {
 // Every figure of the rows of `o.engine_kind` (all when empty) under `o`'s
 // flags; rows that fail to simulate go to `failed`.
 std::vector<Outcome> SimulateAll(const std::vector<Row>& rows, const Options& o, std::vector<std::string>& failed) {
-  const std::string scratch = (fs::temp_directory_path() / fmt::format("published_validation_{}.yaml", getpid()));
   std::vector<Outcome> outcomes;
   for (const Row& row : rows) {
     if (!o.engine_kind.empty() && row.engine_kind != o.engine_kind) continue;
-    auto got = Simulate(row, o, scratch);
+    auto got = Simulate(row, o);
     if (!got.ok())
       failed.push_back(got.status().message());
     else
       outcomes.insert(outcomes.end(), got->begin(), got->end());
   }
-  fs::remove(scratch);
   return outcomes;
 }
 

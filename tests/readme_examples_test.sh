@@ -47,8 +47,8 @@ check "goodput plan" README.md "What one 1,048,576-token sequence keeps" \
   "$goodput" plan --model qwen3.5-27b --gpu b200 --weights int4 --max-model-len 1M \
   --length-dist "0-200k:0.7,200k-500k:0.3" --compare kv-cache-dtype=fp8
 check "goodput sim" README.md "target: sim:b200 (qwen3.5-27b" \
-  "$goodput" sim --model qwen3.5-27b --gpu b200 --weights int4 --workload data/workloads/chat.yaml \
-  --slo "interactive: ttft p99 <= 1s, tpot p99 <= 100ms" --concurrency 1,8,32,128,256 --repeat 5
+  "$goodput" sim --model qwen3.5-27b --gpu b200 --weights nvfp4 --workload data/workloads/source-003.yaml \
+  --num-speculative-tokens 8 --mean-acceptance-length 3.4 --concurrency 1,8,32,128,256 --repeat 5
 check "goodput tune" docs/tune.md '$ build/goodput tune --target sim:b200 --model qwen3.5-27b' \
   "$goodput" tune --target sim:b200 --model qwen3.5-27b --engine-args "--weights int4" \
   --workload data/workloads/chat.yaml --no-ledger

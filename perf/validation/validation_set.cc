@@ -1,13 +1,17 @@
 #include "validation_set.h"
 
 #include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
 #include <boost/json.hpp>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -34,13 +38,14 @@ struct FigureInfo {
   const char* metric;
   const char* stat;
 };
-constexpr std::array<FigureInfo, 6> kFigures = {{
+constexpr std::array<FigureInfo, 7> kFigures = {{
     {Figure::kThroughput, "throughput", "throughput", nullptr, "throughput_tokens_per_s"},
     {Figure::kTtftP50, "ttft_p50_ms", "ttft", "ttft", "p50_s"},
     {Figure::kTtftMean, "ttft_mean_ms", "ttft", "ttft", "mean_s"},
     {Figure::kTpotP50, "tpot_p50_ms", "tpot", "tpot", "p50_s"},
     {Figure::kTpotMean, "tpot_mean_ms", "tpot", "tpot", "mean_s"},
     {Figure::kItlP50, "itl_p50_ms", "itl", "itl", "p50_s"},
+    {Figure::kPerRequest, "per_request_tok_s", "per-request", nullptr, "per_request_tokens_per_s"},
 }};
 
 const FigureInfo& InfoOf(Figure f) {
@@ -86,7 +91,7 @@ Result<Figure> FigureNamed(const std::string& key, const std::string& where, con
     if (key == i.key) return i.figure;
   return YamlError(where, at,
                    fmt::format("unknown figure '{}' (throughput, ttft_p50_ms, ttft_mean_ms, "
-                               "tpot_p50_ms, tpot_mean_ms, itl_p50_ms)",
+                               "tpot_p50_ms, tpot_mean_ms, itl_p50_ms, per_request_tok_s)",
                                key));
 }
 
@@ -232,6 +237,18 @@ std::vector<std::string> GroupsOf(const Row& r) {
           r.tp > 1 ? "tp > 1" : "tp 1"};
 }
 
+// Runs `command` and returns its stdout; the exit code in `rc`.
+std::string Capture(const std::string& command, int& rc) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return rc = -1, out;
+  char buf[65536];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = pclose(p);
+  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
 const json::value* PointField(const json::value& sim, const char* metric, const char* stat) {
   const auto* results = sim.as_object().if_contains("results");
   if (!results || !results->is_array() || results->as_array().empty()) return nullptr;
@@ -345,13 +362,30 @@ std::string SimArgs(const Row& row, const std::string& workload_path) {
   return a;
 }
 
+Result<json::value> SimulateRow(const std::string& goodput, const Row& row, const std::string& extra_args, bool echo) {
+  GOODPUT_ASSIGN_OR_RETURN(const std::string yaml, WorkloadYaml(row));
+  const std::string scratch = (fs::temp_directory_path() / fmt::format("goodput_validation_{}.yaml", getpid()));
+  std::ofstream(scratch) << yaml;
+  const std::string command = goodput + " " + SimArgs(row, scratch) + (extra_args.empty() ? "" : " " + extra_args);
+  if (echo) std::fprintf(stderr, "$ %s\n", command.c_str());
+  int rc = 0;
+  const std::string out = Capture(command + " 2>/dev/null", rc);
+  fs::remove(scratch);
+  if (rc != 0)
+    return Status::InvalidArgument(fmt::format("{}: goodput sim failed (exit {}): {}", row.where, rc, command));
+  boost::system::error_code ec;
+  json::value sim = json::parse(out, ec);
+  if (ec) return Status::InvalidArgument(row.where + ": goodput sim printed no JSON");
+  return sim;
+}
+
 Result<double> SimulatedFigure(const json::value& sim, Figure f) {
   const FigureInfo& info = InfoOf(f);
   if (!sim.is_object()) return Status::InvalidArgument("goodput sim's output is not a JSON object");
   const json::value* v = PointField(sim, info.metric, info.stat);
   if (!v || !v->is_number()) return Status::InvalidArgument(fmt::format("goodput sim's output has no {}", info.key));
   const double x = v->to_number<double>();
-  return f == Figure::kThroughput ? x : x * 1e3;
+  return f == Figure::kThroughput || f == Figure::kPerRequest ? x : x * 1e3;
 }
 
 std::vector<GroupSummary> Summarise(const std::vector<Outcome>& outcomes, bool held_out_only) {

@@ -7,7 +7,7 @@
 // group (card, engine, source, weights, tensor parallelism).
 #pragma once
 
-#include <boost/json/fwd.hpp>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,13 +17,13 @@
 namespace goodput::validation {
 
 // A figure a source prints, as `vllm bench serve` and its kin name them.
-enum class Figure { kThroughput, kTtftP50, kTtftMean, kTpotP50, kTpotMean, kItlP50 };
+enum class Figure { kThroughput, kTtftP50, kTtftMean, kTpotP50, kTpotMean, kItlP50, kPerRequest };
 
 // The figure's key in a row's `published:` mapping ("throughput" in output
-// tokens/s, "ttft_p50_ms", ...).
+// tokens/s, "ttft_p50_ms", ..., "per_request_tok_s": one user's tokens/s, 1 / TPOT p50).
 const char* FigureKey(Figure f);
 
-// What the medians group it under: "throughput", "ttft", "tpot" or "itl".
+// What the medians group it under: "throughput", "ttft", "tpot", "itl" or "per-request".
 const char* FigureKind(Figure f);
 
 // One published figure of a row.
@@ -91,6 +91,13 @@ Result<std::string> WorkloadYaml(const Row& row);
 // shell-quoted, running `workload_path` once (--repeat 1) with --json, with
 // the engines catalog's host costs for vLLM rows and none for the others.
 std::string SimArgs(const Row& row, const std::string& workload_path);
+
+// Runs the `goodput` binary's simulator on the row (its workload written to a
+// scratch file of this process, removed after) with `extra_args` after the
+// row's own flags, the command line echoed to stderr when `echo`: goodput
+// sim's --json output, or an error naming the row and the command.
+Result<boost::json::value> SimulateRow(const std::string& goodput, const Row& row, const std::string& extra_args,
+                                       bool echo);
 
 // The figure in goodput sim's --json output (its first setting's first load),
 // in the published unit (tokens/s, or milliseconds).
