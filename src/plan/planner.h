@@ -52,7 +52,10 @@ struct PlanOptions {
   std::optional<int64_t> activation_memory;
   std::optional<int64_t> non_torch_memory;
   std::optional<int64_t> cuda_graph_memory;
-  int64_t safety_buffer = int64_t{1} << 30;  // headroom wanted beyond CUDA graphs
+  // Headroom wanted beyond CUDA graphs: 1.5 GiB covers the largest overshoot
+  // of a profiled budget in published vLLM start-ups (1.37 GiB, vllm#51590;
+  // docs/plan.md, "The margin").
+  int64_t safety_buffer = int64_t{3} << 29;
   std::optional<LengthDistribution> lengths;
   double confidence = 0.99;                  // for the conservative concurrency
 };
