@@ -4,7 +4,7 @@
 # tune takes about 30 s) are run again, and every line of the output block
 # the docs print for each (but "...", which marks what they left out, and a
 # "$ command" line) must be a line of what the command prints now. Likewise
-# the quote rules' table in docs/measuring.md is `goodput ledger rules`'.
+# the quote rules' table in docs/measuring.md and the README is `goodput ledger rules`'.
 # Usage: readme_examples_test.sh SOURCE_DIR GOODPUT_BINARY
 set -u
 root="$1"
@@ -52,14 +52,16 @@ check "goodput sim" README.md "target: sim:b200 (qwen3.5-27b" \
 check "goodput tune" docs/tune.md '$ build/goodput tune --target sim:b200 --model qwen3.5-27b' \
   "$goodput" tune --target sim:b200 --model qwen3.5-27b --engine-args "--weights int4" \
   --workload data/workloads/chat.yaml --no-ledger
-# Every line `goodput ledger rules` prints is a line of docs/measuring.md.
+# Every line `goodput ledger rules` prints is a line of docs/measuring.md and of the README.
 rules=$("$goodput" ledger rules 2>&1)
-missing=$(printf '%s\n' "$rules" | grep -vxF -f docs/measuring.md)
-if [ -z "$rules" ] || [ -n "$missing" ]; then
-  echo "FAIL: docs/measuring.md's quote rules differ from goodput ledger rules':"
-  printf '%s\n' "${missing:-(no output)}" | head -5
-  failed=$((failed + 1))
-else
-  echo "ok: quote rules ($(printf '%s\n' "$rules" | wc -l) lines)"
-fi
+for doc in docs/measuring.md README.md; do
+  missing=$(printf '%s\n' "$rules" | grep -vxF -f "$doc")
+  if [ -z "$rules" ] || [ -n "$missing" ]; then
+    echo "FAIL: $doc's quote rules differ from goodput ledger rules':"
+    printf '%s\n' "${missing:-(no output)}" | head -5
+    failed=$((failed + 1))
+  else
+    echo "ok: quote rules in $doc ($(printf '%s\n' "$rules" | wc -l) lines)"
+  fi
+done
 exit $((failed > 0))
