@@ -594,5 +594,47 @@ TEST(CliSim, AFleetBehindARouterAndItsSize) {
   }
 }
 
+// Prefill/decode disaggregation: 512-token prompts and 64-token answers
+// (DistServe's Figure 6 shape) on three A100s, under a tight TPOT target
+// (p90 <= 15 ms) that prefills sharing a step break: two prefill instances
+// feeding one decode instance hold a higher rate than the same three GPUs
+// aggregated. Under a loose target (40 ms) interference costs nothing and
+// the split gains nothing. Bad flags: one clear error each.
+TEST(CliSim, DisaggregatedPrefillAgainstTheSameGpusAggregated) {
+  const auto gain = [](const std::string& tpot) {
+    const std::string w =
+        WriteTempFile("pd.yaml",
+                      "requests: 1000\nwarmup: 10%\ncooldown: 10%\narrival: {type: poisson, rate: 1}\nclasses:\n"
+                      "  - name: chat\n    prompt: fixed:512\n    output: fixed:64\n    slo: ttft p90 <= 0.4s, "
+                      "tpot p90 <= " +
+                          tpot + "\n");
+    auto r = RunGoodput("sim capacity --model llama-3.1-8b --gpu a100-80gb --workload " + w +
+                        " --rate 4 --repeat 1 --prefill-replicas 2 --decode-replicas 1 --compare-aggregated");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("2 prefill + 1 decode instances behind round-robin routing, KV over nvlink at 300 GB/s"),
+              std::string::npos)
+        << r.out;
+    const size_t at = r.out.find("; gain ");
+    EXPECT_NE(at, std::string::npos) << r.out;
+    return at == std::string::npos ? 0.0 : std::stod(r.out.substr(at + 7));
+  };
+  EXPECT_GT(gain("15ms"), 1.3);
+  EXPECT_NEAR(gain("40ms"), 1.0, 0.1);
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--rate 20 --decode-replicas 2", "give --prefill-replicas"},
+           {"--rate 20 --compare-aggregated", "give --prefill-replicas"},
+           {"--rate 20 --replicas 2 --prefill-replicas 1", "with --prefill-replicas give --decode-replicas"},
+           {"--rate 20 --prefill-replicas 2000", "--prefill-replicas must be 1 to 1024"},
+           {"--rate 20 --prefill-replicas 1 --decode-replicas -1", "--decode-replicas must be 1 to 1024"},
+           {"--rate 20 --prefill-replicas 1 --kv-link pigeon", "--kv-link 'pigeon': one of nvlink"},
+           {"--rate 20 --prefill-replicas 1 --kv-transfer-bandwidth fast", "--kv-transfer-bandwidth"},
+           {"--rate 20 --prefill-replicas 1 --kv-transfer-bandwidth 0GB/s", "'0GB/s' must be positive"},
+           {"--rate 20 --prefill-replicas 1 --kv-transfer-latency soon", "soon"}}) {
+    auto bad = RunGoodput(kBase + args);
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+  }
+}
+
 }  // namespace
 }  // namespace goodput

@@ -49,6 +49,12 @@ check "goodput plan" README.md "What one 1,048,576-token sequence keeps" \
 check "goodput sim" README.md "target: sim:b200 (qwen3.5-27b" \
   "$goodput" sim --model qwen3.5-27b --gpu b200 --weights nvfp4 --workload data/workloads/source-003.yaml \
   --num-speculative-tokens 8 --mean-acceptance-length 3.4 --concurrency 1,8,32,128,256 --repeat 5
+pd="sim capacity --model llama-2-13b --gpu a100-80gb --workload data/workloads/distserve-fig6.yaml --rate 2 --repeat 1"
+pd="$pd --prefill-replicas 2 --decode-replicas 1 --compare-aggregated"
+# shellcheck disable=SC2086
+check "sim disaggregated" docs/sim.md "\$ build/goodput $pd" "$goodput" $pd
+# shellcheck disable=SC2086
+check "sim disaggregated, prefill first" docs/sim.md "\$ build/goodput $pd --prefill-first" "$goodput" $pd --prefill-first
 check "goodput tune" docs/tune.md '$ build/goodput tune --target sim:b200 --model qwen3.5-27b' \
   "$goodput" tune --target sim:b200 --model qwen3.5-27b --engine-args "--weights int4" \
   --workload data/workloads/chat.yaml --no-ledger

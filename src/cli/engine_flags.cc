@@ -29,6 +29,10 @@ void AddEngineFlags(CLI::App& c, EngineArgs& a, unsigned which) {
     c.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", a.enable_prefix_caching,
                "Share the KV of a prompt prefix already computed (vLLM's automatic prefix caching; on by default, "
                "for full-attention and sliding-window layers; off for models with recurrent state)");
+    c.add_flag("--prefill-first", a.prefill_first,
+               "vLLM V0's scheduling with chunked prefill off, as the engines early serving papers compare against: "
+               "a step that admits requests computes only their whole prompts and no decodes (token budget by "
+               "default max(--max-model-len, 2048))");
   }
   if (which & kEngineSpeculativeFlags) {
     c.add_option("--num-speculative-tokens", a.num_speculative_tokens, "Draft tokens per step (speculative decoding)");
@@ -48,6 +52,7 @@ Result<EngineConfig> ToEngineConfig(const EngineArgs& a) {
   GOODPUT_ASSIGN_OR_RETURN(s.policy, ParseSchedulingPolicy(a.policy));
   s.long_prefill_token_threshold = a.long_prefill_token_threshold;
   s.max_offline_seqs = a.max_offline_seqs;
+  s.prefill_first = a.prefill_first;
   s.num_speculative_tokens = a.num_speculative_tokens;
   c.cache.block_size = a.block_size;
   c.cache.enable_prefix_caching = a.enable_prefix_caching;

@@ -22,6 +22,7 @@ struct EngineArgs {
   int64_t long_prefill_token_threshold = 0, max_offline_seqs = 0;
   int num_speculative_tokens = 0;
   bool enable_prefix_caching = true;
+  bool prefill_first = false;
 };
 
 // Which of the flags a command takes.
@@ -29,7 +30,7 @@ enum EngineFlagSet : unsigned {
   kEngineSizeFlags = 1,         // --max-num-seqs, --max-num-batched-tokens, --max-model-len, --block-size,
                                 // --kv-cache-dtype, --kv-cache-memory
   kEngineSchedulingFlags = 2,   // --scheduling-policy, --long-prefill-token-threshold, --max-offline-seqs,
-                                // --[no-]enable-prefix-caching
+                                // --[no-]enable-prefix-caching, --prefill-first
   kEngineSpeculativeFlags = 4,  // --num-speculative-tokens
 };
 

@@ -14,6 +14,7 @@
 #include "calibrate/calibration.h"
 #include "calibrate/engine_calibration.h"
 #include "cli/deployment_flags.h"
+#include "cli/disaggregation_flags.h"
 #include "cli/measurement_flags.h"
 #include "core/definitions.h"
 #include "core/units.h"
@@ -44,13 +45,8 @@ struct SimArgs {
   int max_replicas = 64;
   bool compare_offline = false;
   int offline_cap = 4;
-  int replicas = 1;
-  std::string router = "round-robin";
+  FleetArgs fleet_args;
 };
-
-// A fleet's size: instances each simulated step by step (a typo of 10^6
-// replicas is an error, not an hour of simulation).
-constexpr int kMaxReplicas = 1024;
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 constexpr const char* kOverrideFlags =
@@ -113,16 +109,7 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "figure, as on a card without FP8 tensor cores)");
   c.add_option("--gpu-flops-fp4", a.gpu_flops_fp4,
                "With --gpu-memory: dense FP4 FLOP/s, e.g. 9P (without it FP4 weights run weight-only)");
-  c.add_option("--replicas", a.replicas,
-               "A fleet: this many engine instances (each --tp x --dp GPUs, its own scheduler and KV cache) behind "
-               "--router, on one clock")
-      ->capture_default_str();
-  c.add_option("--router", a.router,
-               "How the fleet's router picks an instance: round-robin, least-outstanding (fewest requests in "
-               "flight), least-kv (lowest KV cache usage), prefix-affinity (a shared prompt prefix to one instance, "
-               "within a load bound), session (a conversation's turns, else a closed-loop client's requests, to one "
-               "instance)")
-      ->capture_default_str();
+  AddFleetFlags(c, a.fleet_args);
   c.add_flag("--compare-offline", a.compare_offline,
              "A day profile (a workload with profile_step): run it three ways, offline work as given, moved to the "
              "quiet hours, and as given under priority scheduling with --offline-cap, and compare each class's "
@@ -224,20 +211,6 @@ Result<double> PerPositionChance(const SimArgs& a) {
   return rate;
 }
 
-// --replicas and --router into the simulator's options.
-Status ApplyFleet(const SimArgs& a, SimOptions& o) {
-  if (a.replicas < 1 || a.replicas > kMaxReplicas) {
-    return Status::InvalidArgument(fmt::format("--replicas must be 1 to {}", kMaxReplicas));
-  }
-  const std::optional<RouterPolicy> router = RouterPolicyFromName(a.router);
-  if (!router) {
-    return Status::InvalidArgument(fmt::format("--router '{}': one of {}", a.router, RouterPolicyNames()));
-  }
-  o.replicas = a.replicas;
-  o.router = *router;
-  return Status::Ok();
-}
-
 // The simulation the flags describe and its hardware.
 Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
   GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
@@ -250,7 +223,7 @@ Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
                                                ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
                                                : SetupSimulation(model, h.plan, h.hw, nullptr, EngineHostName(a.d)));
   setup.options.acceptance_rate = acceptance;
-  GOODPUT_RETURN_IF_ERROR(ApplyFleet(a, setup.options));
+  GOODPUT_RETURN_IF_ERROR(ApplyFleet(a.fleet_args, h.hw, setup.options));
   GOODPUT_RETURN_IF_ERROR(ApplyCostOverrides(OverridesOf(a), kOverrideFlags, setup));
   if (!a.step_log.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(setup.options.step_observer, OpenStepLog(a.step_log));
@@ -331,12 +304,32 @@ int RunFleet(const SimArgs& a, const MeasurementSpec& spec) {
   return 0;
 }
 
+// --compare-aggregated's answer: both capacities on the same GPUs and their ratio.
+std::string DisaggregationGain(const FleetArgs& f, const std::vector<SettingResult>& results) {
+  const PointResult *split = nullptr, *together = nullptr;
+  for (const SettingResult& r : results) {
+    if (!r.sweep.capacity) continue;
+    const bool aggregated = r.setting.find("aggregated=true") != std::string::npos;
+    (aggregated ? together : split) = &r.sweep.points[*r.sweep.capacity];
+  }
+  const int decode = std::max(1, f.decode_replicas), all = f.prefill_replicas + decode;
+  const auto text = [](const PointResult* p) { return p ? LoadLabel(p->load) : std::string("none held"); };
+  std::string line = fmt::format(
+      "disaggregated ({} prefill + {} decode instances): capacity {}; the same {} instances "
+      "aggregated: {}",
+      f.prefill_replicas, decode, text(split), all, text(together));
+  if (split && together && LoadOf(*together) > 0)
+    line += fmt::format("; gain {:.2f}x", LoadOf(*split) / LoadOf(*together));
+  return line + "\n";
+}
+
 int RunSim(const SimArgs& a) {
   auto spec = a.d.model.empty() ? Result<MeasurementSpec>(Status::InvalidArgument(
                                       "--model is required (see goodput plan --list-models)"))
                                 : ToMeasurementSpec(a.m, kSimLoads, a.capacity);
   if (spec.ok() && a.compare_offline) return RunOfflineComparison(a, *spec);
   if (spec.ok() && a.fleet) return RunFleet(a, *spec);
+  if (spec.ok() && a.fleet_args.compare_aggregated) spec->vary.push_back(Vary{"aggregated", {"false", "true"}});
   auto results = spec.ok() ? RunAll(a, *spec) : Result<std::vector<SettingResult>>(spec.status());
   Progress("");
   if (!results.ok()) throw CLI::RuntimeError("goodput sim: " + results.status().message(), 2);
@@ -345,6 +338,7 @@ int RunSim(const SimArgs& a) {
     return 0;
   }
   std::cout << FormatResults(*results, spec->workload, spec->repeat, spec->max_repeat, /*lag_threshold_s=*/0.010);
+  if (a.fleet_args.compare_aggregated) std::cout << DisaggregationGain(a.fleet_args, *results);
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "engine/engine_config.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace goodput {
@@ -29,9 +31,12 @@ EngineDevice GpuDevice(int64_t total_memory, const std::string& name) {
 void ResolveEngineDefaults(EngineConfig& config, EngineDevice device, int64_t model_max_len) {
   SchedulerConfig& s = config.scheduler;
   const bool large = device == EngineDevice::kLargeGpu;
+  if (s.max_model_len == 0) s.max_model_len = model_max_len;
+  // V0 without chunked prefill: any prompt fits one step (vllm/config.py, SchedulerConfig).
+  if (s.max_num_batched_tokens == 0 && s.prefill_first)
+    s.max_num_batched_tokens = std::max<int64_t>(s.max_model_len, 2048);
   if (s.max_num_batched_tokens == 0) s.max_num_batched_tokens = large ? 8192 : 2048;
   if (s.max_num_seqs == 0) s.max_num_seqs = large ? 1024 : device == EngineDevice::kCpu ? 128 : 256;
-  if (s.max_model_len == 0) s.max_model_len = model_max_len;
   if (device == EngineDevice::kCpu) {
     if (config.cache.block_size == 0) config.cache.block_size = kDefaultBlockSize;
     if (!config.cache.kv_cache_memory) config.cache.kv_cache_memory = kDefaultCpuKvCacheMemory;

@@ -28,6 +28,11 @@ struct SchedulerConfig {
   int num_speculative_tokens = 0;            // draft length k
   double slo_step_target = 0;                // slo policy: longest allowed step (seconds); set by the runner's owner
   int32_t eos_token_id = -1;                 // -1: none (simulation)
+  // vLLM V0's default scheduling (chunked prefill off, as the engines that
+  // early serving papers compare against ran): a step that admits requests
+  // computes only their whole prompts (never split: a prompt over the token
+  // budget waits) and no decodes; decodes run in the steps between.
+  bool prefill_first = false;
 };
 
 struct CacheConfig {

@@ -37,6 +37,11 @@ struct Request {
   int64_t num_prompt_tokens = 0;
   std::vector<int32_t> token_ids;  // prompt then outputs; empty when simulated
   SamplingParams sampling;
+  // Prompt tokens whose KV another instance computed (a disaggregated prefill,
+  // vLLM's KV connector): admitted with blocks for them and nothing to
+  // compute but the last prompt token, whose logits the first output needs.
+  // A preemption loses them: the request is then computed here.
+  int64_t num_external_computed_tokens = 0;
 
   // Engine state.
   RequestStatus status = RequestStatus::kWaiting;

@@ -45,8 +45,8 @@ std::optional<RequestEvent> Scheduler::Add(Request request) {
   RequestEvent rejected{request.id, 0, {}, true, FinishReason::kRejected, {}};
   const int64_t longest = std::min(request.num_prompt_tokens + request.sampling.max_tokens, config_.max_model_len);
   if (request.num_prompt_tokens < 1 || request.num_prompt_tokens >= config_.max_model_len ||
-      kv_->PeakBlocks(longest, config_.max_num_batched_tokens) > kv_->num_blocks() ||
-      requests_.count(request.id) > 0) {
+      (config_.prefill_first && request.num_prompt_tokens > config_.max_num_batched_tokens) ||
+      kv_->PeakBlocks(longest, config_.max_num_batched_tokens) > kv_->num_blocks() || requests_.count(request.id) > 0) {
     return rejected;
   }
   request.status = RequestStatus::kWaiting;
@@ -142,6 +142,7 @@ void Scheduler::Preempt(int64_t& budget) {
   else --interactive_running_;
   victim->status = RequestStatus::kWaiting;
   victim->num_computed_tokens = 0;
+  victim->num_external_computed_tokens = 0;
   ++victim->num_preemptions;
   ++preemptions_;
   plan_.preempted.push_back(victim->id);
@@ -180,11 +181,17 @@ void Scheduler::ScheduleWaiting(int64_t& budget) {
       Preempt(budget);
     }
     const bool capped = r.offline && config_.max_offline_seqs > 0 && offline_running_ >= config_.max_offline_seqs;
-    // A prefix other requests left in the cache need not be computed again.
+    // A prefix other requests left in the cache need not be computed again,
+    // nor what another instance computed.
     const int64_t cached = capped ? 0 : kv_->AcquireCachedPrefix(r.id, r.token_ids);
-    r.num_computed_tokens = cached;
+    r.num_computed_tokens = std::max(cached, std::min(r.num_external_computed_tokens, r.num_tokens() - 1));
     const int32_t n = capped ? 0 : TokensThatFit(r, TokensToCompute(r, budget));
-    const BlockTable* table = n > 0 ? kv_->AllocateSlots(r.id, cached, n) : nullptr;
+    if (config_.prefill_first && n < r.num_tokens() - r.num_computed_tokens) {  // whole prompts only
+      if (cached > 0) kv_->Free(r.id);
+      r.num_computed_tokens = 0;
+      return;
+    }
+    const BlockTable* table = n > 0 ? kv_->AllocateSlots(r.id, r.num_computed_tokens, n) : nullptr;
     if (!table) {
       if (cached > 0) kv_->Free(r.id);  // the shared prefix goes back until the request can run
       r.num_computed_tokens = 0;
@@ -216,6 +223,14 @@ const StepPlan& Scheduler::Schedule() {
   released_.clear();
   if (predictor_) predictor_->Begin();
   int64_t budget = config_.max_num_batched_tokens;
+  if (config_.prefill_first) {
+    ScheduleWaiting(budget);
+    // A request whose prompt's KV came from elsewhere computes one token, as a decode: it runs beside them.
+    const bool prompts = std::any_of(plan_.requests.begin(), plan_.requests.end(),
+                                     [](const ScheduledRequest& r) { return r.num_new > r.num_draft + 1; });
+    if (!prompts) ScheduleRunning(budget);
+    return plan_;
+  }
   ScheduleRunning(budget);
   // As vLLM: a step that had to preempt admits no new requests.
   if (plan_.preempted.empty()) ScheduleWaiting(budget);

@@ -83,6 +83,51 @@ TEST(Scheduler, ChunkedPrefillUnderTheTokenBudget) {
   EXPECT_EQ(h.kv.free_blocks(), 1000);
 }
 
+// A request whose prompt's KV came from a prefill instance holds blocks for
+// the whole prompt at once and computes only its last token (the first output
+// needs its logits); preempted, it computes everything here.
+TEST(Scheduler, ExternallyComputedPromptIsAdmittedWithItsBlocks) {
+  SchedulerConfig c = Config();
+  c.max_num_batched_tokens = 10;
+  Harness h(c);
+  Request r = Req(1, 25, 2);
+  r.num_external_computed_tokens = 25;
+  h.sched.Add(r);
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));  // 24 tokens arrived, 1 computed: the first output
+  EXPECT_EQ(h.last_plan[0].num_computed, 24);
+  EXPECT_EQ(h.kv.free_blocks(), 1000 - 7);  // 26 tokens of 4-token blocks after the output
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));
+  EXPECT_EQ(h.finished, (std::vector<RequestId>{1}));
+
+  Harness tight(c, 10);  // 40 tokens: the 33-token request and little else
+  Request a = Req(2, 25, 8), b = Req(3, 12, 8, 1.0);
+  a.num_external_computed_tokens = 25;
+  tight.sched.Add(a);
+  EXPECT_EQ(tight.Step(), (Plan{{2, 1}}));
+  tight.sched.Add(b);
+  for (int i = 0; i < 4 && tight.last_preempted.empty(); ++i) tight.Step();
+  ASSERT_EQ(tight.last_preempted, (std::vector<RequestId>{3}));  // the newer one gives way
+  EXPECT_EQ(tight.sched.Find(3)->num_computed_tokens, 0);
+}
+
+// vLLM V0 without chunked prefill: a step that admits computes whole
+// prompts only, and the running requests' decodes wait for the next step; a
+// prompt over the budget could never run.
+TEST(Scheduler, PrefillFirstStepsComputeWholePromptsAlone) {
+  SchedulerConfig c = Config();
+  c.max_num_batched_tokens = 10;
+  c.prefill_first = true;
+  Harness h(c);
+  h.sched.Add(Req(1, 8, 3));
+  EXPECT_EQ(h.Step(), (Plan{{1, 8}}));
+  h.sched.Add(Req(2, 6, 3, 1.0));
+  h.sched.Add(Req(3, 6, 3, 2.0));
+  EXPECT_EQ(h.Step(), (Plan{{2, 6}}));  // 1 does not decode; 3's whole prompt does not fit beside 2's
+  EXPECT_EQ(h.Step(), (Plan{{3, 6}}));
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}, {2, 1}, {3, 1}}));
+  EXPECT_TRUE(h.sched.Add(Req(4, 11, 3)).has_value());
+}
+
 TEST(Scheduler, DecodesGoFirstThenNewPrefillsTakeWhatIsLeft) {
   SchedulerConfig c = Config();
   c.max_num_batched_tokens = 8;

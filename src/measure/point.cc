@@ -239,9 +239,12 @@ LatencyStats SummariseLatency(std::vector<double> values) {
 }
 
 double ReplicaImbalance(const PointResult& p) {
-  double total = 0, busiest = 0;
-  for (const ReplicaCounts& r : p.replicas) total += r.requests, busiest = std::max(busiest, r.requests);
-  return total > 0 ? busiest / (total / static_cast<double>(p.replicas.size())) : 1;
+  double total = 0, busiest = 0, count = 0;
+  for (const ReplicaCounts& r : p.replicas) {
+    if (r.prefill) continue;  // a disaggregated fleet's decode pool; its prefill pool sees the same requests
+    total += r.requests, busiest = std::max(busiest, r.requests), ++count;
+  }
+  return total > 0 ? busiest / (total / count) : 1;
 }
 
 std::string LoadLabel(const ArrivalSpec& load) {

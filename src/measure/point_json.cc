@@ -245,7 +245,8 @@ json::value PointToJson(const PointResult& p) {
       replicas.push_back(json::object{{"requests", r.requests},
                                       {"steps", r.steps},
                                       {"prefix_queried_tokens", r.prefix_cache.queries},
-                                      {"prefix_hit_tokens", r.prefix_cache.hits}});
+                                      {"prefix_hit_tokens", r.prefix_cache.hits},
+                                      {"prefill", r.prefill}});
     }
     point["replicas"] = std::move(replicas);
   }
@@ -332,6 +333,8 @@ Result<PointResult> PointFromJson(const std::string& text) {
       s.Number("prefix_queried_tokens", c.prefix_cache.queries);
       s.Number("prefix_hit_tokens", c.prefix_cache.hits);
       if (!s.error.empty()) return Status::InvalidArgument("stored summary: replicas: " + s.error);
+      const json::value* prefill = v.as_object().if_contains("prefill");  // absent before disaggregation
+      c.prefill = prefill && prefill->is_bool() && prefill->as_bool();
       p.replicas.push_back(c);
     }
   }

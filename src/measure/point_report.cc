@@ -134,12 +134,13 @@ std::string FormatReplicas(const std::vector<PointResult>& points) {
   for (const PointResult& p : points) {
     if (p.replicas.size() < 2) continue;
     if (s.empty()) s = "replicas: each one's share of the requests (busiest / mean), and its prefix-cache hit rate\n";
-    double total = 0;
-    for (const ReplicaCounts& r : p.replicas) total += r.requests;
+    double total[2] = {0, 0};  // decode (or aggregated) instances, prefill instances: each pool sees every request
+    for (const ReplicaCounts& r : p.replicas) total[r.prefill] += r.requests;
     std::string shares, hits;
     bool cached = false;
     for (const ReplicaCounts& r : p.replicas) {
-      shares += fmt::format("{}{:.1f}%", shares.empty() ? "" : " ", total > 0 ? 100 * r.requests / total : 0.0);
+      const double share = total[r.prefill] > 0 ? 100 * r.requests / total[r.prefill] : 0.0;
+      shares += fmt::format("{}{}{:.1f}%", shares.empty() ? "" : " ", r.prefill ? "P " : "", share);
       hits += fmt::format("{}{:.1f}%", hits.empty() ? "" : " ", 100 * r.prefix_cache.hit_rate());
       cached = cached || r.prefix_cache.queries > 0;
     }

@@ -47,8 +47,9 @@ struct PrefixCacheCounts {
 struct ReplicaCounts {
   double requests = 0, steps = 0;
   PrefixCacheCounts prefix_cache;
+  bool prefill = false;  // a disaggregated fleet's prefill instance
   ReplicaCounts& operator+=(const ReplicaCounts& o) {
-    requests += o.requests, steps += o.steps, prefix_cache += o.prefix_cache;
+    requests += o.requests, steps += o.steps, prefix_cache += o.prefix_cache, prefill = prefill || o.prefill;
     return *this;
   }
 };

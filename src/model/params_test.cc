@@ -55,6 +55,15 @@ TEST(CountParams, QwenMatchesTheModelCards) {
   EXPECT_NEAR((moe.active + moe.embedding) / 1e9, 3.3, 0.1);
 }
 
+// Llama-2-13B by hand: embedding and LM head 32,000 x 5,120 each; a layer
+// 4 x 5,120^2 (attention) + 3 x 5,120 x 13,824 (MLP) + 2 x 5,120 (norms);
+// 40 layers and the final norm: 13,015,864,320.
+TEST(CountParams, Llama2_13BByHand) {
+  const double layer = 4.0 * 5120 * 5120 + 3.0 * 5120 * 13824 + 2 * 5120;
+  EXPECT_EQ(Count("llama-2-13b").total(), 2.0 * 32000 * 5120 + 40 * layer + 5120);
+  EXPECT_EQ(Count("llama-2-13b").total(), 13015864320.0);
+}
+
 // Gemma 3 27B's checkpoint (language model plus SigLIP vision tower): 27.4B.
 TEST(CountParams, Gemma3IncludesTheVisionTower) {
   ParamCounts c = Count("gemma-3-27b");

@@ -27,6 +27,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   s.options.kv_groups = s.plan.layout.EngineGroups();
   s.options.prefix_caching = s.plan.options.engine.cache.enable_prefix_caching;
   s.options.num_blocks = s.plan.capacity.num_blocks;
+  s.options.kv_block_bytes = s.plan.layout.page_bytes * s.plan.layout.group_size;  // a block's pages, one GPU's
   if (const int dp = s.plan.options.data_parallel; dp > 1) {
     // Data-parallel replicas, scheduled as one engine with every replica's
     // pool and limits (requests taken as spread evenly over them).

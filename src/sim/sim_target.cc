@@ -30,7 +30,8 @@ Result<MeasuredRun> SimulateMeasuredRun(const Workload& workload, const ArrivalS
     for (const ReplicaStats& r : sim.replicas) {
       run.engine.replicas.push_back(ReplicaCounts{
           static_cast<double>(r.requests), static_cast<double>(r.steps),
-          PrefixCacheCounts{static_cast<double>(r.prefix_queried_tokens), static_cast<double>(r.prefix_hit_tokens)}});
+          PrefixCacheCounts{static_cast<double>(r.prefix_queried_tokens), static_cast<double>(r.prefix_hit_tokens)},
+          r.prefill});
     }
   }
   return run;
@@ -43,9 +44,13 @@ std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, c
       plan.options.data_parallel > 1
           ? fmt::format("x{} per replica, {} replicas", plan.options.tensor_parallel, plan.options.data_parallel)
           : fmt::format("x{}", plan.options.tensor_parallel);
-  if (setup.options.replicas > 1) {
-    gpus += fmt::format(", a fleet of {} instances behind {} routing", setup.options.replicas,
-                        RouterPolicyName(setup.options.router));
+  const SimOptions& o = setup.options;
+  if (o.prefill_replicas > 0) {
+    gpus +=
+        fmt::format(", {} prefill + {} decode instances behind {} routing, KV over {} at {:g} GB/s", o.prefill_replicas,
+                    o.replicas, RouterPolicyName(o.router), o.kv_link.name, o.kv_link.bandwidth / 1e9);
+  } else if (o.replicas > 1) {
+    gpus += fmt::format(", a fleet of {} instances behind {} routing", o.replicas, RouterPolicyName(o.router));
   }
   return fmt::format(
       "sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,

@@ -32,8 +32,13 @@ class Run {
         record_token_times_(o.record_token_times),
         loop_(o.engine_loop),
         loop_draws_(o.seed * 104729 + 3),
-        frontend_latency_(cost.factors().frontend_latency_s) {
-    for (int k = 0; k < std::max(1, o.replicas); ++k) {
+        frontend_latency_(cost.factors().frontend_latency_s),
+        prefill_(std::max(0, o.prefill_replicas)),
+        prefill_router_(o.router),
+        kv_groups_(o.kv_groups),
+        kv_link_(o.kv_link),
+        kv_block_bytes_(o.kv_block_bytes) {
+    for (int k = 0; k < prefill_ + std::max(1, o.replicas); ++k) {
       replicas_.push_back(std::make_unique<Replica>(o, cost, static_cast<uint64_t>(k)));
     }
     outstanding_.assign(replicas_.size(), 0);
@@ -48,8 +53,16 @@ class Run {
   // A request sent by its client: through the front end, then to the engine.
   void Arrive(const WorkItem& item);
   void Submit(const WorkItem& item, double t_engine);
-  // The replica the router picks for `item` at `t`.
-  int Route(const WorkItem& item, double t);
+  // Disaggregated: the request after its prefill, with the KV moved, to a decode instance.
+  void SubmitDecode(const WorkItem& item, double t);
+  // The request `item` asks an instance for; `prefill_only`: its prompt and one token.
+  Request MakeRequest(const WorkItem& item, double t, bool prefill_only, const Replica& replica) const;
+  // Hands `r` to instance `k` at `t`; a refusal is recorded and answered.
+  void Hand(Request r, int k, double t);
+  // The replica `router` picks for `item` at `t` among `count` from `first`.
+  int Route(const WorkItem& item, double t, int first, int count, Router& router);
+  // A prefill instance's event: the prefill's end starts the KV transfer.
+  void OnPrefillEvent(const RequestEvent& e, double now, double delay);
   // Records `e`; a finished request's client sends its next one `delay`
   // after `now`.
   void OnEvent(const RequestEvent& e, double now, double delay);
@@ -99,6 +112,15 @@ class Run {
     bool operator>(const ToEngine& o) const { return t > o.t; }
   };
   std::priority_queue<ToEngine, std::vector<ToEngine>, std::greater<>> to_engine_;
+  // Disaggregation: the first prefill_ instances prefill; requests being
+  // prefilled, by index; prompts whose KV is on its way, earliest first.
+  int prefill_;
+  Router prefill_router_;
+  std::vector<KvGroupSpec> kv_groups_;
+  KvLink kv_link_;
+  int64_t kv_block_bytes_;
+  std::unordered_map<int64_t, WorkItem> prefilling_;
+  std::priority_queue<ToEngine, std::vector<ToEngine>, std::greater<>> handoffs_;
 };
 
 void Run::Arrive(const WorkItem& item) {
@@ -106,61 +128,96 @@ void Run::Arrive(const WorkItem& item) {
   to_engine_.push({item.t_arrival + frontend_latency_, item});
 }
 
-int Run::Route(const WorkItem& item, double t) {
-  if (replicas_.size() == 1) return 0;
+int Run::Route(const WorkItem& item, double t, int first, int count, Router& router) {
+  if (count == 1) return first;
   while (!finishes_.empty() && finishes_.top().first <= t) {
     --outstanding_[static_cast<size_t>(finishes_.top().second)];
     finishes_.pop();
   }
-  for (size_t k = 0; k < loads_.size(); ++k) loads_[k] = ReplicaLoad{outstanding_[k], replicas_[k]->KvUsage()};
-  return router_.Pick(item, loads_);
+  loads_.resize(static_cast<size_t>(count));
+  for (int k = 0; k < count; ++k) {
+    const auto at = static_cast<size_t>(first + k);
+    loads_[static_cast<size_t>(k)] = ReplicaLoad{outstanding_[at], replicas_[at]->KvUsage()};
+  }
+  return first + router.Pick(item, loads_);
 }
 
 void Run::Submit(const WorkItem& item, double t_engine) {
-  const RequestClass& c = w_.classes[item.class_index];
   if (static_cast<int64_t>(records_.size()) <= item.index) {
     records_.resize(item.index + 1);
     client_of_.resize(item.index + 1, -1);
     replica_of_.resize(item.index + 1, 0);
   }
   RequestRecord& rec = records_[item.index];
-  rec.request_class = c.name;
+  rec.request_class = w_.classes[item.class_index].name;
   rec.t_arrival = rec.t_sent = item.t_arrival;
   rec.first_wave = item.first_wave;
   rec.n_in = item.prompt_tokens;
   client_of_[item.index] = item.client;
   if (item.session >= 0) turns_[item.index] = item;
-  const int k = Route(item, t_engine);
-  replica_of_[item.index] = k;
-  ++routed_[static_cast<size_t>(k)];
-  ++outstanding_[static_cast<size_t>(k)];
-  Replica& replica = *replicas_[static_cast<size_t>(k)];
-  if (parked_[static_cast<size_t>(k)]) {  // it waited for this request: its next step is no earlier
-    replica.AdvanceTo(t_engine);
-    parked_[static_cast<size_t>(k)] = false;
-  }
+  const int decoders = static_cast<int>(replicas_.size()) - prefill_;
+  const int k =
+      prefill_ > 0 ? Route(item, t_engine, 0, prefill_, prefill_router_) : Route(item, t_engine, 0, decoders, router_);
+  if (prefill_ > 0) prefilling_[item.index] = item;
+  Hand(MakeRequest(item, t_engine, prefill_ > 0, *replicas_[static_cast<size_t>(k)]), k, t_engine);
+}
+
+void Run::SubmitDecode(const WorkItem& item, double t) {
+  const int decoders = static_cast<int>(replicas_.size()) - prefill_;
+  const int k = Route(item, t, prefill_, decoders, router_);
+  Request r = MakeRequest(item, t, false, *replicas_[static_cast<size_t>(k)]);
+  r.num_external_computed_tokens = item.prompt_tokens;
+  Hand(std::move(r), k, t);
+}
+
+Request Run::MakeRequest(const WorkItem& item, double t, bool prefill_only, const Replica& replica) const {
+  const RequestClass& c = w_.classes[item.class_index];
   Request r;
   r.id = item.index;
   r.request_class = item.class_index;
   r.offline = c.offline;
   r.priority = c.priority;
-  r.arrival_time = t_engine;
+  r.arrival_time = t;
   r.num_prompt_tokens = item.prompt_tokens;
-  r.sampling.max_tokens = item.output_tokens;
+  r.sampling.max_tokens = prefill_only ? 1 : item.output_tokens;
   r.sampling.ignore_eos = true;
   // Token ids (each prompt its own, shared prefixes alike) whenever the cache
   // can hold them: a preempted request finds its own blocks again when it is
   // readmitted, as in vLLM, where recomputation is mostly cache hits.
   if (replica.prefix_caching()) r.token_ids = PromptTokenIds(item, w_.seed);
+  return r;
+}
+
+void Run::Hand(Request r, int k, double t) {
+  const RequestId id = r.id;
+  replica_of_[id] = k;
+  ++routed_[static_cast<size_t>(k)];
+  ++outstanding_[static_cast<size_t>(k)];
+  Replica& replica = *replicas_[static_cast<size_t>(k)];
+  if (parked_[static_cast<size_t>(k)]) {  // it waited for this request: its next step is no earlier
+    replica.AdvanceTo(t);
+    parked_[static_cast<size_t>(k)] = false;
+  }
   if (auto rejected = replica.Submit(std::move(r))) {
+    RequestRecord& rec = records_[id];
     rec.ok = false;
     rec.error = "rejected: longer than the max model length or the KV pool";
     ++rejected_;
-    OnEvent(*rejected, t_engine, FollowUpDelays(0, 1, std::nullopt).front());
+    OnEvent(*rejected, t, FollowUpDelays(0, 1, std::nullopt).front());
   }
 }
 
+void Run::OnPrefillEvent(const RequestEvent& e, double now, double delay) {
+  if (!e.finished) return;
+  const WorkItem item = prefilling_[e.id];
+  prefilling_.erase(e.id);
+  if (!records_[e.id].ok) return OnEvent(e, now, delay);  // refused: its client goes on
+  finishes_.push({now, replica_of_[e.id]});
+  handoffs_.push({now + KvTransferSeconds(kv_link_, kv_groups_, kv_block_bytes_, item.prompt_tokens), item});
+}
+
 void Run::OnEvent(const RequestEvent& e, double now, double delay) {
+  if (prefill_ > 0 && prefilling_.count(e.id)) return OnPrefillEvent(e, now, delay);
   RequestRecord& rec = records_[e.id];
   if (e.num_new_tokens > 0) {
     if (record_token_times_) rec.chunks.push_back(TokenChunk{now, e.num_new_tokens});
@@ -224,12 +281,18 @@ void Run::AdmitUpTo(double t) {
     to_engine_.pop();
     Submit(next.item, next.t);
   }
+  while (!handoffs_.empty() && handoffs_.top().t <= t) {
+    const ToEngine next = handoffs_.top();
+    handoffs_.pop();
+    SubmitDecode(next.item, next.t);
+  }
 }
 
 std::optional<double> Run::NextArrival() const {
   std::optional<double> t = gen_.NextOpenArrival();
   if (!in_flight_.empty() && (!t || in_flight_.top().t_arrival < *t)) t = in_flight_.top().t_arrival;
   if (!to_engine_.empty() && (!t || to_engine_.top().t < *t)) t = to_engine_.top().t;
+  if (!handoffs_.empty() && (!t || handoffs_.top().t < *t)) t = handoffs_.top().t;
   return t;
 }
 
@@ -303,6 +366,7 @@ void Run::Finish(SimRun& out) {
     const Replica& r = *replicas_[k];
     ReplicaStats& s = out.replicas[k];
     s.requests = routed_[k];
+    s.prefill = static_cast<int>(k) < prefill_;
     s.prefix_queried_tokens = r.scheduler().prefix_queried_tokens();
     s.prefix_hit_tokens = r.scheduler().prefix_hit_tokens();
     out.preemptions += r.scheduler().num_preemptions();

@@ -16,6 +16,7 @@
 #include "engine/scheduler.h"
 #include "hw/cost_model.h"
 #include "sim/engine_loop.h"
+#include "sim/kv_transfer.h"
 #include "workload/router.h"
 #include "workload/workload.h"
 
@@ -41,10 +42,19 @@ struct SimOptions {
   // and clock on one timeline, and the router that spreads the requests.
   int replicas = 1;
   RouterPolicy router = RouterPolicy::kRoundRobin;
+  // Prefill/decode disaggregation: with prefill_replicas > 0, that many more
+  // instances come first and only prefill (each request's prompt and one
+  // token, which its client never sees); the prompt's KV then moves over
+  // `kv_link` (kv_block_bytes a block per GPU) to one of the `replicas`
+  // instances, which decode it. The router picks within each pool.
+  int prefill_replicas = 0;
+  KvLink kv_link;
+  int64_t kv_block_bytes = 0;
 };
 
 // One engine instance of a run.
 struct ReplicaStats {
+  bool prefill = false;  // a disaggregated fleet's prefill instance
   int64_t requests = 0;  // routed to it
   int64_t steps = 0;
   int64_t prefix_queried_tokens = 0;  // its prefix cache, as SimRun's

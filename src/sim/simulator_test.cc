@@ -355,6 +355,44 @@ TEST(Simulator, AFleetOfFourAtFourTimesTheRateIsFourEngines) {
   }
 }
 
+// Disaggregated, one client at a time: the prompt is computed on the prefill
+// instance, its 125 blocks (2,000 tokens of Llama-3.1-8B: 16 tokens x 32
+// layers x 8 KV heads x 128 x 2 x 2 bytes = 2 MiB a block) cross a 50 GB/s
+// link in 5.24 ms, and the decode instance computes only the last prompt
+// token for the first output. So each first token comes exactly that
+// transfer plus one 1-token step later than on one aggregated instance, and
+// every answer is whole.
+TEST(Simulator, DisaggregatedPrefillAddsTheTransferAndOneStep) {
+  auto w = ParseWorkload("requests: 20\nclasses:\n  - name: chat\n    prompt: fixed:2000\n    output: fixed:50\n",
+                         "w.yaml", ".");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  ASSERT_EQ(setup->options.kv_block_bytes, 2 << 20);
+  const ArrivalSpec one{ArrivalKind::kClosedLoop, 1, 1, 1};
+  auto aggregated = Simulate(*w, one, setup->options, *setup->cost);
+  SimOptions o = setup->options;
+  o.prefill_replicas = 1;
+  o.kv_link = KvLink{"given", 50e9, 0};
+  auto split = Simulate(*w, one, o, *setup->cost);
+  ASSERT_TRUE(aggregated.ok() && split.ok());
+  CostModel::Step decode;
+  setup->cost->Add(decode, 1999, 1, true);
+  const double expected = 125 * double{2 << 20} / 50e9 + setup->cost->Seconds(decode);
+  EXPECT_NEAR(expected, 0.00524 + setup->cost->Seconds(decode), 1e-5);
+  for (size_t i = 0; i < 20; ++i) {
+    const RequestRecord &a = aggregated->records[i], &b = split->records[i];
+    ASSERT_TRUE(b.ok && b.t_first);
+    EXPECT_EQ(b.n_out, 50);
+    EXPECT_NEAR((*b.t_first - b.t_arrival) - (*a.t_first - a.t_arrival), expected, 1e-6) << i;
+  }
+  ASSERT_EQ(split->replicas.size(), 2u);
+  EXPECT_TRUE(split->replicas[0].prefill);
+  EXPECT_FALSE(split->replicas[1].prefill);
+  EXPECT_EQ(split->replicas[0].requests, 20);
+  EXPECT_EQ(split->replicas[1].requests, 20);
+}
+
 // 401 system prompts of 2,000 tokens, about five requests each (200 tokens
 // of their own; request i uses prompt i mod 401), on four instances of
 // 420,624 KV tokens each. Routed by prefix, each instance holds about 100

@@ -1,0 +1,38 @@
+// goodput sim's fleet flags: --replicas and --router for an aggregated fleet,
+// --prefill-replicas, --decode-replicas and the KV link for a disaggregated
+// one, and --aggregated / --compare-aggregated to run the same GPUs both ways.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "core/status.h"
+#include "hw/hardware.h"
+#include "sim/simulator.h"
+
+namespace goodput {
+
+struct FleetArgs {
+  int replicas = 1;
+  std::string router = "round-robin";
+  int prefill_replicas = 0;
+  int decode_replicas = 0;  // 0: not given (1 with --prefill-replicas)
+  std::string kv_link = "nvlink", kv_transfer_bandwidth, kv_transfer_latency;
+  bool aggregated = false;          // the disaggregated fleet's GPUs as aggregated instances instead
+  bool compare_aggregated = false;  // run both (measure: --vary aggregated=no,yes)
+};
+
+// A fleet's size: instances each simulated step by step (a typo of 10^6
+// replicas is an error, not an hour of simulation).
+constexpr int kMaxReplicas = 1024;
+
+void AddFleetFlags(CLI::App& app, FleetArgs& a);
+
+// The flags into `o` (instances, router, KV link from `hw`'s catalog entry or
+// as given). Errors name the flag: counts outside 1..kMaxReplicas, an unknown
+// router or link, --replicas beside --prefill-replicas, --decode-replicas,
+// --aggregated or --compare-aggregated without --prefill-replicas, a
+// bandwidth or latency that does not parse.
+Status ApplyFleet(const FleetArgs& a, const HardwareSpec& hw, SimOptions& o);
+
+}  // namespace goodput
