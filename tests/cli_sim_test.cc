@@ -620,6 +620,27 @@ TEST(CliSim, DisaggregatedPrefillAgainstTheSameGpusAggregated) {
   };
   EXPECT_GT(gain("15ms"), 1.3);
   EXPECT_NEAR(gain("40ms"), 1.0, 0.1);
+  // The fleet search over splits: at 40 requests/s under the tight target a
+  // split needs fewer GPUs than aggregated instances, and no probe of fewer
+  // instances than its answer held (so the answer is the fewest tried).
+  const std::string w =
+      WriteTempFile("pd40.yaml",
+                    "requests: 1000\nwarmup: 10%\ncooldown: 10%\narrival: {type: poisson, rate: 1}\nclasses:\n"
+                    "  - name: chat\n    prompt: fixed:512\n    output: fixed:64\n    slo: ttft p90 <= 0.4s, "
+                    "tpot p90 <= 15ms\n");
+  auto fleet = RunGoodput("sim fleet --model llama-3.1-8b --gpu a100-80gb --workload " + w +
+                          " --rate 40 --repeat 1 --disaggregated --json");
+  ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
+  const auto doc = boost::json::parse(fleet.out).as_object();
+  ASSERT_FALSE(doc.at("replicas").is_null() || doc.at("split").is_null()) << fleet.out;
+  const int64_t aggregated = doc.at("gpus").as_int64(), split = doc.at("split").at("gpus").as_int64();
+  EXPECT_LT(split, aggregated);
+  for (const auto& p : doc.at("probes").as_array()) {
+    if (p.at("prefill_replicas").as_int64() == 0) continue;
+    if (p.at("gpus").as_int64() < split) {
+      EXPECT_FALSE(p.at("point").at("holds").as_bool()) << p;
+    }
+  }
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
            {"--rate 20 --decode-replicas 2", "give --prefill-replicas"},
            {"--rate 20 --compare-aggregated", "give --prefill-replicas"},

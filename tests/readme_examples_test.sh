@@ -55,6 +55,9 @@ pd="$pd --prefill-replicas 2 --decode-replicas 1 --compare-aggregated"
 check "sim disaggregated" docs/sim.md "\$ build/goodput $pd" "$goodput" $pd
 # shellcheck disable=SC2086
 check "sim disaggregated, prefill first" docs/sim.md "\$ build/goodput $pd --prefill-first" "$goodput" $pd --prefill-first
+check "sim fleet --disaggregated" docs/sim.md '$ build/goodput sim fleet --model llama-2-13b' \
+  "$goodput" sim fleet --model llama-2-13b --gpu a100-80gb --workload data/workloads/distserve-fig6.yaml \
+  --slo "chat: ttft p90 <= 0.4s, tpot p90 <= 25ms" --rate 16 --repeat 1 --disaggregated
 check "goodput tune" docs/tune.md '$ build/goodput tune --target sim:b200 --model qwen3.5-27b' \
   "$goodput" tune --target sim:b200 --model qwen3.5-27b --engine-args "--weights int4" \
   --workload data/workloads/chat.yaml --no-ledger

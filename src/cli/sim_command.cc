@@ -43,6 +43,7 @@ struct SimArgs {
   bool capacity = false;  // set by the `capacity` subcommand
   bool fleet = false;     // set by the `fleet` subcommand
   int max_replicas = 64;
+  bool split_fleet = false;  // fleet --disaggregated
   bool compare_offline = false;
   int offline_cap = 4;
   FleetArgs fleet_args;
@@ -291,9 +292,16 @@ int RunFleet(const SimArgs& a, const MeasurementSpec& spec) {
     throw CLI::RuntimeError(fmt::format("goodput sim fleet: --max-replicas must be 1 to {}", kMaxReplicas), 2);
   }
   auto built = BuildSimTarget(a, "");  // the deployment is checked before anything runs
+  if (built.ok() && a.fleet_args.prefill_replicas > 0) {
+    built = Status::InvalidArgument("the search sets the prefill and decode instances itself: drop --prefill-replicas");
+  }
   auto fleet = built.ok() ? SearchFleetSize(spec, a.max_replicas, a.d.tensor_parallel * a.d.data_parallel,
                                             SimTargetFactory(a), SimProgress())
                           : Result<FleetSize>(built.status());
+  if (fleet.ok() && a.split_fleet) {
+    const Status split = SearchDisaggregatedFleet(spec, SimTargetFactory(a), SimProgress(), *fleet);
+    if (!split.ok()) fleet = split;
+  }
   Progress("");
   if (!fleet.ok()) throw CLI::RuntimeError("goodput sim fleet: " + fleet.status().message(), 2);
   if (a.m.json) {
@@ -392,6 +400,9 @@ void AddSimCommand(CLI::App& app) {
       "given: GPUs needed = replicas x GPUs per replica");
   fleet->fallthrough();
   fleet->add_option("--max-replicas", args->max_replicas, "The most replicas to try")->capture_default_str();
+  fleet->add_flag("--disaggregated", args->split_fleet,
+                  "Also search prefill/decode splits (each --prefill-replicas P with the fewest --decode-replicas D "
+                  "that hold) for a fleet of fewer instances than the aggregated answer");
   fleet->callback([args]() { args->fleet = true; });
   sim->final_callback([args]() {
     const int rc = RunSim(*args);

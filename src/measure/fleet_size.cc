@@ -1,6 +1,8 @@
 #include "measure/fleet_size.h"
 
 #include <algorithm>
+#include <functional>
+#include <tuple>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -23,6 +25,37 @@ Status CheckFleetSpec(const MeasurementSpec& spec, int max_replicas) {
   return Status::Ok();
 }
 
+// Measures `count` instances (aggregated), or `prefill` prefill instances
+// and `count` decode instances; whether the load held.
+Result<bool> ProbeFleet(const MeasurementSpec& spec, const TargetFactory& make_target, const MeasurementHooks& hooks,
+                        int prefill, int count, FleetSize& out) {
+  MeasurementSpec one = spec;
+  one.vary = prefill == 0 ? std::vector<Vary>{Vary{"replicas", {std::to_string(count)}}}
+                          : std::vector<Vary>{Vary{"prefill-replicas", {std::to_string(prefill)}},
+                                              Vary{"decode-replicas", {std::to_string(count)}}};
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<SettingResult> r, Measure(one, make_target, hooks));
+  out.probes.push_back(FleetProbe{count, prefill, r.at(0).target, r.at(0).sweep.points.at(0)});
+  return out.probes.back().point.holds();
+}
+
+// The fewest n in 1..most for which `probe(n)` holds (0: none does), by
+// doubling from 1 and then bisecting between the last that failed and the
+// first that held: holding is taken to be monotone in n.
+Result<int> FewestThatHold(int most, const std::function<Result<bool>(int)>& probe) {
+  int fails = 0, holds = 0;  // the most known to fail, the fewest known to hold (0: none yet)
+  for (int n = 1;; n = std::min(2 * n, most)) {
+    GOODPUT_ASSIGN_OR_RETURN(const bool ok, probe(n));
+    (ok ? holds : fails) = n;
+    if (ok || n == most) break;
+  }
+  while (holds > 0 && holds - fails > 1) {
+    const int mid = fails + (holds - fails) / 2;
+    GOODPUT_ASSIGN_OR_RETURN(const bool ok, probe(mid));
+    (ok ? holds : fails) = mid;
+  }
+  return holds;
+}
+
 }  // namespace
 
 Result<FleetSize> SearchFleetSize(const MeasurementSpec& spec, int max_replicas, int gpus_per_replica,
@@ -31,26 +64,26 @@ Result<FleetSize> SearchFleetSize(const MeasurementSpec& spec, int max_replicas,
   FleetSize out;
   out.gpus_per_replica = gpus_per_replica;
   out.max_replicas = max_replicas;
-  const auto probe = [&](int n) -> Result<bool> {
-    MeasurementSpec one = spec;
-    one.vary = {Vary{"replicas", {std::to_string(n)}}};
-    GOODPUT_ASSIGN_OR_RETURN(std::vector<SettingResult> r, Measure(one, make_target, hooks));
-    out.probes.push_back(FleetProbe{n, r.at(0).target, r.at(0).sweep.points.at(0)});
-    return out.probes.back().point.holds();
-  };
-  int fails = 0, holds = 0;  // the most replicas known to fail, the fewest known to hold (0: none yet)
-  for (int n = 1;; n = std::min(2 * n, max_replicas)) {
-    GOODPUT_ASSIGN_OR_RETURN(const bool ok, probe(n));
-    (ok ? holds : fails) = n;
-    if (ok || n == max_replicas) break;
-  }
-  while (holds > 0 && holds - fails > 1) {
-    const int mid = fails + (holds - fails) / 2;
-    GOODPUT_ASSIGN_OR_RETURN(const bool ok, probe(mid));
-    (ok ? holds : fails) = mid;
-  }
+  const auto probe = [&](int n) { return ProbeFleet(spec, make_target, hooks, 0, n, out); };
+  GOODPUT_ASSIGN_OR_RETURN(const int holds, FewestThatHold(max_replicas, probe));
   if (holds > 0) out.replicas = holds;
   return out;
+}
+
+Status SearchDisaggregatedFleet(const MeasurementSpec& spec, const TargetFactory& make_target,
+                                const MeasurementHooks& hooks, FleetSize& out) {
+  GOODPUT_RETURN_IF_ERROR(CheckFleetSpec(spec, out.max_replicas));
+  out.searched_split = true;
+  // The most instances a split may use: as many as the aggregated answer, then fewer than the best split.
+  int cap = out.replicas.value_or(out.max_replicas);
+  for (int prefill = 1; prefill < cap; ++prefill) {
+    const auto probe = [&](int decode) { return ProbeFleet(spec, make_target, hooks, prefill, decode, out); };
+    GOODPUT_ASSIGN_OR_RETURN(const int decode, FewestThatHold(cap - prefill, probe));
+    if (decode == 0) continue;
+    out.split = {prefill, decode};
+    cap = prefill + decode - 1;
+  }
+  return Status::Ok();
 }
 
 std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
@@ -68,32 +101,45 @@ std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
   }
   s += fmt::format("{:>8} {:>5} {:>11} {:>10} {:>10}{}  {:>8}  {}\n", "replicas", "GPUs", "tok/s", "TTFT p99",
                    "TPOT p99", classes, "max/mean", "verdict");
-  std::vector<FleetProbe> sorted = f.probes;
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.replicas < b.replicas; });
+  std::vector<FleetProbe> sorted = f.probes;  // aggregated first, then by size
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return std::tuple(a.prefill > 0, a.prefill + a.replicas, a.prefill) <
+           std::tuple(b.prefill > 0, b.prefill + b.replicas, b.prefill);
+  });
   for (const FleetProbe& p : sorted) {
     std::string cells;
     for (const ClassAttainment& c : p.point.classes) {
       if (c.has_slo) cells += fmt::format("  {:<28}", AttainmentCell(c));
     }
-    s += fmt::format("{:>8} {:>5} {:>11.0f} {:>10} {:>10}{}  {:>8.2f}  {}\n", p.replicas,
-                     p.replicas * f.gpus_per_replica, p.point.throughput, FormatDuration(p.point.ttft.p99),
-                     FormatDuration(p.point.tpot.p99), cells, ReplicaImbalance(p.point), p.point.verdict_text());
+    const std::string label =
+        p.prefill > 0 ? fmt::format("{}P+{}D", p.prefill, p.replicas) : std::to_string(p.replicas);
+    s +=
+        fmt::format("{:>8} {:>5} {:>11.0f} {:>10} {:>10}{}  {:>8.2f}  {}\n", label,
+                    (p.prefill + p.replicas) * f.gpus_per_replica, p.point.throughput, FormatDuration(p.point.ttft.p99),
+                    FormatDuration(p.point.tpot.p99), cells, ReplicaImbalance(p.point), p.point.verdict_text());
   }
-  if (!f.replicas) {
-    return s + fmt::format("\nanswer: none up to {} replicas ({} GPUs) holds; raise --max-replicas\n", f.max_replicas,
-                           f.max_replicas * f.gpus_per_replica);
-  }
-  return s + fmt::format("\nanswer: {} replica{} x {} GPU{} = {} GPU{}{}\n", *f.replicas, *f.replicas == 1 ? "" : "s",
-                         f.gpus_per_replica, f.gpus_per_replica == 1 ? "" : "s", *f.replicas * f.gpus_per_replica,
-                         *f.replicas * f.gpus_per_replica == 1 ? "" : "s",
-                         *f.replicas > 1 ? fmt::format(" ({} do not hold)", *f.replicas - 1) : "");
+  const auto gpus = [&](int n) {
+    return fmt::format("{} GPU{}", n * f.gpus_per_replica, n * f.gpus_per_replica == 1 ? "" : "s");
+  };
+  s += !f.replicas
+           ? fmt::format("\nanswer: none up to {} replicas ({}) holds; raise --max-replicas\n", f.max_replicas,
+                         gpus(f.max_replicas))
+           : fmt::format("\nanswer: {} replica{} x {} = {}{}\n", *f.replicas, *f.replicas == 1 ? "" : "s", gpus(1),
+                         gpus(*f.replicas), *f.replicas > 1 ? fmt::format(" ({} do not hold)", *f.replicas - 1) : "");
+  if (!f.searched_split) return s;
+  if (!f.split) return s + "disaggregated: no split of as few instances holds\n";
+  const auto [p, d] = *f.split;
+  return s + fmt::format("disaggregated: {} prefill + {} decode instances x {} = {}{}\n", p, d, gpus(1), gpus(p + d),
+                         f.replicas && p + d < *f.replicas ? fmt::format(", {} fewer", gpus(*f.replicas - p - d))
+                                                           : ", as many as aggregated");
 }
 
 boost::json::value FleetSizeToJson(const FleetSize& f) {
   boost::json::array probes;
   for (const FleetProbe& p : f.probes) {
     probes.push_back({{"replicas", p.replicas},
-                      {"gpus", p.replicas * f.gpus_per_replica},
+                      {"prefill_replicas", p.prefill},
+                      {"gpus", (p.prefill + p.replicas) * f.gpus_per_replica},
                       {"target", p.target},
                       {"point", PointToJson(p.point)}});
   }
@@ -101,6 +147,10 @@ boost::json::value FleetSizeToJson(const FleetSize& f) {
           {"gpus", f.replicas ? boost::json::value(*f.replicas * f.gpus_per_replica) : boost::json::value(nullptr)},
           {"gpus_per_replica", f.gpus_per_replica},
           {"max_replicas", f.max_replicas},
+          {"split", f.split ? boost::json::value{{"prefill_replicas", f.split->first},
+                                                 {"decode_replicas", f.split->second},
+                                                 {"gpus", (f.split->first + f.split->second) * f.gpus_per_replica}}
+                            : boost::json::value(nullptr)},
           {"probes", std::move(probes)}};
 }
 

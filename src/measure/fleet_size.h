@@ -15,7 +15,8 @@
 namespace goodput {
 
 struct FleetProbe {
-  int replicas = 0;
+  int replicas = 0;    // instances; with prefill > 0, the decode instances
+  int prefill = 0;     // a disaggregated fleet's prefill instances; 0: aggregated
   std::string target;  // Target::Describe()
   PointResult point;
 };
@@ -25,6 +26,8 @@ struct FleetSize {
   std::optional<int> replicas;     // the fewest that held; empty: none up to the maximum did
   int gpus_per_replica = 1;
   int max_replicas = 0;
+  bool searched_split = false;               // SearchDisaggregatedFleet ran
+  std::optional<std::pair<int, int>> split;  // the fewest instances that held disaggregated: prefill, decode
 };
 
 // Measures `spec`'s one load (its workload and repetitions) on targets of
@@ -34,6 +37,15 @@ struct FleetSize {
 // search or varied flags; max_replicas < 1; a target or run error.
 Result<FleetSize> SearchFleetSize(const MeasurementSpec& spec, int max_replicas, int gpus_per_replica,
                                   const TargetFactory& make_target, const MeasurementHooks& hooks = {});
+
+// After SearchFleetSize on `out`: the disaggregated arrangement of the
+// fewest instances that holds, searched below the aggregated answer (or
+// max_replicas): for each prefill count P, the fewest decode instances D
+// (doubling, then bisection; a Setting with flags "prefill-replicas" and
+// "decode-replicas"), until P alone leaves no room for a smaller fleet.
+// Probes are added to `out`. Errors: as SearchFleetSize.
+Status SearchDisaggregatedFleet(const MeasurementSpec& spec, const TargetFactory& make_target,
+                                const MeasurementHooks& hooks, FleetSize& out);
 
 // For people: one row per probe (replicas, GPUs, throughput, TTFT/TPOT p99,
 // each class's attainment, the busiest replica over the mean, the verdict)
