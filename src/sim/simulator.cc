@@ -42,6 +42,7 @@ class Run {
       replicas_.push_back(std::make_unique<Replica>(o, cost, static_cast<uint64_t>(k)));
     }
     outstanding_.assign(replicas_.size(), 0);
+    link_free_.assign(static_cast<size_t>(prefill_), 0.0);
     loads_.resize(replicas_.size());
     routed_.assign(replicas_.size(), 0);
     parked_.assign(replicas_.size(), false);
@@ -121,6 +122,7 @@ class Run {
   int64_t kv_block_bytes_;
   std::unordered_map<int64_t, WorkItem> prefilling_;
   std::priority_queue<ToEngine, std::vector<ToEngine>, std::greater<>> handoffs_;
+  std::vector<double> link_free_;  // per prefill instance: when its link has sent what it was given
 };
 
 void Run::Arrive(const WorkItem& item) {
@@ -212,8 +214,12 @@ void Run::OnPrefillEvent(const RequestEvent& e, double now, double delay) {
   const WorkItem item = prefilling_[e.id];
   prefilling_.erase(e.id);
   if (!records_[e.id].ok) return OnEvent(e, now, delay);  // refused: its client goes on
-  finishes_.push({now, replica_of_[e.id]});
-  handoffs_.push({now + KvTransferSeconds(kv_link_, kv_groups_, kv_block_bytes_, item.prompt_tokens), item});
+  const int k = replica_of_[e.id];
+  finishes_.push({now, k});
+  // One instance's transfers go out one after another over its link.
+  double& free = link_free_[static_cast<size_t>(k)];
+  free = std::max(free, now) + KvTransferSeconds(kv_link_, kv_groups_, kv_block_bytes_, item.prompt_tokens);
+  handoffs_.push({free, item});
 }
 
 void Run::OnEvent(const RequestEvent& e, double now, double delay) {

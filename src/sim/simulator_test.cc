@@ -386,6 +386,12 @@ TEST(Simulator, DisaggregatedPrefillAddsTheTransferAndOneStep) {
     EXPECT_EQ(b.n_out, 50);
     EXPECT_NEAR((*b.t_first - b.t_arrival) - (*a.t_first - a.t_arrival), expected, 1e-6) << i;
   }
+  // Two clients: both prompts are prefilled in one step and leave over the
+  // same link one after the other, so the second first token is a transfer later.
+  auto two = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 2, 1, 1}, o, *setup->cost);
+  ASSERT_TRUE(two.ok());
+  ASSERT_EQ(two->records[0].t_sent, two->records[1].t_sent);
+  EXPECT_GE(*two->records[1].t_first - *two->records[0].t_first, 125 * double{2 << 20} / 50e9 - 1e-9);
   ASSERT_EQ(split->replicas.size(), 2u);
   EXPECT_TRUE(split->replicas[0].prefill);
   EXPECT_FALSE(split->replicas[1].prefill);
