@@ -186,7 +186,7 @@ void Scheduler::ScheduleWaiting(int64_t& budget) {
     const int64_t cached = capped ? 0 : kv_->AcquireCachedPrefix(r.id, r.token_ids);
     r.num_computed_tokens = std::max(cached, std::min(r.num_external_computed_tokens, r.num_tokens() - 1));
     const int32_t n = capped ? 0 : TokensThatFit(r, TokensToCompute(r, budget));
-    if (config_.prefill_first && n < r.num_tokens() - r.num_computed_tokens) {  // whole prompts only
+    if (config_.prefill_first && n > 0 && n < r.num_tokens() - r.num_computed_tokens) {  // whole prompts only
       if (cached > 0) kv_->Free(r.id);
       r.num_computed_tokens = 0;
       return;

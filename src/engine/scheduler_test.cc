@@ -126,6 +126,14 @@ TEST(Scheduler, PrefillFirstStepsComputeWholePromptsAlone) {
   EXPECT_EQ(h.Step(), (Plan{{3, 6}}));
   EXPECT_EQ(h.Step(), (Plan{{1, 1}, {2, 1}, {3, 1}}));
   EXPECT_TRUE(h.sched.Add(Req(4, 11, 3)).has_value());
+
+  c.max_offline_seqs = 1;  // an offline request held by its cap does not hold up the one behind it
+  Harness capped(c);
+  capped.sched.Add(Req(5, 4, 3, 0, /*offline=*/true));
+  EXPECT_EQ(capped.Step(), (Plan{{5, 4}}));
+  capped.sched.Add(Req(6, 4, 3, 1, /*offline=*/true));
+  capped.sched.Add(Req(7, 4, 3, 2));
+  EXPECT_EQ(capped.Step(), (Plan{{7, 4}}));
 }
 
 TEST(Scheduler, DecodesGoFirstThenNewPrefillsTakeWhatIsLeft) {
