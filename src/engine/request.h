@@ -42,6 +42,10 @@ struct Request {
   // compute but the last prompt token, whose logits the first output needs.
   // A preemption loses them: the request is then computed here.
   int64_t num_external_computed_tokens = 0;
+  // A disaggregated prefill: when it finishes its blocks stay taken until
+  // Scheduler::ReleaseKv (the decode side has read them), as vLLM's KV
+  // connectors delay freeing them.
+  bool hold_kv_after_finish = false;
 
   // Engine state.
   RequestStatus status = RequestStatus::kWaiting;

@@ -59,6 +59,7 @@ std::optional<RequestEvent> Scheduler::Add(Request request) {
 bool Scheduler::Abort(RequestId id) {
   auto it = requests_.find(id);
   if (it == requests_.end()) return false;
+  it->second.finish_reason = FinishReason::kAborted;  // nothing is held for an abort
   Finish(it->second);
   return true;
 }
@@ -259,10 +260,13 @@ void Scheduler::Finish(Request& r) {
   } else {
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &r));
   }
-  kv_->Free(r.id);
+  const bool held = r.hold_kv_after_finish && r.finish_reason != FinishReason::kAborted;
+  if (!held) kv_->Free(r.id);
   released_.push_back(r.id);
   requests_.erase(r.id);  // r is gone after this
 }
+
+void Scheduler::ReleaseKv(RequestId id) { kv_->Free(id); }
 
 std::vector<RequestEvent> Scheduler::Update(const StepPlan& plan, const StepResult& result) {
   std::vector<RequestEvent> events;

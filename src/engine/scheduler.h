@@ -60,6 +60,10 @@ class Scheduler {
   // Aborts a waiting or running request and frees its blocks; false if unknown.
   bool Abort(RequestId id);
 
+  // Frees the blocks a finished request with hold_kv_after_finish kept (its
+  // KV transfer is done); an id holding none is ignored.
+  void ReleaseKv(RequestId id);
+
   // Plans the next step. The plan's block tables stay valid until the next call.
   const StepPlan& Schedule();
 

@@ -110,6 +110,26 @@ TEST(Scheduler, ExternallyComputedPromptIsAdmittedWithItsBlocks) {
   EXPECT_EQ(tight.sched.Find(3)->num_computed_tokens, 0);
 }
 
+// A disaggregated prefill keeps its blocks past its end until the decode
+// side has read them; an aborted one does not.
+TEST(Scheduler, AHeldPrefillKeepsItsBlocksUntilReleased) {
+  Harness h(Config());
+  Request r = Req(1, 25, 1);
+  r.hold_kv_after_finish = true;
+  h.sched.Add(r);
+  h.Step();
+  EXPECT_EQ(h.finished, (std::vector<RequestId>{1}));
+  EXPECT_EQ(h.kv.free_blocks(), 1000 - 7);  // 26 tokens in 4-token blocks, still taken
+  h.sched.ReleaseKv(1);
+  EXPECT_EQ(h.kv.free_blocks(), 1000);
+  Request a = Req(2, 25, 5);
+  a.hold_kv_after_finish = true;
+  h.sched.Add(a);
+  h.Step();
+  EXPECT_TRUE(h.sched.Abort(2));
+  EXPECT_EQ(h.kv.free_blocks(), 1000);
+}
+
 // vLLM V0 without chunked prefill: a step that admits computes whole
 // prompts only, and the running requests' decodes wait for the next step; a
 // prompt over the budget could never run.

@@ -33,6 +33,8 @@ class Replica {
   // Moves the clock on (the engine loop's time between steps).
   void Elapse(double seconds) { clock_.Elapse(seconds); }
   void AdvanceTo(double t) { clock_.AdvanceTo(t); }
+  // The blocks finished request `id` held for its KV transfer go back to the pool.
+  void ReleaseKv(RequestId id) { sched_.ReleaseKv(id); }
 
   bool HasWork() const { return sched_.HasWork(); }
   double Now() const { return clock_.Now(); }

@@ -110,6 +110,7 @@ class Run {
   struct ToEngine {
     double t;
     WorkItem item;
+    int from = -1;  // a handoff: the prefill instance holding the prompt's blocks
     bool operator>(const ToEngine& o) const { return t > o.t; }
   };
   std::priority_queue<ToEngine, std::vector<ToEngine>, std::greater<>> to_engine_;
@@ -182,6 +183,7 @@ Request Run::MakeRequest(const WorkItem& item, double t, bool prefill_only, cons
   r.arrival_time = t;
   r.num_prompt_tokens = item.prompt_tokens;
   r.sampling.max_tokens = prefill_only ? 1 : item.output_tokens;
+  r.hold_kv_after_finish = prefill_only;
   r.sampling.ignore_eos = true;
   // Token ids (each prompt its own, shared prefixes alike) whenever the cache
   // can hold them: a preempted request finds its own blocks again when it is
@@ -219,7 +221,7 @@ void Run::OnPrefillEvent(const RequestEvent& e, double now, double delay) {
   // One instance's transfers go out one after another over its link.
   double& free = link_free_[static_cast<size_t>(k)];
   free = std::max(free, now) + KvTransferSeconds(kv_link_, kv_groups_, kv_block_bytes_, item.prompt_tokens);
-  handoffs_.push({free, item});
+  handoffs_.push({free, item, k});
 }
 
 void Run::OnEvent(const RequestEvent& e, double now, double delay) {
@@ -290,6 +292,12 @@ void Run::AdmitUpTo(double t) {
   while (!handoffs_.empty() && handoffs_.top().t <= t) {
     const ToEngine next = handoffs_.top();
     handoffs_.pop();
+    const auto from = static_cast<size_t>(next.from);
+    replicas_[from]->ReleaseKv(next.item.index);  // read: the prefill instance may use its blocks again
+    if (parked_[from]) {
+      replicas_[from]->AdvanceTo(next.t);
+      parked_[from] = false;
+    }
     SubmitDecode(next.item, next.t);
   }
 }

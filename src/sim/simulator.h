@@ -46,8 +46,8 @@ struct SimOptions {
   // instances come first and only prefill (each request's prompt and one
   // token, which its client never sees); the prompt's KV then moves over
   // `kv_link` (kv_block_bytes a block per GPU; an instance's transfers one
-  // after another) to one of the `replicas` instances, which decode it. The
-  // router picks within each pool.
+  // after another, its blocks held until read) to one of the `replicas`
+  // instances, which decode it. The router picks within each pool.
   int prefill_replicas = 0;
   KvLink kv_link;
   int64_t kv_block_bytes = 0;

@@ -392,6 +392,20 @@ TEST(Simulator, DisaggregatedPrefillAddsTheTransferAndOneStep) {
   ASSERT_TRUE(two.ok());
   ASSERT_EQ(two->records[0].t_sent, two->records[1].t_sent);
   EXPECT_GE(*two->records[1].t_first - *two->records[0].t_first, 125 * double{2 << 20} / 50e9 - 1e-9);
+  // A pool of 200 blocks holds one prompt (126 blocks), and the prefill
+  // instance keeps the first prompt's until its transfer (5.24 ms) is read:
+  // the second prompt is computed only then, so the first tokens (each on
+  // its own decode instance) are a transfer and a prefill step apart, where
+  // freeing at once would leave them one prefill step apart.
+  SimOptions held = o;
+  held.num_blocks = 200;
+  held.replicas = 2;
+  auto tight = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 2, 1, 1}, held, *setup->cost);
+  ASSERT_TRUE(tight.ok()) << tight.status().message();
+  CostModel::Step prefill;
+  setup->cost->Add(prefill, 0, 2000, true);
+  const double transfer = 125 * double{2 << 20} / 50e9;
+  EXPECT_NEAR(*tight->records[1].t_first - *tight->records[0].t_first, transfer + setup->cost->Seconds(prefill), 1e-6);
   ASSERT_EQ(split->replicas.size(), 2u);
   EXPECT_TRUE(split->replicas[0].prefill);
   EXPECT_FALSE(split->replicas[1].prefill);
