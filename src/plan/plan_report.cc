@@ -259,7 +259,7 @@ std::string FormatPlanComparison(const Plan& a, const Plan& b, const std::string
       {"KV pool GiB", [](const Plan& p) { return Gib(p.kv_pool); }},
       {"headroom GiB", [](const Plan& p) { return Gib(p.headroom); }},
       {"  beyond graphs + buffer GiB",
-       [](const Plan& p) { return Gib(p.headroom - p.cuda_graphs.bytes - p.options.safety_buffer); }},
+       [](const Plan& p) { return Gib(p.Margin()); }},
       {"attention block size", [](const Plan& p) { return FormatCount(p.layout.attention_block_size); }},
       {"blocks", [](const Plan& p) { return FormatCount(p.capacity.num_blocks); }},
       {"GPU KV cache size (tokens)", [](const Plan& p) { return FormatCount(p.capacity.tokens_concurrency); }},

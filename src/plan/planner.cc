@@ -176,8 +176,7 @@ void AddWarnings(Plan& p) {
                                      "--gpu-memory with the total from nvidia-smi or a vLLM log for an exact plan.",
                                      FormatGiB(p.total), o.gpu));
   }
-  const int64_t wanted = p.cuda_graphs.bytes + o.safety_buffer;
-  if (p.startup_error.empty() && p.headroom < wanted) {
+  if (p.startup_error.empty() && p.Margin() < 0) {
     p.warnings.push_back(fmt::format(
         "margin: only {} is left outside the KV pool and the profiled memory, but CUDA graphs need about {} plus a "
         "{} buffer. The engine may fail to start or crash under load; lower --gpu-memory-utilization or "

@@ -102,6 +102,8 @@ struct Plan {
   MemoryItem weights, activation, non_torch, cuda_graphs;
   int64_t kv_pool = 0;
   int64_t headroom = 0;  // memory left outside requested (or outside everything, with --kv-cache-memory)
+  // What the headroom leaves beyond the CUDA graphs and the safety buffer; below zero the engine may not start.
+  int64_t Margin() const { return headroom - cuda_graphs.bytes - options.safety_buffer; }
   // vLLM's start-up suggestion when it profiled (no --kv-cache-memory): the
   // pool that fits the requested memory, and the one that fills the card,
   // each less its 150 MiB redundancy (VllmKvCacheMemorySuggestion).
