@@ -84,16 +84,21 @@ std::string ScaledLengths(const std::string& spec, double mean) {
   return out;
 }
 
-double Published(const Row& r, Figure f) {
+// The row's published figure `f`; nullptr when the row does not give it.
+const validation::Published* FindFigure(const Row& r, Figure f) {
   for (const auto& p : r.figures)
-    if (p.figure == f) return p.value;
-  return NAN;
+    if (p.figure == f) return &p;
+  return nullptr;
+}
+
+double Published(const Row& r, Figure f) {
+  const auto* p = FindFigure(r, f);
+  return p ? p->value : NAN;
 }
 
 bool Fitted(const Row& r, Figure f) {
-  for (const auto& p : r.figures)
-    if (p.figure == f) return !p.fitted.empty();
-  return false;
+  const auto* p = FindFigure(r, f);
+  return p && !p->fitted.empty();
 }
 
 double Simulated(const json::value& sim, Figure f) {
@@ -131,16 +136,28 @@ Result<double> AnswersMean(const Row& r) {
   return x * ttft / (r.concurrency - x / s);
 }
 
-// The row's workload with its (first) class's prompt and output replaced, in a scratch file.
-Result<std::string> WriteWorkload(const Row& r, const std::string& prompt, const std::string& output) {
-  YAML::Node w;
+// The rows' workload, read once for --derive, which replaces its (first) class's lengths.
+struct WorkloadTemplate {
+  YAML::Node doc;
+  std::string output;  // the class's output spec as the file gives it
+};
+
+Result<WorkloadTemplate> LoadTemplate(const std::string& path) {
+  WorkloadTemplate t;
   try {
-    w = YAML::LoadFile(r.workload);
-    w["classes"][0]["prompt"] = prompt;
-    w["classes"][0]["output"] = output;
+    t.doc = YAML::LoadFile(path);
+    t.output = t.doc["classes"][0]["output"].as<std::string>("");
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}: {}", r.workload, e.msg));
+    return Status::InvalidArgument(fmt::format("{}: {}", path, e.msg));
   }
+  return t;
+}
+
+// The workload with the class's prompt and output replaced, in a scratch file.
+Result<std::string> WriteWorkload(const WorkloadTemplate& t, const std::string& prompt, const std::string& output) {
+  YAML::Node w = YAML::Clone(t.doc);
+  w["classes"][0]["prompt"] = prompt;
+  w["classes"][0]["output"] = output;
   YAML::Emitter out;
   out << w;
   const std::string path = (fs::temp_directory_path() / fmt::format("source_table_{}.yaml", getpid())).string();
@@ -149,17 +166,16 @@ Result<std::string> WriteWorkload(const Row& r, const std::string& prompt, const
 }
 
 struct Derived {
+  WorkloadTemplate workload;
   double answers = 0, prompts = 0;  // means, tokens
   std::string prompt, output;       // the workload's lines
   double ceiling = 0;               // the simulated throughput at the highest load under them
 };
 
 // The answers' spread is the shipped workload's (the source gives none): its output must be lognormal:MEAN,SIGMA.
-Result<std::string> AnswersSpec(const Row& r, double mean) {
-  const YAML::Node w = YAML::LoadFile(r.workload);
-  const std::string spec = w["classes"][0]["output"].as<std::string>("");
+Result<std::string> AnswersSpec(const std::string& spec, const std::string& path, double mean) {
   if (spec.rfind("lognormal:", 0) != 0 || spec.find(',') == std::string::npos)
-    return Status::InvalidArgument(r.workload + ": --derive needs the output as lognormal:MEAN,SIGMA");
+    return Status::InvalidArgument(path + ": --derive needs the output as lognormal:MEAN,SIGMA");
   return fmt::format("lognormal:{:.0f}{}", mean, spec.substr(spec.find(',')));
 }
 
@@ -169,13 +185,14 @@ Result<Derived> Derive(const Options& o, Table& t) {
   Derived d;
   GOODPUT_ASSIGN_OR_RETURN(d.answers, AnswersMean(t.rows.front()));
   const Row& top = t.rows.back();
-  GOODPUT_ASSIGN_OR_RETURN(d.output, AnswersSpec(top, d.answers));
+  GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
+  GOODPUT_ASSIGN_OR_RETURN(d.output, AnswersSpec(d.workload.output, top.workload, d.answers));
   const double target = Published(top, Figure::kThroughput);
   double lo = 256, hi = 500'000;
   for (int i = 0; i < 24 && hi / lo > 1.002; ++i) {
     const double mid = std::sqrt(lo * hi);
     Row r = top;
-    GOODPUT_ASSIGN_OR_RETURN(r.workload, WriteWorkload(top, ScaledLengths(t.lengths, mid), d.output));
+    GOODPUT_ASSIGN_OR_RETURN(r.workload, WriteWorkload(d.workload, ScaledLengths(t.lengths, mid), d.output));
     GOODPUT_ASSIGN_OR_RETURN(const json::value sim, SimulateRow(o.goodput, r, t.drafter, false));
     fs::remove(r.workload);
     const double x = Simulated(sim, Figure::kThroughput);
@@ -265,7 +282,7 @@ bool ParseOptions(int argc, char** argv, Options& o) {
 // Derives the workload, points every row at it (a scratch file) and prints how it was derived.
 Result<std::string> DeriveWorkload(const Options& o, Table& t, json::object& out) {
   GOODPUT_ASSIGN_OR_RETURN(const Derived d, Derive(o, t));
-  GOODPUT_ASSIGN_OR_RETURN(const std::string path, WriteWorkload(t.rows.front(), d.prompt, d.output));
+  GOODPUT_ASSIGN_OR_RETURN(const std::string path, WriteWorkload(d.workload, d.prompt, d.output));
   for (Row& r : t.rows) r.workload = path;
   const Row& low = t.rows.front();
   out["derived"] = {{"answers_mean", d.answers},
