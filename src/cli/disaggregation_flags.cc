@@ -84,7 +84,7 @@ Status ApplyFleet(const FleetArgs& a, const HardwareSpec& hw, SimOptions& o) {
     return Status::InvalidArgument(
         "--replicas sizes an aggregated fleet; with --prefill-replicas give --decode-replicas");
   }
-  const int decode = a.decode_replicas == 0 ? 1 : a.decode_replicas;
+  const int decode = a.DecodeReplicas();
   GOODPUT_RETURN_IF_ERROR(CheckCount(a.prefill_replicas, "--prefill-replicas"));
   GOODPUT_RETURN_IF_ERROR(CheckCount(decode, "--decode-replicas"));
   if (a.aggregated) {  // the same GPUs, every instance doing both

@@ -19,7 +19,9 @@ struct FleetArgs {
   int decode_replicas = 0;  // 0: not given (1 with --prefill-replicas)
   std::string kv_link = "nvlink", kv_transfer_bandwidth, kv_transfer_latency;
   bool aggregated = false;          // the disaggregated fleet's GPUs as aggregated instances instead
-  bool compare_aggregated = false;  // run both (measure: --vary aggregated=no,yes)
+  bool compare_aggregated = false;  // run both (measure: --vary aggregated=false,true)
+
+  int DecodeReplicas() const { return decode_replicas == 0 ? 1 : decode_replicas; }
 };
 
 // A fleet's size: instances each simulated step by step (a typo of 10^6

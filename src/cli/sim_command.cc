@@ -320,7 +320,7 @@ std::string DisaggregationGain(const FleetArgs& f, const std::vector<SettingResu
     const bool aggregated = r.setting.find("aggregated=true") != std::string::npos;
     (aggregated ? together : split) = &r.sweep.points[*r.sweep.capacity];
   }
-  const int decode = std::max(1, f.decode_replicas), all = f.prefill_replicas + decode;
+  const int decode = f.DecodeReplicas(), all = f.prefill_replicas + decode;
   const auto text = [](const PointResult* p) { return p ? LoadLabel(p->load) : std::string("none held"); };
   std::string line = fmt::format(
       "disaggregated ({} prefill + {} decode instances): capacity {}; the same {} instances "

@@ -62,6 +62,8 @@ class Run {
   void Hand(Request r, int k, double t);
   // The replica `router` picks for `item` at `t` among `count` from `first`.
   int Route(const WorkItem& item, double t, int first, int count, Router& router);
+  // The instances that decode (every one when not disaggregated), after the prefill_ prefill instances.
+  int Decoders() const { return static_cast<int>(replicas_.size()) - prefill_; }
   // A prefill instance's event: the prefill's end starts the KV transfer.
   void OnPrefillEvent(const RequestEvent& e, double now, double delay);
   // Records `e`; a finished request's client sends its next one `delay`
@@ -158,16 +160,14 @@ void Run::Submit(const WorkItem& item, double t_engine) {
   rec.n_in = item.prompt_tokens;
   client_of_[item.index] = item.client;
   if (item.session >= 0) turns_[item.index] = item;
-  const int decoders = static_cast<int>(replicas_.size()) - prefill_;
-  const int k =
-      prefill_ > 0 ? Route(item, t_engine, 0, prefill_, prefill_router_) : Route(item, t_engine, 0, decoders, router_);
+  const int k = prefill_ > 0 ? Route(item, t_engine, 0, prefill_, prefill_router_)
+                             : Route(item, t_engine, 0, Decoders(), router_);
   if (prefill_ > 0) prefilling_[item.index] = item;
   Hand(MakeRequest(item, t_engine, prefill_ > 0, *replicas_[static_cast<size_t>(k)]), k, t_engine);
 }
 
 void Run::SubmitDecode(const WorkItem& item, double t) {
-  const int decoders = static_cast<int>(replicas_.size()) - prefill_;
-  const int k = Route(item, t, prefill_, decoders, router_);
+  const int k = Route(item, t, prefill_, Decoders(), router_);
   Request r = MakeRequest(item, t, false, *replicas_[static_cast<size_t>(k)]);
   r.num_external_computed_tokens = item.prompt_tokens;
   Hand(std::move(r), k, t);
