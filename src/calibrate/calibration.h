@@ -12,17 +12,10 @@
 #include "calibrate/loop_fit.h"
 #include "core/status.h"
 #include "hw/cost_model.h"
+#include "hw/fit.h"
 #include "hw/hardware.h"
 
 namespace goodput {
-
-// One measurement against what the fitted model says of it.
-struct FitResidual {
-  std::string what;   // "decode 8 x ctx 512", "load 16: TPOT p50"
-  double measured = 0;
-  double modeled = 0;
-  double Error() const { return measured != 0 ? modeled / measured - 1 : 0; }
-};
 
 struct Calibration {
   static constexpr int kVersion = 1;

@@ -12,7 +12,7 @@
 #include "core/host.h"
 #include "cpu/cpu_runner.h"
 #include "engine/step_log.h"
-#include "plan/deployment.h"
+#include "cpu/step_fit.h"
 
 namespace goodput {
 namespace {
@@ -82,25 +82,23 @@ namespace {
 // The fit of `steps` taken by `engine` (its model and settings are used); the
 // hardware is this CPU. The residual rows are of `judged` when given (every
 // step the fitted ones were drawn from), else of the fitted steps.
-Result<Calibration> FitCpuEngine(const cpu::CpuEngine& engine, const std::vector<MeasuredStep>& steps,
-                                 const std::string& how, const std::vector<MeasuredStep>* judged = nullptr) {
-  Calibration shell;
-  shell.hardware.name = "cpu";
-  shell.hardware.display = HostCpuName();
-  shell.hardware.cpu = true;
-  shell.hardware.memory_bytes = HostMemoryBytes();
-  EngineConfig planned = engine.config;
-  planned.scheduler.eos_token_id = -1;
-  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
-                           SetupCalibratedSimulation(engine.model, PlanOptionsFor(shell, planned), shell));
-  const DeployedModel deployed = DeployedModelFromPlan(setup.plan);
-  GOODPUT_ASSIGN_OR_RETURN(Calibration c, FitSteps(deployed, steps));
-  if (judged) c.residuals = ShapeResiduals(deployed, c.factors, *judged);
-  c.hardware = shell.hardware;
+Result<Calibration> FitCpuEngine(const cpu::CpuEngine& engine, const std::vector<cpu::MeasuredStep>& steps,
+                                 const std::string& how, const std::vector<cpu::MeasuredStep>* judged = nullptr) {
+  GOODPUT_ASSIGN_OR_RETURN(const DeployedModel deployed, cpu::DeployedCpuModel(engine));
+  GOODPUT_ASSIGN_OR_RETURN(const cpu::StepFit fit, cpu::FitSteps(deployed, steps));
+  Calibration c;
+  c.factors = fit.factors;
+  c.residuals = judged ? cpu::ShapeResiduals(deployed, c.factors, *judged) : fit.residuals;
+  c.rms_log_error = fit.rms_log_error;
+  c.measurements = fit.measurements;
+  c.hardware.name = "cpu";
+  c.hardware.display = HostCpuName();
+  c.hardware.cpu = true;
+  c.hardware.memory_bytes = HostMemoryBytes();
   c.hardware.memory_bandwidth = c.factors.bandwidth;
   c.hardware.bf16_flops = c.factors.peak_flops;
   c.model = engine.model.name;
-  c.weight_precision = setup.plan.precision.name;
+  c.weight_precision = deployed.weight_precision;
   c.source = fmt::format("{}: {} steps of goodput serve's CPU engine ({}, {} KV) on {}, {}", how, steps.size(),
                          engine.model.name, engine.config.cache.kv_cache_dtype, HostCpuName(), Today());
   return c;
@@ -123,8 +121,8 @@ std::string ContextBucket(int64_t tokens) {
   return ">=4K";
 }
 
-MeasuredStep FromLog(const LoggedStep& logged) {
-  MeasuredStep s;
+cpu::MeasuredStep FromLog(const LoggedStep& logged) {
+  cpu::MeasuredStep s;
   s.requests = logged.requests;
   s.seconds = logged.seconds;
   int64_t decodes = 0, prefill = 0, context = 0;
@@ -160,13 +158,13 @@ size_t ShapeCap(const std::map<std::string, std::vector<size_t>>& by_shape, size
 
 }  // namespace
 
-Result<Calibration> CalibrateCpuEngine(const cpu::CpuEngineConfig& config, const StepGrid& grid,
+Result<Calibration> CalibrateCpuEngine(const cpu::CpuEngineConfig& config, const cpu::StepGrid& grid,
                                        const std::function<void(const std::string&)>& progress) {
   GOODPUT_ASSIGN_OR_RETURN(cpu::CpuEngine engine, cpu::LoadCpuEngine(config));
   RealClock clock;
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<MeasuredStep> steps,
-                           MeasureSteps(*engine.runner, engine.layout.groups, engine.num_blocks,
-                                        engine.config.scheduler.max_model_len, grid, clock, progress));
+  GOODPUT_ASSIGN_OR_RETURN(std::vector<cpu::MeasuredStep> steps,
+                           cpu::MeasureSteps(*engine.runner, engine.layout.groups, engine.num_blocks,
+                                             engine.config.scheduler.max_model_len, grid, clock, progress));
   return FitCpuEngine(engine, steps, "goodput calibrate steps");
 }
 
@@ -180,20 +178,20 @@ Result<Calibration> CalibrateFromStepLogs(const cpu::CpuEngineConfig& config, co
   if (logs.empty()) return Status::InvalidArgument("no step log given");
   // The fit needs the model and the resolved settings, not weights or a pool.
   GOODPUT_ASSIGN_OR_RETURN(cpu::CpuEngine engine, cpu::LoadCpuEngineSettings(config));
-  std::vector<MeasuredStep> every;
+  std::vector<cpu::MeasuredStep> every;
   for (const auto& log : logs) {
     for (const LoggedStep& l : log) every.push_back(FromLog(l));
   }
   std::map<std::string, std::vector<size_t>> by_shape;  // indices into `every`, in log order
   for (size_t i = 0; i < every.size(); ++i) by_shape[every[i].shape].push_back(i);
-  std::vector<MeasuredStep> steps;
+  std::vector<cpu::MeasuredStep> steps;
   const size_t cap = ShapeCap(by_shape, max_steps);
   for (const auto& [shape, all] : by_shape) {
     const size_t n = std::min(cap, all.size());
     for (size_t i = 0; i < n; ++i) {
       // Weighted by the time the step stands for: the fit is best where the
       // server spent its time (the thinned steps' share included).
-      MeasuredStep s = every[all[i * all.size() / n]];
+      cpu::MeasuredStep s = every[all[i * all.size() / n]];
       s.weight = s.seconds * static_cast<double>(all.size()) / static_cast<double>(n);
       steps.push_back(std::move(s));
     }

@@ -9,17 +9,17 @@
 #include <vector>
 
 #include "calibrate/calibration.h"
-#include "calibrate/cpu_steps.h"
 #include "core/status.h"
 #include "cpu/cpu_engine.h"
+#include "cpu/step_grid.h"
 #include "plan/planner.h"
 #include "sim/setup.h"
 
 namespace goodput {
 
-// Measures `config`'s engine on this machine (StepGrid) and fits the cost
+// Measures `config`'s engine on this machine (cpu::StepGrid) and fits the cost
 // model to its steps; the hardware is this CPU (memory: the host's).
-Result<Calibration> CalibrateCpuEngine(const cpu::CpuEngineConfig& config, const StepGrid& grid,
+Result<Calibration> CalibrateCpuEngine(const cpu::CpuEngineConfig& config, const cpu::StepGrid& grid,
                                        const std::function<void(const std::string&)>& progress = {});
 
 // Fits the cost model to the steps goodput serve took while serving (its

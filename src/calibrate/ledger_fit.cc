@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/fit.h"
+#include "hw/fit.h"
 #include "measure/point.h"
 #include "sim/sim_target.h"
 

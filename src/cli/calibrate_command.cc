@@ -114,7 +114,7 @@ void RunSteps(const StepsArgs& a) {
   if (!engine.ok()) Fail(engine.status());
   config.engine = *engine;
   if (a.repeats < 1) Fail(Status::InvalidArgument("--repeats must be at least 1"));
-  StepGrid grid;
+  cpu::StepGrid grid;
   grid.repeats = a.repeats;
   if (!a.step_logs.empty()) Progress("calibrate: fitting the logged steps");
   auto c = !a.step_logs.empty() ? CalibrateFromStepLogs(config, a.step_logs)

@@ -7,10 +7,12 @@
 
 #include "core/clock.h"
 #include "cpu/kernels.h"
-#include "cpu/step_time.h"
+#include "cpu/step_fit.h"
+#include "cpu/step_grid.h"
 #include "engine/engine_service.h"
 #include "engine/kv_groups.h"
 #include "engine/step_log.h"
+#include "engine/step_time_predictor.h"
 
 namespace goodput::server {
 
@@ -19,30 +21,44 @@ struct Serving::Parts {
   cpu::CpuEngine cpu;
   std::unique_ptr<KvCacheManager> kv;
   std::unique_ptr<Scheduler> scheduler;
-  std::unique_ptr<cpu::CpuStepTimePredictor> predictor;  // slo policy only
+  std::unique_ptr<CostModel> step_prior;                 // slo policy only
+  std::unique_ptr<AdaptiveStepTimePredictor> predictor;  // slo policy only
   RealClock clock;
   std::unique_ptr<EngineService> engine;
 };
 
 namespace {
 
-// Measures this machine's step times for the slo policy's predictor.
+// The prior's step time for `batch` decodes at `context` tokens, or one prefill of `tokens` (batch 0).
+double PriorSeconds(const CostModel& prior, int64_t batch, int64_t context, int64_t tokens = 0) {
+  CostModel::Step step;
+  for (int64_t i = 0; i < batch; ++i) prior.Add(step, context, 1, true);
+  if (batch == 0) prior.Add(step, 0, tokens, true);
+  return prior.Seconds(step);
+}
+
+// Measures this machine's steps and fits the cost model to them (the
+// simulator's form, goodput calibrate steps' fit on a smaller grid): the
+// slo policy's prior, which the predictor then scales by the steps it sees.
 Status FitStepTimes(Serving::Parts& s, double step_target, std::ostream& log) {
   log << "goodput serve: measuring step times for the slo policy ...\n" << std::flush;
   const cpu::CpuEngine& e = s.cpu;
-  GOODPUT_ASSIGN_OR_RETURN(cpu::CpuStepCalibration cal,
-                           cpu::CalibrateCpuSteps(*e.runner, e.layout.groups, e.num_blocks, e.config.cache.block_size,
-                                                  s.clock));
-  const cpu::CpuStepCoefficients& c = cal.fit;
+  GOODPUT_ASSIGN_OR_RETURN(const std::vector<cpu::MeasuredStep> steps,
+                           cpu::MeasureSteps(*e.runner, e.layout.groups, e.num_blocks, e.config.scheduler.max_model_len,
+                                             cpu::StartupStepGrid(e.config.scheduler.max_num_seqs), s.clock));
+  GOODPUT_ASSIGN_OR_RETURN(const DeployedModel deployed, cpu::DeployedCpuModel(e));
+  GOODPUT_ASSIGN_OR_RETURN(const cpu::StepFit fit, cpu::FitSteps(deployed, steps, cpu::StartupKnots()));
+  s.step_prior = std::make_unique<CostModel>(deployed, fit.factors);
+  const CostModel& prior = *s.step_prior;
   log << fmt::format(
-      "goodput serve: step time = {:.2f} ms + {:.3f} ms per token + {:.2f} ns per attended KV token "
-      "(measured: decode 1 = {:.1f} ms, decode {} = {:.1f} ms, prefill {} = {:.1f} ms); step target {:.1f} ms; "
+      "goodput serve: step time fitted to {} measured shapes (rms log error {:.3f}): decode 1 = {:.1f} ms, "
+      "decode 16 = {:.1f} ms, decode 16 at 1,024 tokens = {:.1f} ms, prefill 256 = {:.1f} ms; step target {:.1f} ms; "
       "predictions then follow the steps as they run\n",
-      c.fixed_s * 1e3, c.per_token_s * 1e3, c.per_attended_s * 1e9, cal.decode1.seconds * 1e3, cpu::kCalibrationBatch,
-      cal.decode_batch.seconds * 1e3, cpu::kCalibrationPrefill, cal.prefill.seconds * 1e3, step_target * 1e3);
-  if (c.fixed_s >= step_target)
+      fit.measurements, fit.rms_log_error, PriorSeconds(prior, 1, 16) * 1e3, PriorSeconds(prior, 16, 16) * 1e3,
+      PriorSeconds(prior, 16, 1024) * 1e3, PriorSeconds(prior, 0, 0, 256) * 1e3, step_target * 1e3);
+  if (PriorSeconds(prior, 1, 16) >= step_target)
     log << "goodput serve: warning: a one-token step already takes longer than the step target\n";
-  s.predictor = std::make_unique<cpu::CpuStepTimePredictor>(c);
+  s.predictor = std::make_unique<AdaptiveStepTimePredictor>(s.step_prior.get());
   return Status::Ok();
 }
 
@@ -65,7 +81,7 @@ Result<std::unique_ptr<Serving>> Serving::Build(const ServeConfig& config, std::
     GOODPUT_ASSIGN_OR_RETURN(log_steps, OpenStepLog(s.config.step_log));
   }
   // The slo policy's predictor learns from every step, on the engine thread that also schedules.
-  cpu::CpuStepTimePredictor* learn = s.predictor.get();
+  AdaptiveStepTimePredictor* learn = s.predictor.get();
   if (learn || log_steps) {
     s.engine->set_step_observer([learn, log_steps = std::move(log_steps)](const ObservedStep& step) {
       if (learn) learn->Observe(step.plan, step.end - step.start);

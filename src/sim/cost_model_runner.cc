@@ -40,14 +40,4 @@ StepResult CostModelRunner::Execute(const StepPlan& plan) {
   return result;
 }
 
-void CostModelRunner::Add(int64_t num_computed, int64_t num_new, bool samples) {
-  model_->Add(pending_, num_computed, num_new, samples);
-}
-
-double CostModelRunner::SecondsWith(int64_t num_computed, int64_t num_new, bool samples) const {
-  CostModel::Step step = pending_;
-  model_->Add(step, num_computed, num_new, samples);
-  return model_->Seconds(step);
-}
-
 }  // namespace goodput

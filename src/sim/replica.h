@@ -11,6 +11,7 @@
 #include "engine/engine_core.h"
 #include "engine/kv_cache_manager.h"
 #include "engine/scheduler.h"
+#include "engine/step_time_predictor.h"
 #include "hw/cost_model.h"
 #include "sim/cost_model_runner.h"
 
@@ -47,6 +48,7 @@ class Replica {
   VirtualClock clock_;
   KvCacheManager kv_;
   CostModelRunner runner_;
+  AdaptiveStepTimePredictor predictor_;  // the slo policy's, over the same cost model
   Scheduler sched_;
   EngineCore core_;
 };

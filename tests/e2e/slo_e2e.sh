@@ -2,7 +2,7 @@
 # The slo policy on the real CPU engine: while an interactive stream decodes,
 # a 1,500-token offline prompt arrives. Under `priority` the whole prefill
 # joins one step and the stream stalls for seconds; under `slo` (TPOT target
-# 150 ms) the server's step-time predictor (a start-up line scaled by the
+# 150 ms) the server's step-time predictor (the cost model fitted at start-up, scaled by the
 # steps it sees) admits only the offline tokens that keep each step within
 # the target, so the stream's worst gap stays short. Both policies run in the
 # same test, on the same machine as loaded then, and are compared with each

@@ -5,11 +5,20 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/status.h"
 
 namespace goodput {
+
+// One measurement against what the fitted model says of it.
+struct FitResidual {
+  std::string what;  // "decode 8 x ctx 512", "load 16: TPOT p50"
+  double measured = 0;
+  double modeled = 0;
+  double Error() const { return measured != 0 ? modeled / measured - 1 : 0; }
+};
 
 struct FitParameter {
   double initial = 0;

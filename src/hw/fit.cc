@@ -1,4 +1,4 @@
-#include "calibrate/fit.h"
+#include "hw/fit.h"
 
 #include <exception>
 

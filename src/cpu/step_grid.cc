@@ -1,15 +1,34 @@
-#include "calibrate/cpu_steps.h"
+#include "cpu/step_grid.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "cpu/step_time.h"
+#include "cpu/small_matmul.h"
 #include "engine/kv_cache_manager.h"
 #include "engine/scheduler.h"
 
-namespace goodput {
+namespace goodput::cpu {
+
+Request StepTimingRequest(RequestId id, int64_t prompt, int64_t max_tokens) {
+  Request r;
+  r.id = id;
+  r.num_prompt_tokens = prompt;
+  for (int64_t t = 0; t < prompt; ++t) r.token_ids.push_back(static_cast<int32_t>(3 + (t * 31 + id) % 200));
+  r.sampling.max_tokens = max_tokens;
+  r.sampling.ignore_eos = true;
+  return r;
+}
+
 namespace {
+
+// The most rows this CPU's own small-matmul kernel takes (0: none), where
+// the matmul rate jumps.
+int64_t SmallKernelRows() {
+  int64_t rows = 0;
+  for (int64_t m = 1; m <= 256; ++m) rows = SmallMatMulHandles(m) ? m : rows;
+  return rows;
+}
 
 // Runs one scheduled step; returns what it computed and how long it took.
 MeasuredStep TimedStep(Scheduler& s, ModelRunner& runner, const Clock& clock) {
@@ -39,7 +58,7 @@ class Runner {
   // The median of `repeats` decode steps of `batch` requests at `context` tokens.
   Result<MeasuredStep> Decode(int64_t batch, int64_t context, int repeats) {
     for (int64_t i = 0; i < batch; ++i) {
-      if (sched_.Add(cpu::StepTimingRequest(next_id_++, context, repeats + 2)))
+      if (sched_.Add(StepTimingRequest(next_id_++, context, repeats + 2)))
         return Status::FailedPrecondition("rejected");
     }
     std::vector<MeasuredStep> steps;
@@ -58,7 +77,7 @@ class Runner {
   Result<MeasuredStep> Prefill(int64_t tokens, int repeats) {
     std::vector<MeasuredStep> steps;
     for (int i = 0; i < repeats; ++i) {
-      if (sched_.Add(cpu::StepTimingRequest(next_id_++, tokens, 1))) return Status::FailedPrecondition("rejected");
+      if (sched_.Add(StepTimingRequest(next_id_++, tokens, 1))) return Status::FailedPrecondition("rejected");
       steps.push_back(TimedStep(sched_, runner_, clock_));
       while (sched_.HasWork()) TimedStep(sched_, runner_, clock_);
     }
@@ -88,13 +107,45 @@ class Runner {
 
 }  // namespace
 
+StepGrid StartupStepGrid(int64_t max_num_seqs) {
+  StepGrid g;
+  g.decode_context = 4;  // the decodes inform the matmul rate; the long decodes, attention
+  g.decode_batches.clear();
+  const int64_t kernel = SmallKernelRows();
+  for (int64_t b : {int64_t{1}, int64_t{2}, int64_t{4}, kernel, kernel + 1, int64_t{16}, int64_t{32}}) {
+    const bool fresh = std::find(g.decode_batches.begin(), g.decode_batches.end(), b) == g.decode_batches.end();
+    if (b >= 1 && b <= max_num_seqs && fresh) g.decode_batches.push_back(b);
+  }
+  std::sort(g.decode_batches.begin(), g.decode_batches.end());
+  g.long_decodes = {{1, 512}, {2, 256}};
+  g.prefills = {16, 64, 256};
+  g.rounds = 1;
+  return g;
+}
+
+StepFitKnots StartupKnots() {
+  StepFitKnots k;
+  k.attention = {1, 16, 256};
+  k.matmul = {1};
+  if (const int64_t rows = SmallKernelRows(); rows > 1) {
+    k.matmul.push_back(static_cast<double>(rows));
+    k.matmul.push_back(static_cast<double>(rows + 1));
+  }
+  k.matmul.push_back(256);
+  return k;
+}
+
 Result<std::vector<MeasuredStep>> MeasureSteps(ModelRunner& runner, const std::vector<KvGroupSpec>& groups,
                                                int64_t num_blocks, int64_t max_model_len, const StepGrid& grid,
                                                const Clock& clock,
                                                const std::function<void(const std::string&)>& progress) {
   Runner r(runner, groups, num_blocks, max_model_len, clock);
+  if (!r.Fits(8, grid.decode_context)) {
+    return Status::InvalidArgument(
+        fmt::format("the KV pool ({} blocks) is too small to measure step times", num_blocks));
+  }
   // Warm-up: first-touch page faults and idle helper threads would land in the first steps.
-  GOODPUT_RETURN_IF_ERROR(r.Decode(8, 64, 2).status());
+  GOODPUT_RETURN_IF_ERROR(r.Decode(8, grid.decode_context, 2).status());
   std::vector<std::vector<MeasuredStep>> samples;  // per shape, over the rounds
   for (int round = 0; round < std::max(1, grid.rounds); ++round) {
     size_t shape = 0;
@@ -106,7 +157,7 @@ Result<std::vector<MeasuredStep>> MeasureSteps(ModelRunner& runner, const std::v
       return Status::Ok();
     };
     for (int64_t b : grid.decode_batches) {
-      if (r.Fits(b, 64)) GOODPUT_RETURN_IF_ERROR(add(r.Decode(b, 64, grid.repeats)));
+      if (r.Fits(b, grid.decode_context)) GOODPUT_RETURN_IF_ERROR(add(r.Decode(b, grid.decode_context, grid.repeats)));
     }
     for (const auto& [b, ctx] : grid.long_decodes) {
       if (r.Fits(b, ctx)) GOODPUT_RETURN_IF_ERROR(add(r.Decode(b, ctx, grid.repeats)));
@@ -123,4 +174,4 @@ Result<std::vector<MeasuredStep>> MeasureSteps(ModelRunner& runner, const std::v
   return out;
 }
 
-}  // namespace goodput
+}  // namespace goodput::cpu

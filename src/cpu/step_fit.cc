@@ -1,4 +1,4 @@
-#include "calibrate/step_fit.h"
+#include "cpu/step_fit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,12 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/fit.h"
+#include "core/host.h"
 #include "core/stats.h"
+#include "plan/deployment.h"
+#include "plan/planner.h"
 
-namespace goodput {
+namespace goodput::cpu {
 namespace {
 
 // Where the two efficiency curves are fitted for a set of steps.
@@ -36,17 +38,6 @@ CostFactors FactorsFrom(const std::vector<double>& x, const Knots& knots) {
   return f;
 }
 
-// The token counts at which the efficiency curves are fitted when the steps
-// reach past them: matmul efficiency by tokens per step, attention
-// efficiency by a request's new tokens. The pairs 8|9 and 64|65 let the rate
-// jump where the CPU engine hands its matmuls from its own small-batch kernel
-// to OpenBLAS (SmallMatMulHandles: up to 8 rows with AVX2, 64 with AVX-512);
-// on perf/sim_vs_serve's step logs of two runs they took the fit's rms log
-// error from 0.152 to 0.135 and 0.143 to 0.129, and decodes of 33-64
-// requests from 28% and 15% slow to 8% and 0%.
-const std::vector<double> kMatmulKnots = {1, 4, 8, 9, 16, 64, 65, 256, 1024};
-const std::vector<double> kAttentionKnots = {1, 16, 256};
-
 // The standard knots (`standard`) over what the steps reach, [lo, hi]: its
 // ends themselves and the standard knots well inside them (a knot within a
 // factor of 2 of an end is left to the end). A curve is constant beyond its
@@ -61,7 +52,7 @@ std::vector<double> KnotsWithin(const std::vector<double>& standard, double lo, 
   return knots;
 }
 
-Knots KnotsFor(const std::vector<MeasuredStep>& steps) {
+Knots KnotsFor(const std::vector<MeasuredStep>& steps, const StepFitKnots& standard) {
   double step_lo = INFINITY, step_hi = 0, request_lo = INFINITY, request_hi = 0;
   for (const MeasuredStep& s : steps) {
     double tokens = 0;
@@ -72,7 +63,7 @@ Knots KnotsFor(const std::vector<MeasuredStep>& steps) {
     }
     step_lo = std::min(step_lo, std::max(1.0, tokens)), step_hi = std::max(step_hi, tokens);
   }
-  return Knots{KnotsWithin(kAttentionKnots, request_lo, request_hi), KnotsWithin(kMatmulKnots, step_lo, step_hi)};
+  return Knots{KnotsWithin(standard.attention, request_lo, request_hi), KnotsWithin(standard.matmul, step_lo, step_hi)};
 }
 
 // How much a knot's log rate may move from its neighbour's, in the fit's
@@ -156,7 +147,8 @@ std::vector<FitResidual> GroupedByShape(const std::vector<FitResidual>& each) {
 
 }  // namespace
 
-Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<MeasuredStep>& steps) {
+Result<StepFit> FitSteps(const DeployedModel& model, const std::vector<MeasuredStep>& steps,
+                         const StepFitKnots& standard_knots) {
   std::vector<FitParameter> params = {
       {std::log(1e-4), std::log(1e-7), std::log(1.0)},    // per-step overhead: 0.1 us .. 1 s
       {std::log(1e-5), std::log(1e-8), std::log(0.1)},    // per request
@@ -166,7 +158,7 @@ Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<Measu
   // matmul FLOPs over its whole time): a step that is all memory says
   // nothing about its rate, which would otherwise run off to infinity.
   const double bound = 2 * FastestApparentRate(model, steps);
-  const Knots knots = KnotsFor(steps);
+  const Knots knots = KnotsFor(steps, standard_knots);
   for (size_t i = 0; i < knots.attention.size(); ++i)
     params.push_back({std::log(bound / 20), std::log(1e7), std::log(bound)});
   for (size_t i = 0; i < knots.matmul.size(); ++i)
@@ -187,7 +179,7 @@ Result<Calibration> FitSteps(const DeployedModel& model, const std::vector<Measu
     return sum + kSmoothness * total_weight * CurvesRoughness(x, knots);
   };
   GOODPUT_ASSIGN_OR_RETURN(std::vector<double> x, Minimize(objective, params, 20000));
-  Calibration c;
+  StepFit c;
   c.factors = Normalised(FactorsFrom(x, knots));
   const CostModel fitted(model, c.factors);
   double sum = 0;
@@ -207,4 +199,18 @@ std::vector<FitResidual> ShapeResiduals(const DeployedModel& model, const CostFa
   return GroupedByShape(each);
 }
 
-}  // namespace goodput
+Result<DeployedModel> DeployedCpuModel(const CpuEngine& engine) {
+  PlanOptions o;
+  o.gpu = "cpu";
+  o.cpu = true;
+  o.total_memory = HostMemoryBytes();
+  o.total_is_nominal = true;
+  o.engine = engine.config;
+  o.engine.scheduler.eos_token_id = -1;
+  if (o.engine.cache.kv_cache_dtype == "int8") o.engine.cache.kv_cache_dtype = "fp8";  // the planner's type of one byte
+  GOODPUT_ASSIGN_OR_RETURN(const Plan plan, MakePlan(engine.model, o));
+  if (!plan.startup_error.empty()) return Status::FailedPrecondition(plan.startup_error);
+  return DeployedModelFromPlan(plan);
+}
+
+}  // namespace goodput::cpu
