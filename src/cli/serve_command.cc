@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "calibrate/calibration.h"
 #include "core/units.h"
 #include "server/serving.h"
 
@@ -14,6 +15,7 @@ namespace {
 struct ServeArgs {
   EngineArgs engine;
   std::string model, load_format = "auto", tokenizer, slo_tpot, host = "127.0.0.1", api_key, served_name, step_log;
+  std::string step_calibration;
   std::vector<std::string> offline_classes = {"offline"};
   uint64_t seed = 0;
   double slo_headroom = 0.9;
@@ -33,6 +35,9 @@ void AddServeFlags(CLI::App& c, ServeArgs& a) {
   c.add_option("--slo-tpot", a.slo_tpot,
                "slo policy: the interactive TPOT target (e.g. 100ms); offline work enters a step only while the "
                "step's predicted time stays within it");
+  c.add_option("--step-calibration", a.step_calibration,
+               "slo policy: predict steps with this calibration from goodput calibrate steps (this model, this "
+               "machine) instead of measuring steps at start-up");
   c.add_option("--slo-headroom", a.slo_headroom, "slo policy: share of the TPOT target a step may take")
       ->capture_default_str();
   c.add_option("--offline-classes", a.offline_classes, "Request classes scheduled as offline")->capture_default_str();
@@ -52,6 +57,24 @@ void AddServeFlags(CLI::App& c, ServeArgs& a) {
                "goodput calibrate steps --from-step-log");
 }
 
+// The slo policy's step-time prior from goodput calibrate steps' file.
+Status UseStepCalibration(const std::string& path, server::ServeConfig& c) {
+  if (c.engine.scheduler.policy != SchedulingPolicy::kSlo) {
+    return Status::InvalidArgument(
+        "--step-calibration is the slo policy's step-time prior: give --scheduling-policy slo");
+  }
+  auto cal = LoadCalibration(path);
+  if (!cal.ok()) return cal.status().WithContext("--step-calibration");
+  if (!cal->hardware.cpu) {
+    return Status::InvalidArgument("--step-calibration: " + path + " is a calibration of " + cal->hardware.name +
+                                   ", not of goodput serve's CPU engine (goodput calibrate steps writes one)");
+  }
+  c.step_factors = cal->factors;
+  c.step_factors_model = cal->model;
+  c.step_factors_from = path;
+  return Status::Ok();
+}
+
 Result<server::ServeConfig> ToServeConfig(const ServeArgs& a) {
   server::ServeConfig c;
   c.model = a.model;
@@ -68,6 +91,7 @@ Result<server::ServeConfig> ToServeConfig(const ServeArgs& a) {
   c.served_name = a.served_name;
   c.offline_classes = a.offline_classes;
   c.step_log = a.step_log;
+  if (!a.step_calibration.empty()) GOODPUT_RETURN_IF_ERROR(UseStepCalibration(a.step_calibration, c));
   if (a.port < 0 || a.port > 65535) return Status::InvalidArgument("--port must be 0..65535");
   if (a.timeout_keep_alive < 1) return Status::InvalidArgument("--timeout-keep-alive must be at least 1");
   if (a.timeout_write < 1) return Status::InvalidArgument("--timeout-write must be at least 1");

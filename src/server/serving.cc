@@ -37,25 +37,38 @@ double PriorSeconds(const CostModel& prior, int64_t batch, int64_t context, int6
   return prior.Seconds(step);
 }
 
-// Measures this machine's steps and fits the cost model to them (the
-// simulator's form, goodput calibrate steps' fit on a smaller grid): the
-// slo policy's prior, which the predictor then scales by the steps it sees.
-Status FitStepTimes(Serving::Parts& s, double step_target, std::ostream& log) {
-  log << "goodput serve: measuring step times for the slo policy ...\n" << std::flush;
+// The slo policy's prior: the cost model fitted to this machine's steps,
+// measured now (goodput calibrate steps' fit on a smaller grid) unless the
+// config carries factors goodput calibrate steps fitted for this model.
+Result<std::string> FitStepPrior(Serving::Parts& s) {
   const cpu::CpuEngine& e = s.cpu;
+  GOODPUT_ASSIGN_OR_RETURN(const DeployedModel deployed, cpu::DeployedCpuModel(e));
+  if (const auto& given = s.config.step_factors) {
+    if (s.config.step_factors_model != e.model.name) {
+      return Status::InvalidArgument(fmt::format("{} was fitted for {}, not {}: goodput calibrate steps --model {}",
+                                                 s.config.step_factors_from, s.config.step_factors_model, e.model.name,
+                                                 e.model.name));
+    }
+    s.step_prior = std::make_unique<CostModel>(deployed, *given);
+    return fmt::format("from {}", s.config.step_factors_from);
+  }
   GOODPUT_ASSIGN_OR_RETURN(const std::vector<cpu::MeasuredStep> steps,
                            cpu::MeasureSteps(*e.runner, e.layout.groups, e.num_blocks, e.config.scheduler.max_model_len,
                                              cpu::StartupStepGrid(e.config.scheduler.max_num_seqs), s.clock));
-  GOODPUT_ASSIGN_OR_RETURN(const DeployedModel deployed, cpu::DeployedCpuModel(e));
   GOODPUT_ASSIGN_OR_RETURN(const cpu::StepFit fit, cpu::FitSteps(deployed, steps, cpu::StartupKnots()));
   s.step_prior = std::make_unique<CostModel>(deployed, fit.factors);
+  return fmt::format("fitted to {} measured shapes (rms log error {:.3f})", fit.measurements, fit.rms_log_error);
+}
+
+Status SetUpStepPredictor(Serving::Parts& s, double step_target, std::ostream& log) {
+  if (!s.config.step_factors) log << "goodput serve: measuring step times for the slo policy ...\n" << std::flush;
+  GOODPUT_ASSIGN_OR_RETURN(const std::string how, FitStepPrior(s));
   const CostModel& prior = *s.step_prior;
   log << fmt::format(
-      "goodput serve: step time fitted to {} measured shapes (rms log error {:.3f}): decode 1 = {:.1f} ms, "
-      "decode 16 = {:.1f} ms, decode 16 at 1,024 tokens = {:.1f} ms, prefill 256 = {:.1f} ms; step target {:.1f} ms; "
-      "predictions then follow the steps as they run\n",
-      fit.measurements, fit.rms_log_error, PriorSeconds(prior, 1, 16) * 1e3, PriorSeconds(prior, 16, 16) * 1e3,
-      PriorSeconds(prior, 16, 1024) * 1e3, PriorSeconds(prior, 0, 0, 256) * 1e3, step_target * 1e3);
+      "goodput serve: step time {}: decode 1 = {:.1f} ms, decode 16 = {:.1f} ms, decode 16 at 1,024 tokens = "
+      "{:.1f} ms, prefill 256 = {:.1f} ms; step target {:.1f} ms; predictions then follow the steps as they run\n",
+      how, PriorSeconds(prior, 1, 16) * 1e3, PriorSeconds(prior, 16, 16) * 1e3, PriorSeconds(prior, 16, 1024) * 1e3,
+      PriorSeconds(prior, 0, 0, 256) * 1e3, step_target * 1e3);
   if (PriorSeconds(prior, 1, 16) >= step_target)
     log << "goodput serve: warning: a one-token step already takes longer than the step target\n";
   s.predictor = std::make_unique<AdaptiveStepTimePredictor>(s.step_prior.get());
@@ -70,7 +83,7 @@ Result<std::unique_ptr<Serving>> Serving::Build(const ServeConfig& config, std::
   s.config = config;
   GOODPUT_ASSIGN_OR_RETURN(s.cpu, cpu::LoadCpuEngine(config));
   const SchedulerConfig& sc = s.cpu.config.scheduler;
-  if (sc.policy == SchedulingPolicy::kSlo) GOODPUT_RETURN_IF_ERROR(FitStepTimes(s, sc.slo_step_target, log));
+  if (sc.policy == SchedulingPolicy::kSlo) GOODPUT_RETURN_IF_ERROR(SetUpStepPredictor(s, sc.slo_step_target, log));
   s.kv = std::make_unique<KvCacheManager>(s.cpu.layout.groups, s.cpu.num_blocks,
                                           s.cpu.config.cache.enable_prefix_caching);
   s.scheduler = std::make_unique<Scheduler>(sc, s.kv.get(), s.predictor.get());

@@ -1,6 +1,6 @@
 // `goodput serve` assembled: the CPU engine (cpu/cpu_engine.h), the
-// scheduler (and, under the slo policy, the step-time line it fits at
-// start-up), the engine thread and the HTTP server, built from one
+// scheduler (and, under the slo policy, the cost model it fits to steps
+// measured at start-up, or takes from goodput calibrate steps), the engine thread and the HTTP server, built from one
 // ServeConfig before anything listens, then run until SIGINT or SIGTERM.
 #pragma once
 
@@ -13,6 +13,7 @@
 
 #include "core/status.h"
 #include "cpu/cpu_engine.h"
+#include "hw/cost_model.h"
 #include "server/http_server.h"
 
 namespace goodput::server {
@@ -22,14 +23,19 @@ struct ServeConfig : cpu::CpuEngineConfig {
   std::string served_name;            // "": the model's name
   std::vector<std::string> offline_classes = {"offline"};
   std::string step_log;               // "": none; else every step is written there (engine/step_log.h)
+  // The slo policy's step-time prior, fitted by goodput calibrate steps on
+  // this machine for the model `step_factors_model` (the file's name in
+  // `step_factors_from`); unset: fitted to steps measured at start-up.
+  std::optional<CostFactors> step_factors;
+  std::string step_factors_model, step_factors_from;
   ServerOptions http;
 };
 
 class Serving {
  public:
   // Loads and sizes everything, writing vLLM-style start-up lines (the KV
-  // capacity; the slo policy's fitted step line) to `log`. Errors are bad
-  // settings, named.
+  // capacity; the slo policy's step-time prior) to `log`. Errors are bad
+  // settings, named (step factors fitted for another model among them).
   static Result<std::unique_ptr<Serving>> Build(const ServeConfig& config, std::ostream& log);
   ~Serving();
 

@@ -95,6 +95,25 @@ check "the step log has the steps" test "$(grep -vc '^#' "$work/steps.log")" -gt
   -o "$work/cal.json" > "$work/cal.out" 2> "$work/cal.err"
 check "calibrate fits the step log" bash -c "test $? = 0 && grep -q 'rms log error' $work/cal.out && grep -q goodput_calibration $work/cal.json"
 check "calibrate measures the engine's loop between steps" grep -q "the engine's loop: between steps" "$work/cal.out"
+# The slo policy predicts steps with that calibration instead of measuring at start-up.
+slo_flags=(--port 0 --kv-cache-memory 64MiB --scheduling-policy slo --slo-tpot 150ms)
+"$bin" serve --model goodput-tiny "${slo_flags[@]}" --step-calibration "$work/cal.json" > /dev/null 2> "$work/slo.err" &
+slo_pid=$!
+for _ in $(seq 1 100); do grep -q "on http://" "$work/slo.err" && break; sleep 0.1; done
+kill "$slo_pid"; wait "$slo_pid" 2>/dev/null
+check "serve's slo policy predicts steps with calibrate's file" grep -q "step time from $work/cal.json: decode 1 = " "$work/slo.err"
+check "... without measuring steps at start-up" bash -c "! grep -q 'measuring step times' $work/slo.err"
+mkdir -p "$work/other-tiny"
+cp "$GOODPUT_DATA_DIR/models/goodput-tiny/config.json" "$work/other-tiny/"
+"$bin" serve --model "$work/other-tiny" "${slo_flags[@]}" --step-calibration "$work/cal.json" > /dev/null 2> "$work/bad.err"
+check "serve refuses a step calibration of another model" bash -c "test $? = 2 && grep -q 'was fitted for goodput-tiny, not .*other-tiny' $work/bad.err"
+"$bin" serve --model goodput-tiny --port 0 --step-calibration "$work/cal.json" > /dev/null 2> "$work/bad.err"
+check "serve refuses a step calibration without the slo policy" bash -c "test $? = 2 && grep -q 'give --scheduling-policy slo' $work/bad.err"
+"$bin" serve --model goodput-tiny "${slo_flags[@]}" --step-calibration "$work/steps.log" > /dev/null 2> "$work/bad.err"
+check "serve refuses a step calibration that is not one" bash -c "test $? = 2 && grep -q -- '--step-calibration' $work/bad.err"
+sed 's/"cpu": true/"cpu": false/' "$work/cal.json" > "$work/gpu-cal.json"
+"$bin" serve --model goodput-tiny "${slo_flags[@]}" --step-calibration "$work/gpu-cal.json" > /dev/null 2> "$work/bad.err"
+check "serve refuses a GPU's calibration as its step prior" bash -c "test $? = 2 && grep -q 'not of goodput serve' $work/bad.err"
 "$bin" calibrate steps --model goodput-tiny --from-step-log "$work/serve.err" > /dev/null 2> "$work/cal.err"
 check "calibrate refuses a file that is not a step log" bash -c "test $? != 0 && grep -q 'not a goodput step log' $work/cal.err"
 "$bin" serve --model goodput-tiny --port 0 --step-log /nonexistent-dir/steps.log > /dev/null 2> "$work/bad.err"
