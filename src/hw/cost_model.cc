@@ -212,15 +212,23 @@ double CostModel::ComputeSeconds(const Step& s) const { return MatmulSeconds(s) 
 
 double CostModel::MemorySeconds(const Step& s) const { return WeightSeconds(s) + KvSeconds(s); }
 
+double CostModel::Link() const {
+  return f_.link_bandwidth > 0 ? f_.link_bandwidth : 32e9;  // unknown link: PCIe 4.0 x16
+}
+
+double CostModel::AllReduceSeconds(double tokens) const {
+  const int tp = m_.tensor_parallel;
+  if (tp <= 1 || tokens <= 0) return 0;
+  return f_.link_latency_s + 2.0 * (tp - 1) / tp * tokens * activation_bytes_per_token_ / Link();
+}
+
 double CostModel::CommunicationSeconds(const Step& s) const {
   const int tp = m_.tensor_parallel, dp = m_.data_parallel;
   if ((tp <= 1 && dp <= 1) || s.tokens <= 0) return 0;
   // A replica's activations: two all-reduces per layer among its tp GPUs
   // (after attention and after the MLP); a ring all-reduce moves
   // 2 (n - 1) / n of the payload.
-  const double payload = s.tokens / dp * activation_bytes_per_token_;
-  const double link = f_.link_bandwidth > 0 ? f_.link_bandwidth : 32e9;  // unknown link: PCIe 4.0 x16
-  const double per_reduce = tp > 1 ? f_.link_latency_s + 2.0 * (tp - 1) / tp * payload / link : 0;
+  const double per_reduce = AllReduceSeconds(s.tokens / dp);
   if (dp <= 1) return 2.0 * layers_ * per_reduce;
   // Across replicas an MoE layer gathers every replica's tokens to every GPU
   // of the group and reduce-scatters the experts' outputs back (vLLM's
@@ -228,7 +236,7 @@ double CostModel::CommunicationSeconds(const Step& s) const {
   // the tp x dp GPUs, each moving (n - 1) / n of all the step's activations.
   // The attention and dense layers still all-reduce within the replica.
   const double n = static_cast<double>(tp) * dp;
-  const double per_collective = f_.link_latency_s + (n - 1) / n * s.tokens * activation_bytes_per_token_ / link;
+  const double per_collective = f_.link_latency_s + (n - 1) / n * s.tokens * activation_bytes_per_token_ / Link();
   return (2.0 * layers_ - moe_layers_) * per_reduce + 2.0 * moe_layers_ * per_collective;
 }
 
@@ -240,7 +248,9 @@ double CostModel::DraftSeconds(const Step& s) const {
   const double compute =
       2.0 * static_cast<double>(m_.draft_params) * drafting / (f_.peak_flops * f_.EfficiencyAt(drafting));
   const double memory = static_cast<double>(m_.draft_weight_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
-  return s.draft_passes * (std::max(compute, memory) + kernels_per_draft_pass_ * f_.kernel_latency_s);
+  // Its layers all-reduce among the tensor-parallel GPUs as the target's do.
+  const double reduces = 2.0 * m_.draft_layers * AllReduceSeconds(drafting);
+  return s.draft_passes * (std::max(compute, memory) + reduces + kernels_per_draft_pass_ * f_.kernel_latency_s);
 }
 
 double CostModel::KernelSeconds(const Step& s) const {

@@ -18,7 +18,8 @@
 // under expert parallelism each GPU computes its experts' tokens, the busiest
 // `routing_imbalance` times the mean; data-parallel replicas share the step
 // evenly and gather their tokens for every MoE layer (DeployedModel). Speculative decoding adds the
-// drafter's passes. Every kernel of the forward pass (hw/kernel_count.h)
+// drafter's passes (its weights, its kernels and, under tensor parallelism, its
+// layers' all-reduces). Every kernel of the forward pass (hw/kernel_count.h)
 // adds a fixed latency beyond its work. MLA attends in vLLM's two forms: a
 // decode in the absorbed form (an MQA over the latent: 2 x heads x (2 x rank
 // + rope) FLOPs per query-key pair), a prefill in the expanded form (per-head
@@ -176,6 +177,10 @@ class CostModel {
   const CostFactors& factors() const { return f_; }
 
  private:
+  double Link() const;  // bytes/s between tensor-parallel GPUs
+  // One ring all-reduce of `tokens` tokens' activations among a replica's tensor-parallel GPUs.
+  double AllReduceSeconds(double tokens) const;
+
   DeployedModel m_;
   CostFactors f_;
   double dense_flops_per_token_ = 0;  // per GPU: the linear layers but the routed experts

@@ -343,6 +343,28 @@ TEST(CostModel, DrafterPassesLaunchTheirKernels) {
   EXPECT_NEAR(some.Seconds(s) - none.Seconds(s), (325 + 3 * 17) * 4e-6, 1e-12);
 }
 
+// Under tensor parallelism a drafter's layer all-reduces its activations
+// twice, as the target's layers do: by hand, three passes of one layer at
+// TP 4 over a 15 us link carrying 8 tokens of 4,096 bf16 activations at
+// 450 GB/s: 3 x 2 x (15 us + 2 x 3/4 x 8 x 8,192 B / 450 GB/s).
+TEST(CostModel, DrafterLayersAllReduceUnderTensorParallelism) {
+  DeployedModel d = LlamaWithDrafter(1);
+  CostFactors f = *FactorsFor(*FindGpu("h100-sxm"), "bf16");
+  f.kernel_latency_s = 0;
+  f.link_latency_s = 15e-6;
+  f.link_bandwidth = 450e9;
+  const CostModel one(d, f);
+  d.tensor_parallel = 4;
+  const CostModel four(d, f);
+  CostModel::Step s1, s4;
+  for (int i = 0; i < 8; ++i) {
+    one.Add(s1, 100, 1, true, 3);
+    four.Add(s4, 100, 1, true, 3);
+  }
+  const double reduce = 15e-6 + 2.0 * 3 / 4 * 8 * 4096 * 2 / 450e9;
+  EXPECT_NEAR(four.DraftSeconds(s4) - one.DraftSeconds(s1), 3 * 2 * reduce, 1e-12);
+}
+
 // MLA attends in two forms (DeepSeek-V3 at TP 8: 16 heads per GPU, latent
 // rank 512, rope 64, nope 128, v 128, 61 layers), by hand: a decode as an
 // MQA over the latent, 2 x 16 x (2 x 512 + 64) FLOPs per query-key pair per
