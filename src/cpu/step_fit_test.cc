@@ -177,7 +177,7 @@ TEST(StartupStepFit, RecoversAKnownCostModel) {
   VirtualClock clock;
   CostModelTimedRunner runner(&clock, &cost);
   const std::vector<KvGroupSpec> groups = {KvGroupSpec{}};
-  const StepGrid grid = StartupStepGrid(128);
+  const StepGrid grid = StartupStepGrid();
   auto steps = MeasureSteps(runner, groups, 4096, 4096, grid, clock);
   ASSERT_TRUE(steps.ok()) << steps.status().message();
   EXPECT_EQ(steps->size(), grid.decode_batches.size() + grid.long_decodes.size() + grid.prefills.size());
@@ -199,7 +199,7 @@ TEST(StartupStepFit, FitsTheRealRunner) {
   auto runner = CpuModelRunner::Create(model, DummyWeights(model, 1), layout, KvFormat::kFp32, 1024, 16);
   ASSERT_TRUE(runner.ok());
   RealClock clock;
-  auto steps = MeasureSteps(**runner, layout.groups, 1024, 2048, StartupStepGrid(128), clock);
+  auto steps = MeasureSteps(**runner, layout.groups, 1024, 2048, StartupStepGrid(), clock);
   ASSERT_TRUE(steps.ok()) << steps.status().message();
   DeployedModel m;
   m.model = model;
@@ -219,11 +219,11 @@ TEST(StartupStepFit, RefusesAPoolTooSmallForTheGrid) {
   const CostModel cost(m, KnownFactors());
   VirtualClock clock;
   CostModelTimedRunner runner(&clock, &cost);
-  auto tiny = MeasureSteps(runner, {KvGroupSpec{}}, 6, 4096, StartupStepGrid(128), clock);
+  auto tiny = MeasureSteps(runner, {KvGroupSpec{}}, 6, 4096, StartupStepGrid(), clock);
   ASSERT_FALSE(tiny.ok());
   EXPECT_NE(tiny.status().message().find("too small to measure step times"), std::string::npos)
       << tiny.status().message();
-  auto steps = MeasureSteps(runner, {KvGroupSpec{}}, 4096, 4096, StartupStepGrid(128), clock);
+  auto steps = MeasureSteps(runner, {KvGroupSpec{}}, 4096, 4096, StartupStepGrid(), clock);
   ASSERT_TRUE(steps.ok()) << steps.status().message();
   steps->resize(5);
   const auto fit = FitSteps(m, *steps, StartupKnots());

@@ -107,14 +107,14 @@ class Runner {
 
 }  // namespace
 
-StepGrid StartupStepGrid(int64_t max_num_seqs) {
+StepGrid StartupStepGrid() {
   StepGrid g;
   g.decode_context = 4;  // the decodes inform the matmul rate; the long decodes, attention
   g.decode_batches.clear();
   const int64_t kernel = SmallKernelRows();
   for (int64_t b : {int64_t{1}, int64_t{2}, int64_t{4}, kernel, kernel + 1, int64_t{16}, int64_t{32}}) {
     const bool fresh = std::find(g.decode_batches.begin(), g.decode_batches.end(), b) == g.decode_batches.end();
-    if (b >= 1 && b <= max_num_seqs && fresh) g.decode_batches.push_back(b);
+    if (b >= 1 && fresh) g.decode_batches.push_back(b);
   }
   std::sort(g.decode_batches.begin(), g.decode_batches.end());
   g.long_decodes = {{1, 512}, {2, 256}};

@@ -37,8 +37,9 @@ struct StepGrid {
 // few seconds on goodput-small (decodes at a 4-token context up to 32
 // requests and both sides of the matmul kernel switch, two long decodes,
 // prefills of 16, 64 and 256 tokens, one round), more shapes than
-// StartupKnots() gives the fit parameters. No decode wider than `max_num_seqs`.
-StepGrid StartupStepGrid(int64_t max_num_seqs);
+// StartupKnots() gives the fit parameters. The decodes do not stop at the
+// engine's max_num_seqs: a smaller cap would leave the fit too few shapes.
+StepGrid StartupStepGrid();
 // The efficiency curves' knots for a start-up grid: the ends and both sides
 // of the row count where this CPU's matmuls change kernel (SmallMatMulHandles).
 StepFitKnots StartupKnots();

@@ -54,8 +54,15 @@ Result<std::string> FitStepPrior(Serving::Parts& s) {
   }
   GOODPUT_ASSIGN_OR_RETURN(const std::vector<cpu::MeasuredStep> steps,
                            cpu::MeasureSteps(*e.runner, e.layout.groups, e.num_blocks, e.config.scheduler.max_model_len,
-                                             cpu::StartupStepGrid(e.config.scheduler.max_num_seqs), s.clock));
-  GOODPUT_ASSIGN_OR_RETURN(const cpu::StepFit fit, cpu::FitSteps(deployed, steps, cpu::StartupKnots()));
+                                             cpu::StartupStepGrid(), s.clock));
+  Result<cpu::StepFit> fitted = cpu::FitSteps(deployed, steps, cpu::StartupKnots());
+  if (!fitted.ok()) {
+    return Status::FailedPrecondition(fitted.status().message() +
+                                      ", and the KV pool and max model length leave the slo policy's start-up grid "
+                                      "fewer shapes: give a larger pool, or --step-calibration FILE from goodput "
+                                      "calibrate steps");
+  }
+  const cpu::StepFit& fit = *fitted;
   s.step_prior = std::make_unique<CostModel>(deployed, fit.factors);
   return fmt::format("fitted to {} measured shapes (rms log error {:.3f})", fit.measurements, fit.rms_log_error);
 }
@@ -65,8 +72,8 @@ Status SetUpStepPredictor(Serving::Parts& s, double step_target, std::ostream& l
   GOODPUT_ASSIGN_OR_RETURN(const std::string how, FitStepPrior(s));
   const CostModel& prior = *s.step_prior;
   log << fmt::format(
-      "goodput serve: step time {}: decode 1 = {:.1f} ms, decode 16 = {:.1f} ms, decode 16 at 1,024 tokens = "
-      "{:.1f} ms, prefill 256 = {:.1f} ms; step target {:.1f} ms; predictions then follow the steps as they run\n",
+      "goodput serve: step time {}: decode 1 = {:.3g} ms, decode 16 = {:.3g} ms, decode 16 at 1,024 tokens = "
+      "{:.3g} ms, prefill 256 = {:.3g} ms; step target {:.1f} ms; predictions then follow the steps as they run\n",
       how, PriorSeconds(prior, 1, 16) * 1e3, PriorSeconds(prior, 16, 16) * 1e3, PriorSeconds(prior, 16, 1024) * 1e3,
       PriorSeconds(prior, 0, 0, 256) * 1e3, step_target * 1e3);
   if (PriorSeconds(prior, 1, 16) >= step_target)

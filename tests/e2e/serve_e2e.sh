@@ -111,6 +111,10 @@ check "serve refuses a step calibration of another model" bash -c "test $? = 2 &
 check "serve refuses a step calibration without the slo policy" bash -c "test $? = 2 && grep -q 'give --scheduling-policy slo' $work/bad.err"
 "$bin" serve --model goodput-tiny "${slo_flags[@]}" --step-calibration "$work/steps.log" > /dev/null 2> "$work/bad.err"
 check "serve refuses a step calibration that is not one" bash -c "test $? = 2 && grep -q -- '--step-calibration' $work/bad.err"
+"$bin" serve --model goodput-tiny --port 0 --scheduling-policy slo --slo-tpot 150ms --kv-cache-memory 200KiB \
+  --max-model-len 128 > /dev/null 2> "$work/bad.err"
+check "serve refuses a pool too small for its start-up step fit, naming the way out" \
+  bash -c "test $? = 2 && grep -q 'give a larger pool, or --step-calibration FILE' $work/bad.err"
 sed 's/"cpu": true/"cpu": false/' "$work/cal.json" > "$work/gpu-cal.json"
 "$bin" serve --model goodput-tiny "${slo_flags[@]}" --step-calibration "$work/gpu-cal.json" > /dev/null 2> "$work/bad.err"
 check "serve refuses a GPU's calibration as its step prior" bash -c "test $? = 2 && grep -q 'not of goodput serve' $work/bad.err"
