@@ -33,6 +33,10 @@ void AddEngineFlags(CLI::App& c, EngineArgs& a, unsigned which) {
                "vLLM V0's scheduling with chunked prefill off, as the engines early serving papers compare against: "
                "a step that admits requests computes only their whole prompts and no decodes (token budget by "
                "default max(--max-model-len, 2048))");
+    c.add_option("--num-scheduler-steps", a.num_scheduler_steps,
+                 "vLLM V0's multi-step scheduling: a step of decodes alone runs this many steps over the same "
+                 "requests before the scheduler admits any other")
+        ->capture_default_str();
   }
   if (which & kEngineSpeculativeFlags) {
     c.add_option("--num-speculative-tokens", a.num_speculative_tokens, "Draft tokens per step (speculative decoding)");
@@ -53,6 +57,7 @@ Result<EngineConfig> ToEngineConfig(const EngineArgs& a) {
   s.long_prefill_token_threshold = a.long_prefill_token_threshold;
   s.max_offline_seqs = a.max_offline_seqs;
   s.prefill_first = a.prefill_first;
+  s.num_scheduler_steps = a.num_scheduler_steps;
   s.num_speculative_tokens = a.num_speculative_tokens;
   c.cache.block_size = a.block_size;
   c.cache.enable_prefix_caching = a.enable_prefix_caching;

@@ -23,6 +23,7 @@ struct EngineArgs {
   int num_speculative_tokens = 0;
   bool enable_prefix_caching = true;
   bool prefill_first = false;
+  int num_scheduler_steps = 1;
 };
 
 // Which of the flags a command takes.

@@ -33,6 +33,11 @@ struct SchedulerConfig {
   // computes only their whole prompts (never split: a prompt over the token
   // budget waits) and no decodes; decodes run in the steps between.
   bool prefill_first = false;
+  // vLLM V0's multi-step scheduling (--num-scheduler-steps): a step of
+  // decodes alone starts a run of this many steps over the same running
+  // requests, no request admitted until the run ends (a request arriving
+  // within it waits for its end: the scheduler looks again only then).
+  int num_scheduler_steps = 1;
 };
 
 struct CacheConfig {

@@ -60,6 +60,9 @@ TEST(EngineConfig, ValidationNamesTheFlag) {
   c = {};
   c.cache.kv_cache_memory = 0;
   EXPECT_NE(ValidateEngineConfig(c).message().find("--kv-cache-memory"), std::string::npos);
+  c = {};
+  c.scheduler.num_scheduler_steps = 0;
+  EXPECT_NE(ValidateEngineConfig(c).message().find("--num-scheduler-steps must be at least 1"), std::string::npos);
   EXPECT_EQ(ParseSchedulingPolicy("lifo").status().message(), "unknown scheduling policy 'lifo' (fcfs, priority, slo)");
 }
 

@@ -224,18 +224,32 @@ const StepPlan& Scheduler::Schedule() {
   released_.clear();
   if (predictor_) predictor_->Begin();
   int64_t budget = config_.max_num_batched_tokens;
+  if (steps_left_in_run_ > 0) {  // multi-step: the run's requests only
+    --steps_left_in_run_;
+    ScheduleRunning(budget);
+    if (!plan_.requests.empty()) return plan_;
+    steps_left_in_run_ = 0;  // the run's requests all finished: the scheduler looks again now
+  }
+  SchedulePass(budget);
+  const bool decodes_only =
+      !plan_.requests.empty() && std::none_of(plan_.requests.begin(), plan_.requests.end(),
+                                              [](const ScheduledRequest& r) { return r.num_new > r.num_draft + 1; });
+  if (decodes_only) steps_left_in_run_ = config_.num_scheduler_steps - 1;
+  return plan_;
+}
+
+void Scheduler::SchedulePass(int64_t& budget) {
   if (config_.prefill_first) {
     ScheduleWaiting(budget);
     // A request whose prompt's KV came from elsewhere computes one token, as a decode: it runs beside them.
     const bool prompts = std::any_of(plan_.requests.begin(), plan_.requests.end(),
                                      [](const ScheduledRequest& r) { return r.num_new > r.num_draft + 1; });
     if (!prompts) ScheduleRunning(budget);
-    return plan_;
+    return;
   }
   ScheduleRunning(budget);
   // As vLLM: a step that had to preempt admits no new requests.
   if (plan_.preempted.empty()) ScheduleWaiting(budget);
-  return plan_;
 }
 
 bool Scheduler::CheckFinished(Request& r, int32_t last_token) const {

@@ -93,6 +93,8 @@ class Scheduler {
   void Preempt(int64_t& budget);
   void InsertWaiting(Request* r);
   void InsertRunning(Request* r);
+  // One scheduler pass (what Schedule does outside a multi-step run).
+  void SchedulePass(int64_t& budget);
   void Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table, bool admitted);
   bool CheckFinished(Request& r, int32_t last_token) const;
   void Finish(Request& r);
@@ -107,6 +109,7 @@ class Scheduler {
   int64_t offline_running_ = 0;
   StepPlan plan_;
   std::vector<RequestId> released_;
+  int steps_left_in_run_ = 0;  // multi-step scheduling: steps of the current run after this one
   int64_t admitted_counter_ = 0;
   int64_t preemptions_ = 0;
   int64_t prefix_queried_tokens_ = 0, prefix_hit_tokens_ = 0;

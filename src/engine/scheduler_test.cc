@@ -156,6 +156,33 @@ TEST(Scheduler, PrefillFirstStepsComputeWholePromptsAlone) {
   EXPECT_EQ(capped.Step(), (Plan{{7, 4}}));
 }
 
+// vLLM V0's multi-step scheduling: a step of decodes alone starts a run of
+// num_scheduler_steps steps over the same requests; a request arriving within
+// the run waits for its end, then is admitted by the next pass. A run whose
+// requests all finish ends early.
+TEST(Scheduler, MultiStepRunsAdmitNothingUntilTheirEnd) {
+  SchedulerConfig c = Config();
+  c.prefill_first = true;
+  c.num_scheduler_steps = 3;
+  Harness h(c);
+  h.sched.Add(Req(1, 4, 10));
+  EXPECT_EQ(h.Step(), (Plan{{1, 4}}));  // a prefill step is a step alone
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));  // the run's first step
+  h.sched.Add(Req(2, 4, 10, 1.0));
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));  // 2 waits
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));
+  EXPECT_EQ(h.Step(), (Plan{{2, 4}}));  // the run over, the next pass admits 2
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}, {2, 1}}));
+
+  c.num_scheduler_steps = 5;
+  Harness early(c);
+  early.sched.Add(Req(3, 4, 2));  // its prefill's token, then one decode: done
+  EXPECT_EQ(early.Step(), (Plan{{3, 4}}));
+  EXPECT_EQ(early.Step(), (Plan{{3, 1}}));
+  early.sched.Add(Req(4, 4, 2, 1.0));
+  EXPECT_EQ(early.Step(), (Plan{{4, 4}}));  // 3 finished: the run ended with it
+}
+
 TEST(Scheduler, DecodesGoFirstThenNewPrefillsTakeWhatIsLeft) {
   SchedulerConfig c = Config();
   c.max_num_batched_tokens = 8;
