@@ -52,12 +52,15 @@ std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, c
   } else if (o.replicas > 1) {
     gpus += fmt::format(", a fleet of {} instances behind {} routing", o.replicas, RouterPolicyName(o.router));
   }
-  return fmt::format(
-      "sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})", where,
-      plan.model.name, gpus, plan.precision.name, DTypeName(plan.kv_dtype), plan.capacity.num_blocks,
-      plan.layout.attention_block_size, plan.options.engine.scheduler.max_num_seqs,
-      SchedulingPolicyName(plan.options.engine.scheduler.policy),
-      frontend > 0 ? fmt::format(", front end {:.1f} ms", frontend * 1e3) : "", flags.empty() ? "" : "; ", flags);
+  const SchedulerConfig& sc = plan.options.engine.scheduler;
+  std::string policy = SchedulingPolicyName(sc.policy);
+  if (sc.prefill_first) policy += ", prefill first";
+  if (sc.num_scheduler_steps > 1) policy += fmt::format(", {}-step runs", sc.num_scheduler_steps);
+  return fmt::format("sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})",
+                     where, plan.model.name, gpus, plan.precision.name, DTypeName(plan.kv_dtype),
+                     plan.capacity.num_blocks, plan.layout.attention_block_size, sc.max_num_seqs, policy,
+                     frontend > 0 ? fmt::format(", front end {:.1f} ms", frontend * 1e3) : "",
+                     flags.empty() ? "" : "; ", flags);
 }
 
 Result<MeasuredRun> SimTarget::Run(const Workload& workload, const ArrivalSpec& load, int repetition) {

@@ -44,6 +44,13 @@ TEST(SimTarget, DescribesTheDeployment) {
   const std::string r = DescribeSimTarget(*replicas, "h100", "");
   EXPECT_NE(r.find("x1 per replica, 2 replicas"), std::string::npos) << r;
   EXPECT_NE(r.find("policy fcfs, front end 50.0 ms)"), std::string::npos) << r;
+  PlanOptions v0;
+  v0.engine.scheduler.prefill_first = true;
+  v0.engine.scheduler.num_scheduler_steps = 10;
+  auto older = SetupCatalogSimulation("llama-3.1-8b", "h100", v0);
+  ASSERT_TRUE(older.ok()) << older.status().message();
+  const std::string o = DescribeSimTarget(*older, "h100", "");
+  EXPECT_NE(o.find("policy fcfs, prefill first, 10-step runs)"), std::string::npos) << o;
 }
 
 // A user's overrides replace only the factors given; a bad one names the flags.
