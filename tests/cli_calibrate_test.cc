@@ -46,6 +46,7 @@ TEST(CliCalibrate, StepsWriteAFileTheSimulatorRuns) {
   EXPECT_NE(r.out.find("rms log error"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("prefill 1024"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("written: " + file), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("goodput serve --scheduling-policy slo --step-calibration " + file), std::string::npos) << r.out;
   auto doc = boost::json::parse(ReadFile(file));
   EXPECT_EQ(doc.at("goodput_calibration").as_int64(), 1);
   EXPECT_TRUE(doc.at("hardware").at("cpu").as_bool());

@@ -102,7 +102,10 @@ void Report(const Calibration& c, const std::string& out) {
     std::cout << "\n";
   }
   if (Status st = SaveCalibration(c, out); !st.ok()) Fail(st);
-  std::cout << "written: " << out << " (goodput sim --calibration " << out << ")\n";
+  std::cout << "written: " << out << " (goodput sim --calibration " << out;
+  // A CPU calibration is also goodput serve's slo prior for the same model.
+  if (c.hardware.cpu) std::cout << "; goodput serve --scheduling-policy slo --step-calibration " << out;
+  std::cout << ")\n";
 }
 
 void RunSteps(const StepsArgs& a) {
