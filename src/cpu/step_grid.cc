@@ -110,13 +110,12 @@ class Runner {
 StepGrid StartupStepGrid() {
   StepGrid g;
   g.decode_context = 4;  // the decodes inform the matmul rate; the long decodes, attention
-  g.decode_batches.clear();
-  const int64_t kernel = SmallKernelRows();
-  for (int64_t b : {int64_t{1}, int64_t{2}, int64_t{4}, kernel, kernel + 1, int64_t{16}, int64_t{32}}) {
-    const bool fresh = std::find(g.decode_batches.begin(), g.decode_batches.end(), b) == g.decode_batches.end();
-    if (b >= 1 && fresh) g.decode_batches.push_back(b);
-  }
-  std::sort(g.decode_batches.begin(), g.decode_batches.end());
+  const int64_t kernel = SmallKernelRows();  // 0 on a CPU without the kernel: 0 is dropped, 1 a duplicate
+  std::vector<int64_t>& b = g.decode_batches;
+  b = {1, 2, 4, kernel, kernel + 1, 16, 32};
+  std::sort(b.begin(), b.end());
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  b.erase(std::remove(b.begin(), b.end(), 0), b.end());
   g.long_decodes = {{1, 512}, {2, 256}};
   g.prefills = {16, 64, 256};
   g.rounds = 1;

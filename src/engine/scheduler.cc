@@ -231,20 +231,21 @@ const StepPlan& Scheduler::Schedule() {
     steps_left_in_run_ = 0;  // the run's requests all finished: the scheduler looks again now
   }
   SchedulePass(budget);
-  const bool decodes_only =
-      !plan_.requests.empty() && std::none_of(plan_.requests.begin(), plan_.requests.end(),
-                                              [](const ScheduledRequest& r) { return r.num_new > r.num_draft + 1; });
-  if (decodes_only) steps_left_in_run_ = config_.num_scheduler_steps - 1;
+  if (!plan_.requests.empty() && !PlanComputesAPrompt()) steps_left_in_run_ = config_.num_scheduler_steps - 1;
   return plan_;
+}
+
+bool Scheduler::PlanComputesAPrompt() const {
+  // A decode computes its sampled token and its drafts; more than that is a prompt (or its chunk).
+  return std::any_of(plan_.requests.begin(), plan_.requests.end(),
+                     [](const ScheduledRequest& r) { return r.num_new > r.num_draft + 1; });
 }
 
 void Scheduler::SchedulePass(int64_t& budget) {
   if (config_.prefill_first) {
     ScheduleWaiting(budget);
     // A request whose prompt's KV came from elsewhere computes one token, as a decode: it runs beside them.
-    const bool prompts = std::any_of(plan_.requests.begin(), plan_.requests.end(),
-                                     [](const ScheduledRequest& r) { return r.num_new > r.num_draft + 1; });
-    if (!prompts) ScheduleRunning(budget);
+    if (!PlanComputesAPrompt()) ScheduleRunning(budget);
     return;
   }
   ScheduleRunning(budget);

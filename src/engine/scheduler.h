@@ -95,6 +95,8 @@ class Scheduler {
   void InsertRunning(Request* r);
   // One scheduler pass (what Schedule does outside a multi-step run).
   void SchedulePass(int64_t& budget);
+  // Whether the plan so far computes any prompt tokens (else it is decodes alone).
+  bool PlanComputesAPrompt() const;
   void Emit(Request& r, int32_t num_new, int32_t num_draft, const BlockTable* table, bool admitted);
   bool CheckFinished(Request& r, int32_t last_token) const;
   void Finish(Request& r);

@@ -6,7 +6,6 @@
 
 #include <random>
 
-#include "engine/scheduler.h"
 #include "engine/step.h"
 #include "hw/cost_model.h"
 
