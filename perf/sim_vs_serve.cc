@@ -56,20 +56,6 @@ struct Case {
   bool bound_p99 = false;     // requests enough to bound each p99 (else the workload's)
 };
 
-// Requests a run so that `repeat` runs pooled measure enough for a p99's 95%
-// interval to close (368 requests): with fewer, a p99 is the worst one or two
-// requests, and a simulator without the engine's rare slow steps falls short
-// of it one-sidedly (TTFT p99 14-26% low at 2-8 clients over 102 requests;
-// +6% and +8% at 2 and 4 clients over 384, fitted to the same run's steps).
-// The warm-up is the workload's share or the first wave of `clients`
-// requests (closed loop; 0 in open loop), whichever ends later (measure/run.cc).
-int64_t RequestsToBoundP99(const Workload& w, int repeat, int clients) {
-  const double per_run = static_cast<double>((MinSampleToBoundPercentile(99) + repeat - 1) / repeat);
-  const double by_share = per_run / (1 - w.warmup.fraction - w.cooldown.fraction);
-  const double by_wave = (per_run + clients) / (1 - w.cooldown.fraction);
-  return static_cast<int64_t>(std::ceil(std::max(by_share, by_wave))) + 2;  // + rounding of the margins
-}
-
 // "WHAT: N of M", when the score judged anything.
 void PrintScore(const char* what, const FigureScore& s) {
   if (s.total > 0) std::printf("%s: %d of %d\n", what, s.met, s.total);

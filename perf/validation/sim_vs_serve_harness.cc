@@ -1,7 +1,5 @@
 #include "sim_vs_serve_harness.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,12 +9,15 @@
 #include <fmt/ranges.h>
 
 #include "calibrate/engine_calibration.h"
+#include "client/endpoint.h"
 #include "client/server_process.h"
 #include "core/host.h"
+#include "core/stats.h"
 #include "ledger/ledger.h"
 #include "measure/point_report.h"
 #include "model/catalog.h"
 #include "sim/sim_target.h"
+#include "step_logs.h"
 
 namespace goodput {
 namespace {
@@ -51,11 +52,15 @@ Result<std::vector<std::string>> ServeArgsFor(const server::ServeConfig& config)
   return ServeArgs(ResolvedEngine(config, model));
 }
 
-Result<std::unique_ptr<Target>> SimTargetFor(const server::ServeConfig& config, const Calibration& calibration) {
-  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(config.model));
-  const EngineConfig engine = ResolvedEngine(config, model);
+// The simulator of case `c`'s engine (its fleet of instances behind its
+// router, as goodput serve's side runs) with `calibration`.
+Result<std::unique_ptr<Target>> SimTargetFor(const ComparisonCase& c, const Calibration& calibration) {
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(c.config.model));
+  const EngineConfig engine = ResolvedEngine(c.config, model);
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup,
                            SetupCalibratedSimulation(model, PlanOptionsFor(calibration, engine), calibration));
+  setup.options.replicas = c.replicas;
+  setup.options.router = c.router;
   return std::unique_ptr<Target>(std::make_unique<SimTarget>(std::move(setup), "sim (calibrated)"));
 }
 
@@ -94,14 +99,14 @@ MeasurementHooks KeepingEachRun(const Workload& workload, const ArrivalSpec& loa
   return hooks;
 }
 
-// One load of `spec` on the simulator with `config`'s engine and
-// `calibration`; each repetition alone goes to `each`.
-Result<PointResult> MeasureLoadOnSim(const server::ServeConfig& config, const Calibration& calibration,
-                                     const MeasurementSpec& spec, const ArrivalSpec& load,
+// One load of case `c` on the simulator with `calibration`; each repetition
+// alone goes to `each`.
+Result<PointResult> MeasureLoadOnSim(const ComparisonCase& c, const Calibration& calibration, const ArrivalSpec& load,
                                      const MeasurementHooks& hooks, std::vector<PointResult>& each) {
-  const MeasurementSpec one = OneLoad(spec, load);
-  auto sim = Measure(one, [&](const Setting&) { return SimTargetFor(config, calibration); },
-                     KeepingEachRun(spec.workload, load, hooks, each));
+  const MeasurementSpec one = OneLoad(c.spec, load);
+  auto sim = Measure(
+      one, [&](const Setting&) { return SimTargetFor(c, calibration); },
+      KeepingEachRun(c.spec.workload, load, hooks, each));
   if (!sim.ok()) return sim.status().WithContext("simulator");
   return sim->front().sweep.points.front();
 }
@@ -145,68 +150,31 @@ Comparison Compare(const std::string& workload, const Side& serve_side, const Si
   return c;
 }
 
-// Step-log paths for every repetition of every load of every case, in each
-// round of passes (round 0 is fitted, round 1 is the rerun): in `dir` and
-// kept, or in the temporary directory and removed with this object.
-class StepLogs {
- public:
-  StepLogs(const std::vector<ComparisonCase>& cases, const std::string& dir, int rounds) : keep_(!dir.empty()) {
-    const std::filesystem::path where = keep_ ? std::filesystem::path(dir) : std::filesystem::temp_directory_path();
-    paths_.resize(rounds);
-    for (int round = 0; round < rounds; ++round) {
-      for (size_t k = 0; k < cases.size(); ++k) {
-        paths_[round].emplace_back();
-        for (const ArrivalSpec& load : cases[k].spec.loads) {
-          paths_[round].back().emplace_back();
-          for (int r = 1; r <= cases[k].spec.repeat; ++r) {
-            std::string name = fmt::format("case{}-{}-load-{}-{}-{}.log", k + 1, cases[k].spec.workload.name,
-                                           LoadLabel(load), round == 0 ? "run" : "rerun", r);
-            std::replace(name.begin(), name.end(), '/', '-');  // "3/s"
-            if (!keep_) name = fmt::format("goodput-{}-{}", getpid(), name);
-            paths_[round].back().back().push_back((where / name).string());
-          }
-        }
-      }
-    }
+// One repetition of one load of case `c` on goodput serve processes of its
+// own (`c.replicas` of them, each logging its steps to its `step_logs` when
+// given), the client routing among them by `c.router`.
+Result<MeasuredRun> RunOnServe(const std::string& binary, const ComparisonCase& c, const ArrivalSpec& load,
+                               int repetition, const std::vector<std::string>* step_logs) {
+  GOODPUT_ASSIGN_OR_RETURN(const std::vector<std::string> serve_args, ServeArgsFor(c.config));
+  std::vector<std::unique_ptr<EmbeddedTarget>> servers;
+  for (int j = 0; j < c.replicas; ++j) {
+    std::vector<std::string> args = serve_args;
+    if (step_logs) args.insert(args.end(), {"--step-log", (*step_logs)[j]});
+    GOODPUT_ASSIGN_OR_RETURN(auto server, EmbeddedTarget::Start(binary, c.config.model, args, {}));
+    servers.push_back(std::move(server));
   }
-  ~StepLogs() {
-    if (keep_) return;
-    for (const auto& round : paths_) {
-      for (const auto& by_case : round) {
-        for (const auto& by_load : by_case) {
-          for (const std::string& p : by_load) std::filesystem::remove(p);
-        }
-      }
-    }
+  if (servers.size() == 1) return servers.front()->Run(c.spec.workload, load, repetition);
+  client::LoadOptions fleet;
+  fleet.model = c.config.model;
+  fleet.router = c.router;
+  std::vector<client::Endpoint> urls;
+  for (const auto& server : servers) {
+    GOODPUT_ASSIGN_OR_RETURN(client::Endpoint url, client::ParseEndpoint(server->ServedUrl()));
+    urls.push_back(std::move(url));
   }
-  // Repetition `r` (1, 2, ...) of load `i` of case `k`, in `round`.
-  const std::string& Of(size_t k, size_t i, int r, int round = 0) const { return paths_[round][k][i][r - 1]; }
-  // Every repetition of load `i` of case `k` (round 0).
-  const std::vector<std::string>& Of(size_t k, size_t i) const { return paths_[0][k][i]; }
-  // Every log of round 0 but load `i` of case `k`'s (SIZE_MAX: every log).
-  std::vector<std::string> AllBut(size_t k, size_t i) const {
-    std::vector<std::string> out;
-    for (size_t a = 0; a < paths_[0].size(); ++a) {
-      for (size_t b = 0; b < paths_[0][a].size(); ++b) {
-        if (a != k || b != i) out.insert(out.end(), paths_[0][a][b].begin(), paths_[0][a][b].end());
-      }
-    }
-    return out;
-  }
-
- private:
-  bool keep_;
-  std::vector<std::vector<std::vector<std::vector<std::string>>>> paths_;  // by round, case, load, repetition
-};
-
-// One repetition of one load on its own goodput serve process with `config`'s
-// engine (and `extra` flags, such as its step log).
-Result<MeasuredRun> RunOnServe(const std::string& binary, const server::ServeConfig& config, const Workload& workload,
-                               const ArrivalSpec& load, int repetition, const std::vector<std::string>& extra) {
-  GOODPUT_ASSIGN_OR_RETURN(std::vector<std::string> serve_args, ServeArgsFor(config));
-  serve_args.insert(serve_args.end(), extra.begin(), extra.end());
-  GOODPUT_ASSIGN_OR_RETURN(auto target, EmbeddedTarget::Start(binary, config.model, serve_args, {}));
-  return target->Run(workload, load, repetition);
+  fleet.endpoint = urls.front();
+  fleet.more_endpoints.assign(urls.begin() + 1, urls.end());
+  return HttpTarget(fleet).Run(c.spec.workload, load, repetition);
 }
 
 using RunsByLoad = std::vector<std::vector<std::vector<MeasuredRun>>>;  // by case, load, repetition
@@ -254,9 +222,7 @@ Result<std::vector<RunsByLoad>> MeasureServeInPasses(const std::string& binary,
           hooks.progress(fmt::format("goodput serve, pass {} of {}: {} load {} ({} requests)", pass + 1,
                                      rounds * passes, c.spec.workload.name, LoadLabel(load), c.spec.workload.requests));
         }
-        std::vector<std::string> extra;
-        if (logs) extra = {"--step-log", logs->Of(k, i, r, round)};
-        auto run = RunOnServe(binary, c.config, c.spec.workload, load, r, extra);
+        auto run = RunOnServe(binary, c, load, r, logs ? &logs->Of(k, i, r, round) : nullptr);
         if (!run.ok()) return run.status().WithContext("goodput serve at load " + LoadLabel(load));
         runs[round][k][i].push_back(*std::move(run));
       }
@@ -292,7 +258,8 @@ Status KeepServeRuns(const std::string& path, const std::vector<ComparisonCase>&
   std::vector<std::string> targets;  // each case's, the same in every round
   for (const ComparisonCase& c : cases) {
     GOODPUT_ASSIGN_OR_RETURN(const std::vector<std::string> serve_args, ServeArgsFor(c.config));
-    targets.push_back(fmt::format("goodput serve {}", fmt::join(serve_args, " ")));
+    std::string fleet = c.replicas > 1 ? fmt::format(" x {} (router {})", c.replicas, RouterPolicyName(c.router)) : "";
+    targets.push_back(fmt::format("goodput serve {}{}", fmt::join(serve_args, " "), fleet));
   }
   for (size_t round = 0; round < runs.size(); ++round) {
     for (size_t k = 0; k < cases.size(); ++k) {
@@ -359,7 +326,7 @@ Result<Side> PredictLeavingOut(const ComparisonCase& c, size_t k, const StepLogs
     auto fit = CalibrateFromStepLogs(c.config, logs.AllBut(k, i));
     if (!fit.ok()) return fit.status().WithContext("fit leaving out load " + LoadLabel(load));
     fits.push_back(*fit);
-    return MeasureLoadOnSim(c.config, *fit, c.spec, load, hooks, each);
+    return MeasureLoadOnSim(c, *fit, load, hooks, each);
   };
   return RunSide(c.spec.loads, predict);
 }
@@ -374,9 +341,8 @@ Status AddInSample(const ComparisonCase& c, size_t k, const StepLogs& logs, cons
     auto fit = CalibrateFromStepLogs(c.config, logs.Of(k, i));
     if (!fit.ok()) return fit.status().WithContext("fit to load " + LoadLabel(load));
     std::vector<PointResult> each;
-    GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_in_sample, MeasureLoadOnSim(c.config, *fit, c.spec, load, hooks, each));
-    GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_every_step,
-                             MeasureLoadOnSim(c.config, every_step, c.spec, load, hooks, each));
+    GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_in_sample, MeasureLoadOnSim(c, *fit, load, hooks, each));
+    GOODPUT_ASSIGN_OR_RETURN(out.rows[i].sim_every_step, MeasureLoadOnSim(c, every_step, load, hooks, each));
   }
   return Status::Ok();
 }
@@ -425,6 +391,13 @@ Status CheckHeldOutCases(const std::vector<ComparisonCase>& cases) {
 }
 
 }  // namespace
+
+int64_t RequestsToBoundP99(const Workload& w, int repeat, int clients) {
+  const double per_run = static_cast<double>((MinSampleToBoundPercentile(99) + repeat - 1) / repeat);
+  const double by_share = per_run / (1 - w.warmup.fraction - w.cooldown.fraction);
+  const double by_wave = (per_run + clients) / (1 - w.cooldown.fraction);
+  return static_cast<int64_t>(std::ceil(std::max(by_share, by_wave))) + 2;  // + rounding of the margins
+}
 
 Result<HeldOutComparison> CompareSimToServeHeldOut(const std::string& goodput_binary,
                                                    const std::vector<ComparisonCase>& cases,
@@ -489,7 +462,7 @@ Result<Comparison> CompareSimToServe(const std::string& goodput_binary, const se
   const Side& serve = serve_sides.front().front();
   GOODPUT_ASSIGN_OR_RETURN(Side sim,
                            RunSide(spec.loads, [&](const ArrivalSpec& load, size_t, std::vector<PointResult>& each) {
-                             return MeasureLoadOnSim(config, calibration, spec, load, hooks, each);
+                             return MeasureLoadOnSim(cases.front(), calibration, load, hooks, each);
                            }));
   Comparison c = Compare(spec.workload.name, serve, sim);
   for (auto& r : c.rows) {

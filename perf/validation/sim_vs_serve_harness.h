@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "measure/measurement.h"
 #include "server/serving.h"
+#include "workload/router.h"
 
 namespace goodput {
 
@@ -50,10 +51,15 @@ struct Comparison {
 };
 
 // One case of a comparison: a workload's ladder (`spec`, not a search) on
-// goodput serve with `config`'s engine settings.
+// goodput serve with `config`'s engine settings; with `replicas` > 1, on that
+// many goodput serve processes at once, the client routing each request by
+// `router` (bench --target URL1,URL2,...), against the simulator's fleet of
+// as many instances behind the same router (sim --replicas --router).
 struct ComparisonCase {
   server::ServeConfig config;
   MeasurementSpec spec;
+  int replicas = 1;
+  RouterPolicy router = RouterPolicy::kRoundRobin;
 };
 
 struct HeldOutComparison {
@@ -65,8 +71,9 @@ struct HeldOutComparison {
 
 struct HeldOutOptions {
   // Where the step logs go ("caseN-WORKLOAD-load-LOAD-run-R.log", and
-  // "...-rerun-R.log" for the rerun), created if need be and kept, to refit;
-  // empty: temporary files, removed.
+  // "...-rerun-R.log" for the rerun; "-replica-J" before ".log" for each
+  // process of a fleet), created if need be and kept, to refit; empty:
+  // temporary files, removed.
   std::string step_log_dir;
   // Runs goodput serve's passes a second time after the first, on the same
   // requests (Comparison::Row::serve_rerun). Its steps are not fitted.
@@ -78,6 +85,15 @@ struct HeldOutOptions {
   // ReplaySimToServeHeldOut needs.
   std::string serve_ledger;
 };
+
+// Requests a run so that `repeat` runs pooled measure enough for a p99's 95%
+// interval to close (368 requests): with fewer, a p99 is the worst one or two
+// requests, and a simulator without the engine's rare slow steps falls short
+// of it one-sidedly (TTFT p99 14-26% low at 2-8 clients over 102 requests;
+// +6% and +8% at 2 and 4 clients over 384, fitted to the same run's steps).
+// The warm-up is the workload's share or the first wave of `clients`
+// requests (closed loop; 0 in open loop), whichever ends later (measure/run.cc).
+int64_t RequestsToBoundP99(const Workload& w, int repeat, int clients);
 
 // Measures every load of every case on goodput serve over real HTTP, each
 // repetition on its own engine process logging its steps (--step-log), in
@@ -151,6 +167,11 @@ FigureScore ScoreSimulator(const Comparison& c, SimulatorFit fit = SimulatorFit:
 // next. (A perfect prediction of the engine's mean would carry one run's
 // noise; the rerun carries two runs'.) Rows without a rerun count nothing.
 FigureScore ScoreRerun(const Comparison& c);
+
+// Loads whose prefix-cache hit rate the simulator gets within `points`
+// percentage points of goodput serve's; loads where goodput serve's side saw
+// no prefix-cache lookup count nothing.
+FigureScore ScoreHitRates(const Comparison& c, double points = 5);
 
 // The noise floor of those targets, at each repetition's sample: every
 // repetition of goodput serve predicted by another repetition's figures —

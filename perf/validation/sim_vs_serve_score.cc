@@ -103,7 +103,36 @@ std::string OpenP99Note(const Comparison& c) {
                      fmt::join(loads, ", "), most, needed);
 }
 
+// Per load whose goodput serve side saw its prefix cache: both hit rates and
+// their difference in points, and a fleet's busiest instance over the mean.
+std::string FleetLines(const Comparison& c) {
+  std::string s;
+  for (const auto& r : c.rows) {
+    if (!r.serve.prefix_cache || !r.sim.prefix_cache) continue;
+    const double serve = 100 * r.serve.prefix_cache->hit_rate(), sim = 100 * r.sim.prefix_cache->hit_rate();
+    s += fmt::format("{:>6}  prefix-cache hit rate serve/sim {:.1f}%/{:.1f}% ({:+.1f} points)", r.serve.label, serve,
+                     sim, sim - serve);
+    if (!r.serve.replicas.empty()) {
+      s += fmt::format("; busiest instance / mean serve/sim {:.2f}/{:.2f}", ReplicaImbalance(r.serve),
+                       ReplicaImbalance(r.sim));
+    }
+    s += "\n";
+  }
+  return s;
+}
+
 }  // namespace
+
+FigureScore ScoreHitRates(const Comparison& c, double points) {
+  FigureScore score;
+  for (const auto& r : c.rows) {
+    if (!r.serve.prefix_cache || r.serve.prefix_cache->queries == 0) continue;
+    ++score.total;
+    score.met += r.sim.prefix_cache &&
+                 std::fabs(r.sim.prefix_cache->hit_rate() - r.serve.prefix_cache->hit_rate()) <= points / 100;
+  }
+  return score;
+}
 
 std::string FormatComparison(const Comparison& c) {
   std::string s = fmt::format("workload {}: goodput serve (real HTTP) vs the simulator calibrated from its steps\n",
@@ -153,6 +182,7 @@ std::string FormatComparison(const Comparison& c) {
                      range(rms_lo, rms_hi, "{:.3f}"), range(steps_lo, steps_hi, "{}"));
   }
   s += OpenP99Note(c);
+  s += FleetLines(c);
   s += fmt::format("capacity: serve {}, sim {} ({} ladder step{} apart)\n", c.serve_capacity.value_or("none"),
                    c.sim_capacity.value_or("none"), c.capacity_steps_apart, c.capacity_steps_apart == 1 ? "" : "s");
   if (c.serve_capacity != c.sim_capacity)
