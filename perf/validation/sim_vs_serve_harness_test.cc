@@ -149,5 +149,33 @@ TEST(FormatComparison, SaysWhyTheCapacitiesDiffer) {
   EXPECT_EQ(failed.find("the simulator failed"), std::string::npos) << failed;
 }
 
+// Hit rates are judged in points of the prompt tokens looked up, and shown
+// where there is something to compare.
+TEST(ScoreHitRates, HoldsEachLoadsHitRateToFivePoints) {
+  Comparison c;
+  const auto row = [&](const char* label, double serve_hits, std::optional<double> sim_hits) {
+    Comparison::Row r;
+    r.serve = r.sim = Figures(0.100, 0.400, 0.020, 0.050, 100);
+    r.serve.label = r.sim.label = label;
+    r.serve.prefix_cache = PrefixCacheCounts{1000, serve_hits};
+    if (sim_hits) r.sim.prefix_cache = PrefixCacheCounts{1000, *sim_hits};
+    c.rows.push_back(r);
+  };
+  row("2", 700, 749);                   // 70.0% vs 74.9%: inside
+  row("4", 700, 751);                   // 75.1%: outside
+  row("8", 0, std::nullopt);            // the simulator saw no prefix cache: a miss
+  c.rows.push_back(Comparison::Row{});  // goodput serve saw none: not judged
+  const FigureScore s = ScoreHitRates(c);
+  EXPECT_EQ(s.total, 3);
+  EXPECT_EQ(s.met, 1);
+  const std::string table = FormatComparison(c);
+  EXPECT_NE(table.find("     2  prefix-cache hit rate serve/sim 70.0%/74.9% (+4.9 points)\n"), std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("     8  prefix-cache"), std::string::npos) << "nothing to compare: " << table;
+  EXPECT_EQ(table.find("busiest"), std::string::npos) << "one instance: " << table;
+  c.rows[0].serve.replicas = c.rows[0].sim.replicas = {ReplicaCounts{30, 10, {}}, ReplicaCounts{10, 10, {}}};
+  EXPECT_NE(FormatComparison(c).find("busiest instance / mean serve/sim 1.50/1.50"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace goodput

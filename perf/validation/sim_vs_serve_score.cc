@@ -103,12 +103,14 @@ std::string OpenP99Note(const Comparison& c) {
                      fmt::join(loads, ", "), most, needed);
 }
 
-// Per load whose goodput serve side saw its prefix cache: both hit rates and
-// their difference in points, and a fleet's busiest instance over the mean.
+// Per load of a fleet, or where either side's prefix cache found anything:
+// both hit rates and their difference in points, and a fleet's busiest
+// instance over the mean.
 std::string FleetLines(const Comparison& c) {
   std::string s;
   for (const auto& r : c.rows) {
     if (!r.serve.prefix_cache || !r.sim.prefix_cache) continue;
+    if (r.serve.replicas.empty() && r.serve.prefix_cache->hits == 0 && r.sim.prefix_cache->hits == 0) continue;
     const double serve = 100 * r.serve.prefix_cache->hit_rate(), sim = 100 * r.sim.prefix_cache->hit_rate();
     s += fmt::format("{:>6}  prefix-cache hit rate serve/sim {:.1f}%/{:.1f}% ({:+.1f} points)", r.serve.label, serve,
                      sim, sim - serve);
