@@ -28,6 +28,7 @@
 //   DIR, default ./fleet_vs_serve, keeps the step logs and the ledger of
 //   goodput serve's runs; --replay reads them back and runs only the
 //   simulator's side again)
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -56,12 +57,14 @@ Result<ComparisonCase> CaseFor(const Args& a) {
   GOODPUT_ASSIGN_OR_RETURN(Workload w, LoadWorkload(a.workload));
   ComparisonCase c;
   c.config.model = a.model;
-  GOODPUT_ASSIGN_OR_RETURN(c.config.engine.cache.kv_cache_memory, ParseBytes(a.pool));
+  const auto pool = ParseBytes(a.pool);
+  if (!pool.ok()) return pool.status().WithContext("--kv-cache-memory");
+  c.config.engine.cache.kv_cache_memory = *pool;
   c.replicas = a.replicas;
   const auto router = RouterPolicyFromName(a.router);
   if (!router || *router == RouterPolicy::kLeastKv) {
-    return Status::InvalidArgument(fmt::format("--router {}: one of {} but least-kv (a client cannot see KV usage)",
-                                               a.router, RouterPolicyNames()));
+    return Status::InvalidArgument(fmt::format(
+        "--router {}: use one of {} except least-kv (a client cannot see KV usage)", a.router, RouterPolicyNames()));
   }
   c.router = *router;
   c.spec.workload = w;
