@@ -36,8 +36,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
+#include "client/load_client.h"
 #include "core/data_dir.h"
 #include "core/units.h"
 #include "validation/sim_vs_serve_harness.h"
@@ -62,12 +62,7 @@ Result<ComparisonCase> CaseFor(const Args& a) {
   if (!pool.ok()) return pool.status().WithContext("--kv-cache-memory");
   c.config.engine.cache.kv_cache_memory = *pool;
   c.replicas = a.replicas;
-  const auto router = RouterPolicyFromName(a.router);
-  if (!router || *router == RouterPolicy::kLeastKv) {
-    return Status::InvalidArgument(fmt::format(
-        "--router {}: use one of {} except least-kv (a client cannot see KV usage)", a.router, RouterPolicyNames()));
-  }
-  c.router = *router;
+  GOODPUT_ASSIGN_OR_RETURN(c.router, client::ClientRouterFromName(a.router));
   c.spec.workload = w;
   for (int n : a.ladder) c.spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, n, 1, 1});
   c.spec.repeat = c.spec.max_repeat = a.repeat;

@@ -54,13 +54,7 @@ Result<std::vector<client::Endpoint>> ParseUrls(const TargetArgs& a) {
     e.api_key = a.api_key;
     out.push_back(std::move(e));
   }
-  const std::optional<RouterPolicy> router = RouterPolicyFromName(a.router);
-  if (!router || *router == RouterPolicy::kLeastKv) {
-    return Status::InvalidArgument(fmt::format(
-        "--router '{}': one of round-robin, least-outstanding, prefix-affinity, session (least-kv needs the servers' "
-        "KV usage, which a client does not see)",
-        a.router));
-  }
+  GOODPUT_RETURN_IF_ERROR(client::ClientRouterFromName(a.router).status());
   return out;
 }
 
@@ -158,7 +152,7 @@ Result<std::unique_ptr<Target>> MakeTarget(const TargetArgs& a, const Setting& s
   GOODPUT_ASSIGN_OR_RETURN(std::vector<client::Endpoint> urls, ParseUrls(a));
   o.endpoint = urls[0];
   o.more_endpoints.assign(urls.begin() + 1, urls.end());
-  o.router = *RouterPolicyFromName(a.router);
+  GOODPUT_ASSIGN_OR_RETURN(o.router, client::ClientRouterFromName(a.router));
   if (a.launch.empty()) return std::unique_ptr<Target>(std::make_unique<HttpTarget>(o));
   GOODPUT_ASSIGN_OR_RETURN(const std::string command, LaunchCommand(a.launch, setting));
   GOODPUT_ASSIGN_OR_RETURN(auto t, LaunchedTarget::Start(command, o, a.launch_timeout));

@@ -433,6 +433,17 @@ class Run {
 
 }  // namespace
 
+Result<RouterPolicy> ClientRouterFromName(const std::string& name) {
+  const std::optional<RouterPolicy> router = RouterPolicyFromName(name);
+  if (!router || *router == RouterPolicy::kLeastKv) {
+    return Status::InvalidArgument(fmt::format(
+        "--router '{}': one of round-robin, least-outstanding, prefix-affinity, session (least-kv needs the servers' "
+        "KV usage, which a client does not see)",
+        name));
+  }
+  return *router;
+}
+
 std::vector<Endpoint> AllEndpoints(const LoadOptions& o) {
   std::vector<Endpoint> all = {o.endpoint};
   all.insert(all.end(), o.more_endpoints.begin(), o.more_endpoints.end());

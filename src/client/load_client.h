@@ -65,6 +65,11 @@ struct LoadOptions {
 Result<std::vector<RequestRecord>> RunLoad(const LoadOptions& options, const Workload& workload,
                                            const ArrivalSpec& load, const Clock& clock);
 
+// The routing policy `name` (RouterPolicyName) for a client in front of
+// several servers: every policy but least-kv, which needs each server's KV
+// usage. Errors name the policies a client can use.
+Result<RouterPolicy> ClientRouterFromName(const std::string& name);
+
 // `endpoint` then `more_endpoints`: every endpoint requests go to.
 std::vector<Endpoint> AllEndpoints(const LoadOptions& o);
 
