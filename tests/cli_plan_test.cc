@@ -1,6 +1,7 @@
 // End-to-end tests of `goodput plan` as a user runs it.
 #include <cctype>
 #include <fstream>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -193,11 +194,37 @@ TEST(CliPlan, HelpExplainsInputsAndDefinitions) {
   }
 }
 
+// The GPU list shows what the simulator runs each format at: the B200's FP4
+// peak (9,000 dense TFLOP/s) at its measured NVFP4 matmul efficiency, no FP8
+// figure on an A100 (FP8 runs weight-only there); --json gives the same with
+// each entry's source.
 TEST(CliPlan, ListsCatalogs) {
   auto models = RunGoodput("plan --list-models");
   EXPECT_NE(models.out.find("gpt-oss-120b"), std::string::npos);
   auto gpus = RunGoodput("plan --list-gpus");
+  ASSERT_EQ(gpus.exit_code, 0) << gpus.err;
   EXPECT_NE(gpus.out.find("mi300x"), std::string::npos);
+  std::string b200, a100;
+  for (std::istringstream in(gpus.out); std::getline(in, b200);)
+    if (b200.rfind("b200 ", 0) == 0) break;
+  for (std::istringstream in(gpus.out); std::getline(in, a100);)
+    if (a100.rfind("a100-80gb ", 0) == 0) break;
+  EXPECT_NE(b200.find("   9000  0.60, nvfp4 0.43"), std::string::npos) << b200;
+  EXPECT_NE(a100.find("     312       -       -"), std::string::npos) << a100;
+  auto json = RunGoodput("plan --list-gpus --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  bool saw_b200 = false;
+  const boost::json::value cards = boost::json::parse(json.out);
+  for (const auto& card : cards.as_array()) {
+    const auto& g = card.as_object();
+    EXPECT_FALSE(g.at("source").as_string().empty()) << g.at("name");
+    if (g.at("name") == "a100-80gb") EXPECT_TRUE(g.at("fp8_flops").is_null());
+    if (g.at("name") != "b200") continue;
+    saw_b200 = true;
+    EXPECT_EQ(g.at("fp4_flops").to_number<double>(), 9e15);
+    EXPECT_EQ(g.at("compute_efficiency_by_precision").at("nvfp4").to_number<double>(), 0.43);
+  }
+  EXPECT_TRUE(saw_b200);
 }
 
 }  // namespace

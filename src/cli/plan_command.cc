@@ -93,19 +93,68 @@ Result<Plan> PlanFor(const PlanArgs& a) {
   return MakePlan(model, o);
 }
 
+// A card as goodput sim's cost model takes it: dense peaks by format (null
+// where the card has none: that format runs weight-only) and the factors.
+boost::json::object GpuToJson(const HardwareSpec& g) {
+  boost::json::object o{{"name", g.name},
+                        {"display", g.display},
+                        {"memory_bytes", g.memory_bytes},
+                        {"total_memory_bytes", g.TotalMemoryBytes()},
+                        {"memory_bandwidth", g.memory_bandwidth},
+                        {"bandwidth_efficiency", g.bandwidth_efficiency},
+                        {"compute_efficiency", g.compute_efficiency},
+                        {"kernel_latency_s", g.kernel_latency_s},
+                        {"overlap", g.overlap},
+                        {"link_bandwidth", g.link_bandwidth},
+                        {"link_latency_s", g.link_latency_s}};
+  for (const auto& [key, peak] :
+       {std::pair{"bf16_flops", g.bf16_flops}, {"fp8_flops", g.fp8_flops}, {"fp4_flops", g.fp4_flops}}) {
+    o[key] = peak ? boost::json::value(*peak) : boost::json::value(nullptr);
+  }
+  for (const auto& [key, by_precision] :
+       {std::pair{"compute_efficiency_by_precision", &g.compute_efficiency_by_precision},
+        {"attention_efficiency_by_precision", &g.attention_efficiency_by_precision}}) {
+    boost::json::object by_format;
+    for (const auto& [format, e] : *by_precision) by_format[format] = e;
+    o[key] = std::move(by_format);
+  }
+  o["source"] = g.source;
+  return o;
+}
+
+// One line of --list-gpus: what the cost model runs each format at.
+std::string GpuLine(const HardwareSpec& g) {
+  const auto tflops = [](const std::optional<double>& peak) {
+    return peak ? fmt::format("{:>7.0f}", *peak / 1e12) : fmt::format("{:>7}", "-");
+  };
+  std::string matmul = fmt::format("{:.2f}", g.compute_efficiency);
+  for (const auto& [format, e] : g.compute_efficiency_by_precision) matmul += fmt::format(", {} {:.2f}", format, e);
+  return fmt::format("{:<12} {:<31} {:>6.1f} GB  {:>5.2f} TB/s ({:.2f})  {} {} {}  {}\n", g.name, g.display,
+                     g.memory_bytes / 1e9, g.memory_bandwidth / 1e12, g.bandwidth_efficiency, tflops(g.bf16_flops),
+                     tflops(g.fp8_flops), tflops(g.fp4_flops), matmul);
+}
+
+void ListGpus(bool json) {
+  auto gpus = LoadHardwareCatalog();
+  if (!gpus.ok()) throw CLI::RuntimeError(gpus.status().message(), 1);
+  if (json) {
+    boost::json::array cards;
+    for (const auto& g : *gpus) cards.push_back(GpuToJson(g));
+    std::cout << boost::json::serialize(cards) << "\n";
+    return;
+  }
+  std::cout << fmt::format("{:<12} {:<31} {:>9}  {:>17}  {:>7} {:>7} {:>7}  {}\n", "card", "", "memory",
+                           "bandwidth (eff.)", "BF16", "FP8", "FP4", "matmul efficiency");
+  for (const auto& g : *gpus) std::cout << GpuLine(g);
+  std::cout << "BF16/FP8/FP4: dense peak TFLOP/s (no sparsity); weights in a format without one (-) run "
+               "weight-only at the 16-bit peak.\nSources: data/hardware/gpus.json (--json prints them).\n";
+}
+
 void ListCatalogs(const PlanArgs& a) {
   if (a.list_models) {
     for (const auto& name : CatalogModelNames()) std::cout << name << "\n";
   }
-  if (a.list_gpus) {
-    auto gpus = LoadHardwareCatalog();
-    if (!gpus.ok()) throw CLI::RuntimeError(gpus.status().message(), 1);
-    for (const auto& g : *gpus) {
-      std::cout << fmt::format("{:<12} {:<28} {:>7.1f} GB  {:>5.2f} TB/s  BF16 {:>7.1f} TFLOP/s dense\n", g.name,
-                               g.display, g.memory_bytes / 1e9, g.memory_bandwidth / 1e12,
-                               g.bf16_flops.value_or(0) / 1e12);
-    }
-  }
+  if (a.list_gpus) ListGpus(a.json);
 }
 
 int RunPlan(const PlanArgs& a) {
