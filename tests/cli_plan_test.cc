@@ -204,11 +204,13 @@ TEST(CliPlan, ListsCatalogs) {
   auto gpus = RunGoodput("plan --list-gpus");
   ASSERT_EQ(gpus.exit_code, 0) << gpus.err;
   EXPECT_NE(gpus.out.find("mi300x"), std::string::npos);
-  std::string b200, a100;
-  for (std::istringstream in(gpus.out); std::getline(in, b200);)
-    if (b200.rfind("b200 ", 0) == 0) break;
-  for (std::istringstream in(gpus.out); std::getline(in, a100);)
-    if (a100.rfind("a100-80gb ", 0) == 0) break;
+  const auto line_of = [&](const std::string& card) {
+    std::string line;
+    for (std::istringstream in(gpus.out); std::getline(in, line);)
+      if (line.rfind(card + " ", 0) == 0) return line;
+    return std::string();
+  };
+  const std::string b200 = line_of("b200"), a100 = line_of("a100-80gb");
   EXPECT_NE(b200.find("   9000  0.60, nvfp4 0.43"), std::string::npos) << b200;
   EXPECT_NE(a100.find("     312       -       -"), std::string::npos) << a100;
   auto json = RunGoodput("plan --list-gpus --json");

@@ -38,7 +38,8 @@ sim=$("$table" --json "$goodput" 2>/dev/null) || fail "source_table exited non-z
 while read -r line; do
   case "$line" in ok*) echo "$line" ;; *) fail "${line#FAIL }" ;; esac
 done < <(SIM="$sim" node -e '
-  for (const r of JSON.parse(process.env.SIM).rows) {
+  const all = JSON.parse(process.env.SIM).rows;
+  for (const r of all) {
     const checks = [["throughput", true], ["per_request_tok_s", r.concurrency === 8]];
     for (const [key, judged] of checks) {
       if (!judged) continue;
@@ -49,7 +50,7 @@ done < <(SIM="$sim" node -e '
   }
   // Seconds per token of one user (1 / per-request speed) against the requests
   // decoding at once (throughput / per-request speed): the line of the source.
-  const rows = JSON.parse(process.env.SIM).rows.filter(r => r.concurrency >= 32);
+  const rows = all.filter(r => r.concurrency >= 32);
   const point = (r, side) => [r.throughput[side] / r.per_request_tok_s[side], 1 / r.per_request_tok_s[side]];
   const src = rows.map(r => point(r, "source"));
   const mx = src.reduce((s, p) => s + p[0], 0) / src.length, my = src.reduce((s, p) => s + p[1], 0) / src.length;
