@@ -55,6 +55,12 @@ pd="$pd --prefill-replicas 2 --decode-replicas 1 --compare-aggregated"
 check "sim disaggregated" docs/sim.md "\$ build/goodput $pd" "$goodput" $pd
 # shellcheck disable=SC2086
 check "sim disaggregated, prefill first" docs/sim.md "\$ build/goodput $pd --prefill-first" "$goodput" $pd --prefill-first
+dyn="sim capacity --model llama-3.1-70b --gpu h100-sxm --weights fp8 --tp 4 --max-model-len 3500"
+dyn="$dyn --max-num-batched-tokens 3500 --max-num-seqs 256 --block-size 128 --gpu-memory-utilization 0.95"
+dyn="$dyn --no-enable-prefix-caching --prefill-first --workload data/workloads/dynamo-70b-1node.yaml -c 8"
+dyn="$dyn --max-load 256 --repeat 1 --prefill-replicas 4 --prefill-tp 1 --compare-aggregated"
+# shellcheck disable=SC2086
+check "sim disaggregated, prefill instances apart" docs/sim.md "\$ build/goodput $dyn" "$goodput" $dyn
 check "sim fleet --disaggregated" docs/sim.md '$ build/goodput sim fleet --model llama-2-13b' \
   "$goodput" sim fleet --model llama-2-13b --gpu a100-80gb --workload data/workloads/distserve-fig6.yaml \
   --slo "chat: ttft p90 <= 0.4s, tpot p90 <= 25ms" --rate 16 --repeat 1 --disaggregated

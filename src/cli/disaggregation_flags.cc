@@ -22,6 +22,9 @@ void AddFleetFlags(CLI::App& c, FleetArgs& a) {
                "Prefill/decode disaggregation: this many instances only prefill; each prompt's KV then moves over "
                "--kv-link to one of --decode-replicas instances, which decode (the router picks in each pool)");
   c.add_option("--decode-replicas", a.decode_replicas, "With --prefill-replicas: the decode instances (default 1)");
+  c.add_option("--prefill-tensor-parallel-size,--prefill-tp", a.prefill_tp,
+               "With --prefill-replicas: GPUs each prefill instance is split across, planned on its own (default: "
+               "--tp, which the decode instances keep)");
   c.add_option("--kv-link", a.kv_link,
                "With --prefill-replicas: the link a prompt's KV crosses, per GPU: nvlink (the card's, from the "
                "catalog: prefill and decode in one node), infiniband (400 Gb/s), ethernet (100 Gb/s)")
@@ -66,17 +69,21 @@ Result<KvLink> LinkOf(const FleetArgs& a, const HardwareSpec& hw) {
 
 }  // namespace
 
-Status ApplyFleet(const FleetArgs& a, const HardwareSpec& hw, SimOptions& o) {
+bool PrefillSizedApart(const FleetArgs& a, int tensor_parallel) {
+  return a.prefill_replicas > 0 && !a.aggregated && a.prefill_tp && *a.prefill_tp != tensor_parallel;
+}
+
+Status ApplyFleet(const FleetArgs& a, const HardwareSpec& hw, int tensor_parallel, SimOptions& o) {
   GOODPUT_RETURN_IF_ERROR(CheckCount(a.replicas, "--replicas"));
   const std::optional<RouterPolicy> router = RouterPolicyFromName(a.router);
   if (!router) return Status::InvalidArgument(fmt::format("--router '{}': one of {}", a.router, RouterPolicyNames()));
   o.router = *router;
   o.replicas = a.replicas;
   if (a.prefill_replicas == 0) {
-    if (a.decode_replicas != 0 || a.aggregated || a.compare_aggregated) {
+    if (a.decode_replicas != 0 || a.prefill_tp || a.aggregated || a.compare_aggregated) {
       return Status::InvalidArgument(
-          "--decode-replicas, --aggregated and --compare-aggregated describe a disaggregated fleet: give "
-          "--prefill-replicas");
+          "--decode-replicas, --prefill-tp, --aggregated and --compare-aggregated describe a disaggregated fleet: "
+          "give --prefill-replicas");
     }
     return Status::Ok();
   }
@@ -87,8 +94,19 @@ Status ApplyFleet(const FleetArgs& a, const HardwareSpec& hw, SimOptions& o) {
   const int decode = a.DecodeReplicas();
   GOODPUT_RETURN_IF_ERROR(CheckCount(a.prefill_replicas, "--prefill-replicas"));
   GOODPUT_RETURN_IF_ERROR(CheckCount(decode, "--decode-replicas"));
-  if (a.aggregated) {  // the same GPUs, every instance doing both
-    o.replicas = std::min(kMaxReplicas, a.prefill_replicas + decode);
+  if (a.prefill_tp && (*a.prefill_tp < 1 || *a.prefill_tp > 1024)) {
+    return Status::InvalidArgument("--prefill-tp must be 1 to 1024");
+  }
+  const int prefill_tp = a.prefill_tp.value_or(tensor_parallel);
+  if (a.aggregated) {  // the same GPUs, every instance doing both at --tp
+    const int64_t gpus = int64_t{a.prefill_replicas} * prefill_tp + int64_t{decode} * tensor_parallel;
+    if (gpus % tensor_parallel != 0) {
+      return Status::InvalidArgument(fmt::format(
+          "--aggregated: the fleet's {} GPUs ({} prefill x {} + {} decode x {}) do not divide into instances of "
+          "--tp {}",
+          gpus, a.prefill_replicas, prefill_tp, decode, tensor_parallel, tensor_parallel));
+    }
+    o.replicas = static_cast<int>(std::min<int64_t>(kMaxReplicas, gpus / tensor_parallel));
     return Status::Ok();
   }
   GOODPUT_ASSIGN_OR_RETURN(o.kv_link, LinkOf(a, hw));

@@ -212,20 +212,56 @@ Result<double> PerPositionChance(const SimArgs& a) {
   return rate;
 }
 
-// The simulation the flags describe and its hardware.
-Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
-  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
-  GOODPUT_ASSIGN_OR_RETURN(SimHardware h, ResolveSimHardware(a));
-  GOODPUT_ASSIGN_OR_RETURN(const double acceptance, PerPositionChance(a));
+// The setup of `model` on `h` (the hardware the flags name), before the fleet.
+Result<SimSetup> SetupFor(const SimArgs& a, const ModelSpec& model, const SimHardware& h) {
   if (h.calibration && !a.d.engine_host.empty()) {
     return Status::InvalidArgument("--engine: a calibration carries its own host costs");
   }
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, h.calibration
                                                ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
                                                : SetupSimulation(model, h.plan, h.hw, nullptr, EngineHostName(a.d)));
-  setup.options.acceptance_rate = acceptance;
-  GOODPUT_RETURN_IF_ERROR(ApplyFleet(a.fleet_args, h.hw, setup.options));
   GOODPUT_RETURN_IF_ERROR(ApplyCostOverrides(OverridesOf(a), kOverrideFlags, setup));
+  return setup;
+}
+
+// --prefill-tp: the prefill instances planned at their own size on `h` (the
+// same card, engine settings and cost overrides; memory measured with
+// --weights-memory and its kind was the decode instances' size, so the
+// planner counts theirs); their KV pool joins `setup`'s start-up lines.
+Status PlanPrefillPool(const SimArgs& a, const ModelSpec& model, SimHardware h, SimSetup& setup) {
+  const int tp = *a.fleet_args.prefill_tp;
+  h.plan.tensor_parallel = tp;
+  h.plan.weights_memory = h.plan.activation_memory = h.plan.non_torch_memory = h.plan.cuda_graph_memory = {};
+  auto prefill = SetupFor(a, model, h);
+  if (!prefill.ok()) return prefill.status().WithContext(fmt::format("--prefill-tp {}", tp));
+  auto pool = std::make_shared<PrefillPool>();
+  pool->tensor_parallel = tp;
+  pool->scheduler = prefill->options.scheduler;
+  pool->kv_groups = prefill->options.kv_groups;
+  pool->num_blocks = prefill->options.num_blocks;
+  pool->kv_block_bytes = prefill->options.kv_block_bytes;
+  pool->cost = std::move(prefill->cost);
+  setup.options.prefill_pool = std::move(pool);
+  const std::string lines =
+      KvCapacityLogLines(prefill->plan.capacity, prefill->plan.options.engine.scheduler.max_model_len);
+  for (size_t at = 0, end; at < lines.size(); at = end + 1) {
+    end = std::min(lines.find('\n', at), lines.size());
+    setup.startup_lines.push_back(fmt::format("prefill instances (x{}): {}", tp, lines.substr(at, end - at)));
+  }
+  return Status::Ok();
+}
+
+// The simulation the flags describe and its hardware.
+Result<SimDeployment> BuildSimDeployment(const SimArgs& a) {
+  GOODPUT_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(a.d.model));
+  GOODPUT_ASSIGN_OR_RETURN(SimHardware h, ResolveSimHardware(a));
+  GOODPUT_ASSIGN_OR_RETURN(const double acceptance, PerPositionChance(a));
+  GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, SetupFor(a, model, h));
+  setup.options.acceptance_rate = acceptance;
+  GOODPUT_RETURN_IF_ERROR(ApplyFleet(a.fleet_args, h.hw, a.d.tensor_parallel, setup.options));
+  if (PrefillSizedApart(a.fleet_args, a.d.tensor_parallel)) {
+    GOODPUT_RETURN_IF_ERROR(PlanPrefillPool(a, model, h, setup));
+  }
   if (!a.step_log.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(setup.options.step_observer, OpenStepLog(a.step_log));
   }
@@ -312,7 +348,10 @@ int RunFleet(const SimArgs& a, const MeasurementSpec& spec) {
   return 0;
 }
 
-// --compare-aggregated's answer: both capacities on the same GPUs and their ratio.
+// --compare-aggregated's answer: both capacities on the same GPUs and their
+// ratio: of the loads for arrival rates, of the output throughputs for
+// concurrency (clients are not work: the split serves its clients faster or
+// slower).
 std::string DisaggregationGain(const FleetArgs& f, const std::vector<SettingResult>& results) {
   const PointResult *split = nullptr, *together = nullptr;
   for (const SettingResult& r : results) {
@@ -320,14 +359,20 @@ std::string DisaggregationGain(const FleetArgs& f, const std::vector<SettingResu
     const bool aggregated = r.setting.find("aggregated=true") != std::string::npos;
     (aggregated ? together : split) = &r.sweep.points[*r.sweep.capacity];
   }
-  const int decode = f.DecodeReplicas(), all = f.prefill_replicas + decode;
-  const auto text = [](const PointResult* p) { return p ? LoadLabel(p->load) : std::string("none held"); };
-  std::string line = fmt::format(
-      "disaggregated ({} prefill + {} decode instances): capacity {}; the same {} instances "
-      "aggregated: {}",
-      f.prefill_replicas, decode, text(split), all, text(together));
-  if (split && together && LoadOf(*together) > 0)
-    line += fmt::format("; gain {:.2f}x", LoadOf(*split) / LoadOf(*together));
+  const int decode = f.DecodeReplicas();
+  const bool closed = (split ? split : together) && (split ? split : together)->load.kind == ArrivalKind::kClosedLoop;
+  const auto text = [closed](const PointResult* p) {
+    if (!p) return std::string("none held");
+    return closed ? fmt::format("{} clients ({:.0f} tok/s)", LoadLabel(p->load), p->throughput) : LoadLabel(p->load);
+  };
+  const auto measure = [closed](const PointResult& p) { return closed ? p.throughput : LoadOf(p); };
+  const std::string prefill_size = f.prefill_tp ? fmt::format(" x{}", *f.prefill_tp) : "";
+  std::string line =
+      fmt::format("disaggregated ({} prefill{} + {} decode instances): capacity {}; the same GPUs aggregated: {}",
+                  f.prefill_replicas, prefill_size, decode, text(split), text(together));
+  if (split && together && measure(*together) > 0) {
+    line += fmt::format("; gain {:.2f}x{}", measure(*split) / measure(*together), closed ? " in output tok/s" : "");
+  }
   return line + "\n";
 }
 

@@ -46,9 +46,12 @@ std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, c
           : fmt::format("x{}", plan.options.tensor_parallel);
   const SimOptions& o = setup.options;
   if (o.prefill_replicas > 0) {
-    gpus +=
-        fmt::format(", {} prefill + {} decode instances behind {} routing, KV over {} at {:g} GB/s", o.prefill_replicas,
-                    o.replicas, RouterPolicyName(o.router), o.kv_link.name, o.kv_link.bandwidth / 1e9);
+    const std::string prefill_size =
+        o.prefill_pool ? fmt::format(" (x{}, {} blocks)", o.prefill_pool->tensor_parallel, o.prefill_pool->num_blocks)
+                       : "";
+    gpus += fmt::format(", {} prefill{} + {} decode instances behind {} routing, KV over {} at {:g} GB/s",
+                        o.prefill_replicas, prefill_size, o.replicas, RouterPolicyName(o.router), o.kv_link.name,
+                        o.kv_link.bandwidth / 1e9);
   } else if (o.replicas > 1) {
     gpus += fmt::format(", a fleet of {} instances behind {} routing", o.replicas, RouterPolicyName(o.router));
   }

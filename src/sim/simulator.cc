@@ -37,9 +37,15 @@ class Run {
         prefill_router_(o.router),
         kv_groups_(o.kv_groups),
         kv_link_(o.kv_link),
-        kv_block_bytes_(o.kv_block_bytes) {
+        kv_block_bytes_(o.kv_block_bytes),
+        prefill_pool_(prefill_ > 0 ? o.prefill_pool : nullptr) {
     for (int k = 0; k < prefill_ + std::max(1, o.replicas); ++k) {
-      replicas_.push_back(std::make_unique<Replica>(o, cost, static_cast<uint64_t>(k)));
+      const auto stream = static_cast<uint64_t>(k);
+      if (k < prefill_ && prefill_pool_) {
+        replicas_.push_back(std::make_unique<Replica>(PrefillOptions(o), *prefill_pool_->cost, stream));
+      } else {
+        replicas_.push_back(std::make_unique<Replica>(o, cost, stream));
+      }
     }
     outstanding_.assign(replicas_.size(), 0);
     link_free_.assign(static_cast<size_t>(prefill_), 0.0);
@@ -51,6 +57,10 @@ class Run {
   Status Go(SimRun& out);
 
  private:
+  // `o` with the prefill pool's engine settings and KV pool in place of the decode instances'.
+  SimOptions PrefillOptions(const SimOptions& o) const;
+  // Seconds to move a `tokens`-token prompt's KV from a prefill instance.
+  double TransferSeconds(int64_t tokens) const;
   // A request sent by its client: through the front end, then to the engine.
   void Arrive(const WorkItem& item);
   void Submit(const WorkItem& item, double t_engine);
@@ -123,10 +133,28 @@ class Run {
   std::vector<KvGroupSpec> kv_groups_;
   KvLink kv_link_;
   int64_t kv_block_bytes_;
+  std::shared_ptr<const PrefillPool> prefill_pool_;  // none: prefill instances are sized as the others
   std::unordered_map<int64_t, WorkItem> prefilling_;
   std::priority_queue<ToEngine, std::vector<ToEngine>, std::greater<>> handoffs_;
   std::vector<double> link_free_;  // per prefill instance: when its link has sent what it was given
 };
+
+SimOptions Run::PrefillOptions(const SimOptions& o) const {
+  SimOptions p = o;
+  const double slo_step_target = o.scheduler.slo_step_target;
+  p.scheduler = prefill_pool_->scheduler;
+  p.scheduler.slo_step_target = slo_step_target;
+  p.kv_groups = prefill_pool_->kv_groups;
+  p.num_blocks = prefill_pool_->num_blocks;
+  return p;
+}
+
+double Run::TransferSeconds(int64_t tokens) const {
+  const double receive = KvTransferSeconds(kv_link_, kv_groups_, kv_block_bytes_, tokens);
+  if (!prefill_pool_) return receive;
+  return std::max(receive,
+                  KvTransferSeconds(kv_link_, prefill_pool_->kv_groups, prefill_pool_->kv_block_bytes, tokens));
+}
 
 void Run::Arrive(const WorkItem& item) {
   if (frontend_latency_ <= 0) return Submit(item, item.t_arrival);
@@ -220,7 +248,7 @@ void Run::OnPrefillEvent(const RequestEvent& e, double now, double delay) {
   finishes_.push({now, k});
   // One instance's transfers go out one after another over its link.
   double& free = link_free_[static_cast<size_t>(k)];
-  free = std::max(free, now) + KvTransferSeconds(kv_link_, kv_groups_, kv_block_bytes_, item.prompt_tokens);
+  free = std::max(free, now) + TransferSeconds(item.prompt_tokens);
   handoffs_.push({free, item, k});
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/request_record.h"
@@ -21,6 +22,18 @@
 #include "workload/workload.h"
 
 namespace goodput {
+
+// A disaggregated fleet's prefill instances when they are sized apart from
+// the decode instances (their own tensor-parallel size, so their own plan):
+// their engine settings, KV pool and step costs.
+struct PrefillPool {
+  int tensor_parallel = 1;
+  SchedulerConfig scheduler;
+  std::vector<KvGroupSpec> kv_groups;
+  int64_t num_blocks = 0;
+  int64_t kv_block_bytes = 0;  // one GPU's share of a block
+  std::shared_ptr<const CostModel> cost;
+};
 
 struct SimOptions {
   SchedulerConfig scheduler;          // slo_step_target is derived from the workload's SLO
@@ -51,6 +64,10 @@ struct SimOptions {
   int prefill_replicas = 0;
   KvLink kv_link;
   int64_t kv_block_bytes = 0;
+  // The prefill instances' own settings and costs; none: the same as the
+  // decode instances'. A prompt's KV then takes the longer of the two sides'
+  // transfers (the GPU with the larger share moves it all over its one link).
+  std::shared_ptr<const PrefillPool> prefill_pool;
 };
 
 // One engine instance of a run.

@@ -413,6 +413,55 @@ TEST(Simulator, DisaggregatedPrefillAddsTheTransferAndOneStep) {
   EXPECT_EQ(split->replicas[1].requests, 20);
 }
 
+// Prefill instances sized apart: one client's 2,000-token prompt is computed
+// on a one-GPU prefill instance (its own cost model and pool), its KV moves to
+// a two-GPU decode instance, which computes the last prompt token. A one-GPU
+// block is 2 MiB, a two-GPU one 1 MiB per GPU: the transfer takes the larger
+// side, 125 x 2 MiB over 50 GB/s. So each first token comes exactly the
+// one-GPU prefill step, that transfer and the two-GPU decode step after its
+// request, and the prefill instance's pool is the one-GPU plan's.
+TEST(Simulator, PrefillPoolRunsItsOwnSizeAndTheTransferTakesTheLargerShare) {
+  auto w = ParseWorkload("requests: 10\nclasses:\n  - name: chat\n    prompt: fixed:2000\n    output: fixed:20\n",
+                         "w.yaml", ".");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  PlanOptions two;
+  two.tensor_parallel = 2;
+  auto decode = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", two);
+  auto prefill = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
+  ASSERT_TRUE(decode.ok() && prefill.ok());
+  ASSERT_EQ(decode->options.kv_block_bytes, 1 << 20);
+  ASSERT_EQ(prefill->options.kv_block_bytes, 2 << 20);
+  auto pool = std::make_shared<PrefillPool>();
+  pool->scheduler = prefill->options.scheduler;
+  pool->kv_groups = prefill->options.kv_groups;
+  pool->num_blocks = prefill->options.num_blocks;
+  pool->kv_block_bytes = prefill->options.kv_block_bytes;
+  pool->cost = std::shared_ptr<const CostModel>(std::move(prefill->cost));
+  SimOptions o = decode->options;
+  o.prefill_replicas = 1;
+  o.kv_link = KvLink{"given", 50e9, 0};
+  o.prefill_pool = pool;
+  auto split = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1}, o, *decode->cost);
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  CostModel::Step prompt, first;
+  pool->cost->Add(prompt, 0, 2000, true);
+  decode->cost->Add(first, 1999, 1, true);
+  const double expected = pool->cost->Seconds(prompt) + 125 * double{2 << 20} / 50e9 + decode->cost->Seconds(first);
+  EXPECT_GT(pool->cost->Seconds(prompt), 1.5 * decode->cost->Seconds(prompt));
+  for (const RequestRecord& r : split->records) {
+    ASSERT_TRUE(r.ok && r.t_first);
+    EXPECT_EQ(r.n_out, 20);
+    EXPECT_NEAR(*r.t_first - r.t_arrival, expected, 1e-6);
+  }
+  // A prefill pool of 120 blocks cannot hold the prompt's 126: every request is refused there.
+  auto small = std::make_shared<PrefillPool>(*pool);
+  small->num_blocks = 120;
+  o.prefill_pool = small;
+  auto refused = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1}, o, *decode->cost);
+  ASSERT_TRUE(refused.ok()) << refused.status().message();
+  EXPECT_EQ(refused->rejected, 10);
+}
+
 // 401 system prompts of 2,000 tokens, about five requests each (200 tokens
 // of their own; request i uses prompt i mod 401), on four instances of
 // 420,624 KV tokens each. Routed by prefix, each instance holds about 100

@@ -1,0 +1,159 @@
+// goodput sim's fleets as a user runs them: instances behind a router, the
+// fewest that hold a load, and prefill and decode on instances apart.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "support/run_command.h"
+#include "support/temp_file.h"
+
+namespace goodput {
+namespace {
+
+using testing::RunGoodput;
+using testing::WriteTempFile;
+
+const std::string kData = GOODPUT_SOURCE_DATA_DIR;
+const std::string kBase = "sim --model llama-3.1-8b --gpu h100 --max-model-len 32k --workload " + kData +
+                          "/workloads/chat.yaml --requests 300 --repeat 1 ";
+
+// A fleet: --replicas instances behind --router, each one's share of the
+// requests printed; `sim fleet` finds the fewest instances that hold a load
+// and says it in GPUs; bad fleet flags are one clear error each.
+TEST(CliSim, AFleetBehindARouterAndItsSize) {
+  auto r = RunGoodput(kBase + "--rate 20 --replicas 3 --router least-outstanding");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("a fleet of 3 instances behind least-outstanding routing"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replicas: each one's share of the requests"), std::string::npos) << r.out;
+  auto fleet = RunGoodput("sim fleet --model llama-3.1-8b --gpu h100 --tp 2 --max-model-len 32k --workload " + kData +
+                          "/workloads/chat.yaml --requests 600 --repeat 1 --rate 60 --json");
+  ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
+  const auto doc = boost::json::parse(fleet.out).as_object();
+  ASSERT_FALSE(doc.at("replicas").is_null()) << fleet.out;
+  const int64_t n = doc.at("replicas").as_int64();
+  EXPECT_GT(n, 1);
+  EXPECT_EQ(doc.at("gpus").as_int64(), 2 * n);  // two GPUs a replica (--tp 2)
+  for (const auto& p : doc.at("probes").as_array()) {
+    const bool holds = p.at("point").at("holds").as_bool();
+    EXPECT_EQ(holds, p.at("replicas").as_int64() >= n) << p;  // fewer fail, as many or more hold
+  }
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--rate 20 --replicas 0", "--replicas must be 1 to 1024"},
+           {"--rate 20 --replicas 2 --router random", "--router 'random': one of round-robin"},
+           {"--rate 20,40 fleet", "one load"},
+           {"--rate 20 fleet --max-replicas 5000", "--max-replicas must be 1 to 1024"}}) {
+    auto bad = RunGoodput(kBase + args);
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+  }
+}
+
+// Prefill/decode disaggregation: 512-token prompts and 64-token answers
+// (DistServe's Figure 6 shape) on three A100s, under a tight TPOT target
+// (p90 <= 15 ms) that prefills sharing a step break: two prefill instances
+// feeding one decode instance hold a higher rate than the same three GPUs
+// aggregated. Under a loose target (40 ms) interference costs nothing and
+// the split gains nothing. Bad flags: one clear error each.
+TEST(CliSim, DisaggregatedPrefillAgainstTheSameGpusAggregated) {
+  const auto gain = [](const std::string& tpot) {
+    const std::string w =
+        WriteTempFile("pd.yaml",
+                      "requests: 1000\nwarmup: 10%\ncooldown: 10%\narrival: {type: poisson, rate: 1}\nclasses:\n"
+                      "  - name: chat\n    prompt: fixed:512\n    output: fixed:64\n    slo: ttft p90 <= 0.4s, "
+                      "tpot p90 <= " +
+                          tpot + "\n");
+    auto r = RunGoodput("sim capacity --model llama-3.1-8b --gpu a100-80gb --workload " + w +
+                        " --rate 4 --repeat 1 --prefill-replicas 2 --decode-replicas 1 --compare-aggregated");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("2 prefill + 1 decode instances behind round-robin routing, KV over nvlink at 300 GB/s"),
+              std::string::npos)
+        << r.out;
+    const size_t at = r.out.find("; gain ");
+    EXPECT_NE(at, std::string::npos) << r.out;
+    return at == std::string::npos ? 0.0 : std::stod(r.out.substr(at + 7));
+  };
+  EXPECT_GT(gain("15ms"), 1.3);
+  EXPECT_NEAR(gain("40ms"), 1.0, 0.1);
+  // The fleet search over splits: at 40 requests/s under the tight target a
+  // split needs fewer GPUs than aggregated instances, and no probe of fewer
+  // instances than its answer held (so the answer is the fewest tried).
+  const std::string w =
+      WriteTempFile("pd40.yaml",
+                    "requests: 1000\nwarmup: 10%\ncooldown: 10%\narrival: {type: poisson, rate: 1}\nclasses:\n"
+                    "  - name: chat\n    prompt: fixed:512\n    output: fixed:64\n    slo: ttft p90 <= 0.4s, "
+                    "tpot p90 <= 15ms\n");
+  auto fleet = RunGoodput("sim fleet --model llama-3.1-8b --gpu a100-80gb --workload " + w +
+                          " --rate 40 --repeat 1 --disaggregated --json");
+  ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
+  const auto doc = boost::json::parse(fleet.out).as_object();
+  ASSERT_FALSE(doc.at("replicas").is_null() || doc.at("split").is_null()) << fleet.out;
+  const int64_t aggregated = doc.at("gpus").as_int64(), split = doc.at("split").at("gpus").as_int64();
+  EXPECT_LT(split, aggregated);
+  for (const auto& p : doc.at("probes").as_array()) {
+    if (p.at("prefill_replicas").as_int64() == 0) continue;
+    if (p.at("gpus").as_int64() < split) {
+      EXPECT_FALSE(p.at("point").at("holds").as_bool()) << p;
+    }
+  }
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--rate 20 --decode-replicas 2", "give --prefill-replicas"},
+           {"--rate 20 --compare-aggregated", "give --prefill-replicas"},
+           {"--rate 20 --replicas 2 --prefill-replicas 1", "with --prefill-replicas give --decode-replicas"},
+           {"--rate 20 --prefill-replicas 2000", "--prefill-replicas must be 1 to 1024"},
+           {"--rate 20 --prefill-replicas 1 --decode-replicas -1", "--decode-replicas must be 1 to 1024"},
+           {"--rate 20 --prefill-replicas 1 --kv-link pigeon", "--kv-link 'pigeon': one of nvlink"},
+           {"--rate 20 --prefill-replicas 1 --kv-transfer-bandwidth fast", "--kv-transfer-bandwidth"},
+           {"--rate 20 --prefill-replicas 1 --kv-transfer-bandwidth 0GB/s", "'0GB/s' must be positive"},
+           {"--rate 20 --prefill-replicas 1 --kv-transfer-latency soon", "soon"}}) {
+    auto bad = RunGoodput(kBase + args);
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+  }
+}
+
+// Prefill instances sized apart (--prefill-tp): a 70B model in FP8 on H100s,
+// four one-GPU prefill instances feeding one four-GPU decode instance (NVIDIA
+// Dynamo's single-node example). Each prefill instance has its own plan (one
+// GPU's pool, printed beside the decode instance's) and its own step costs:
+// one client's prompt takes longer on one GPU than on four. The aggregated
+// arrangement runs the same eight GPUs as two instances of --tp 4.
+TEST(CliSim, PrefillInstancesSizedApart) {
+  const std::string w = WriteTempFile(
+      "pdtp.yaml", "requests: 40\nclasses:\n  - name: chat\n    prompt: fixed:3000\n    output: fixed:150\n");
+  const std::string base =
+      "sim --model llama-3.1-70b --gpu h100-sxm --weights fp8 --tp 4 --max-model-len 3500 "
+      "--gpu-memory-utilization 0.95 "
+      "--repeat 1 --concurrency 1 --workload " +
+      w + " ";
+  const auto ttft = [](const std::string& json) {
+    const auto doc = boost::json::parse(json);
+    return doc.at("results").at(0).at("points").at(0).at("ttft_p50_s").to_number<double>();
+  };
+  const std::string split = base + "--prefill-replicas 4 ";
+  auto one = RunGoodput(split + "--prefill-tp 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("4 prefill (x1, "), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("engine: prefill instances (x1): GPU KV cache size: "), std::string::npos) << one.out;
+  auto narrow = RunGoodput(split + "--prefill-tp 1 --json"), wide = RunGoodput(split + "--prefill-tp 4 --json");
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_GT(ttft(narrow.out), 2 * ttft(wide.out));
+  auto together = RunGoodput(split + "--prefill-tp 1 --aggregated true");
+  ASSERT_EQ(together.exit_code, 0) << together.err;
+  EXPECT_NE(together.out.find("a fleet of 2 instances"), std::string::npos) << together.out;
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--prefill-replicas 4 --prefill-tp 0", "--prefill-tp must be 1 to 1024"},
+           {"--prefill-replicas 4 --prefill-tp 1 --kv-cache-memory 10GiB", "--prefill-tp 1: "},
+           {"--prefill-tp 1", "give --prefill-replicas"},
+           {"--prefill-replicas 3 --prefill-tp 1 --aggregated true", "7 GPUs (3 prefill x 1 + 1 decode x 4) do not"}}) {
+    auto bad = RunGoodput(base + args);
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+  }
+}
+
+}  // namespace
+}  // namespace goodput
