@@ -285,17 +285,26 @@ Result<std::string> DeriveWorkload(const Options& o, Table& t, json::object& out
   GOODPUT_ASSIGN_OR_RETURN(const std::string path, WriteWorkload(d.workload, d.prompt, d.output));
   for (Row& r : t.rows) r.workload = path;
   const Row& low = t.rows.front();
-  out["derived"] = {{"answers_mean", d.answers},
-                    {"prompts_mean", d.prompts},
-                    {"prompt", d.prompt},
-                    {"output", d.output},
-                    {"ceiling_sim", d.ceiling}};
+  // Every row implies its own answers' mean by the same law; one workload gives them all only if they agree.
+  json::array by_row;
+  std::string by_row_text;
+  for (const Row& r : t.rows) {
+    const Result<double> answers = AnswersMean(r);
+    by_row.push_back({{"concurrency", r.concurrency},
+                      {"answers_mean", answers.ok() ? json::value(*answers) : json::value(nullptr)}});
+    by_row_text += fmt::format("{}{} at {}", by_row_text.empty() ? "" : ", ",
+                               answers.ok() ? fmt::format("{:.0f}", *answers) : std::string("none"), r.concurrency);
+  }
+  out["derived"] = {{"answers_mean", d.answers}, {"answers_by_row", std::move(by_row)},
+                    {"prompts_mean", d.prompts}, {"prompt", d.prompt},
+                    {"output", d.output},        {"ceiling_sim", d.ceiling}};
   if (!o.json) {
     std::printf(
         "derived from the table:\n  answers: mean %.0f tokens (Little's law on concurrency %d: %.0f tok/s x "
         "%.2f s / (%d - %.0f / %.0f))\n",
         d.answers, low.concurrency, Published(low, Figure::kThroughput), Published(low, Figure::kTtftP50) / 1e3,
         low.concurrency, Published(low, Figure::kThroughput), Published(low, Figure::kPerRequest));
+    std::printf("  the same law on every row: %s clients\n", by_row_text.c_str());
     std::printf("  prompts: mean %.0f tokens, the source's lengths (%s) scaled so concurrency %d gives %.0f tok/s\n",
                 d.prompts, t.lengths.c_str(), t.rows.back().concurrency, Published(t.rows.back(), Figure::kThroughput));
     std::printf("  the workload's class:\n    prompt: %s\n    output: %s\n\n", d.prompt.c_str(), d.output.c_str());

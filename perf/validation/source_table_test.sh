@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The source document's table (data/source-documents/003-b200-table.yaml):
 # - the shipped workload (data/workloads/source-003.yaml) is what
-#   `source_table --derive` derives from the table (means within 1%);
+#   `source_table --derive` derives from the table (means within 1%), and the
+#   answers each row implies by Little's law are the hand calculation's;
 # - under it the simulator's throughput is within 15% of the source's at
 #   every load (two of the four held out), and its per-request speed at 8
 #   clients (the row the answers' mean came from);
@@ -32,7 +33,13 @@ done < <(DERIVED="$derived" SHIPPED="$shipped" node -e '
   console.log((close(top(ship.prompt), top(d.prompt)) ? "ok" : "FAIL") +
               ` prompts: shipped ${ship.prompt}, derived ${d.prompt}`);
   console.log((close(mean(ship.output), mean(d.output)) ? "ok" : "FAIL") +
-              ` answers: shipped ${ship.output}, derived ${d.output}`);')
+              ` answers: shipped ${ship.output}, derived ${d.output}`);
+  // Little'"'"'s law on each row by hand: X TTFT / (c - X / s), e.g. 2500 x 5.1 / (32 - 2500 / 120) = 1141.8.
+  const hand = {8: 522.5, 32: 1141.8, 128: 962.0, 256: 547.8};
+  for (const r of d.answers_by_row) {
+    const ok = r.answers_mean !== null && Math.abs(r.answers_mean / hand[r.concurrency] - 1) <= 0.005;
+    console.log((ok ? "ok" : "FAIL") + ` answers implied at ${r.concurrency}: ${r.answers_mean}, by hand ${hand[r.concurrency]}`);
+  }')
 
 sim=$("$table" --json "$goodput" 2>/dev/null) || fail "source_table exited non-zero"
 while read -r line; do
