@@ -153,6 +153,26 @@ TEST(CliSim, PrefillInstancesSizedApart) {
     EXPECT_NE(bad.exit_code, 0) << args;
     EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
   }
+  // `sim fleet --disaggregated` counts a split's GPUs with its prefill instances at their own size.
+  const std::string fleet =
+      "sim fleet --model llama-3.1-70b --gpu h100-sxm --weights fp8 --tp 4 --max-model-len 3500 "
+      "--gpu-memory-utilization 0.95 --prefill-first --repeat 1 --requests 400 --rate 8 "
+      "--workload " +
+      kData + "/workloads/dynamo-70b-1node.yaml ";
+  auto sized = RunGoodput(fleet + "--disaggregated --prefill-tp 1 --json");
+  ASSERT_EQ(sized.exit_code, 0) << sized.err;
+  const auto doc = boost::json::parse(sized.out).as_object();
+  ASSERT_FALSE(doc.at("replicas").is_null() || doc.at("split").is_null()) << sized.out;
+  const auto& found = doc.at("split").as_object();
+  EXPECT_EQ(doc.at("gpus_per_prefill").as_int64(), 1);
+  EXPECT_EQ(found.at("gpus").as_int64(),
+            found.at("prefill_replicas").as_int64() + 4 * found.at("decode_replicas").as_int64());
+  EXPECT_LT(found.at("gpus").as_int64(), doc.at("gpus").as_int64());
+  auto alone = RunGoodput(fleet + "--prefill-tp 1");
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE(alone.err.find("--prefill-tp sizes the prefill instances of a split: give --disaggregated"),
+            std::string::npos)
+      << alone.err;
 }
 
 }  // namespace

@@ -64,6 +64,11 @@ check "sim disaggregated, prefill instances apart" docs/sim.md "\$ build/goodput
 check "sim fleet --disaggregated" docs/sim.md '$ build/goodput sim fleet --model llama-2-13b' \
   "$goodput" sim fleet --model llama-2-13b --gpu a100-80gb --workload data/workloads/distserve-fig6.yaml \
   --slo "chat: ttft p90 <= 0.4s, tpot p90 <= 25ms" --rate 16 --repeat 1 --disaggregated
+check "sim fleet --disaggregated --prefill-tp" docs/sim.md '$ build/goodput sim fleet --model llama-3.1-70b' \
+  "$goodput" sim fleet --model llama-3.1-70b --gpu h100-sxm --weights fp8 --tp 4 --max-model-len 3500 \
+  --max-num-batched-tokens 3500 --max-num-seqs 256 --block-size 128 --gpu-memory-utilization 0.95 \
+  --no-enable-prefix-caching --prefill-first --workload data/workloads/dynamo-70b-1node.yaml \
+  --slo "chat: ttft p90 <= 2s, tpot p50 <= 26.3ms" --rate 8 --repeat 1 --disaggregated --prefill-tp 1
 check "goodput tune" docs/tune.md '$ build/goodput tune --target sim:b200 --model qwen3.5-27b' \
   "$goodput" tune --target sim:b200 --model qwen3.5-27b --engine-args "--weights int4" \
   --workload data/workloads/chat.yaml --no-ledger

@@ -327,14 +327,20 @@ int RunFleet(const SimArgs& a, const MeasurementSpec& spec) {
   if (a.max_replicas < 1 || a.max_replicas > kMaxReplicas) {
     throw CLI::RuntimeError(fmt::format("goodput sim fleet: --max-replicas must be 1 to {}", kMaxReplicas), 2);
   }
-  auto built = BuildSimTarget(a, "");  // the deployment is checked before anything runs
+  // The aggregated instances are all --tp; a split's prefill instances may be --prefill-tp.
+  SimArgs together = a;
+  together.fleet_args.prefill_tp.reset();
+  auto built = BuildSimTarget(together, "");  // the deployment is checked before anything runs
   if (built.ok() && a.fleet_args.prefill_replicas > 0) {
     built = Status::InvalidArgument("the search sets the prefill and decode instances itself: drop --prefill-replicas");
+  } else if (built.ok() && a.fleet_args.prefill_tp && !a.split_fleet) {
+    built = Status::InvalidArgument("--prefill-tp sizes the prefill instances of a split: give --disaggregated");
   }
   auto fleet = built.ok() ? SearchFleetSize(spec, a.max_replicas, a.d.tensor_parallel * a.d.data_parallel,
-                                            SimTargetFactory(a), SimProgress())
+                                            SimTargetFactory(together), SimProgress())
                           : Result<FleetSize>(built.status());
   if (fleet.ok() && a.split_fleet) {
+    fleet->gpus_per_prefill = a.fleet_args.prefill_tp.value_or(a.d.tensor_parallel) * a.d.data_parallel;
     const Status split = SearchDisaggregatedFleet(spec, SimTargetFactory(a), SimProgress(), *fleet);
     if (!split.ok()) fleet = split;
   }
@@ -447,7 +453,8 @@ void AddSimCommand(CLI::App& app) {
   fleet->add_option("--max-replicas", args->max_replicas, "The most replicas to try")->capture_default_str();
   fleet->add_flag("--disaggregated", args->split_fleet,
                   "Also search prefill/decode splits (each --prefill-replicas P with the fewest --decode-replicas D "
-                  "that hold) for a fleet of fewer instances than the aggregated answer");
+                  "that hold) for a fleet of fewer GPUs than the aggregated answer (prefill instances of "
+                  "--prefill-tp GPUs when given)");
   fleet->callback([args]() { args->fleet = true; });
   sim->final_callback([args]() {
     const int rc = RunSim(*args);

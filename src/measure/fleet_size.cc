@@ -70,18 +70,24 @@ Result<FleetSize> SearchFleetSize(const MeasurementSpec& spec, int max_replicas,
   return out;
 }
 
+int FleetGpus(const FleetSize& f, int prefill, int replicas) {
+  return prefill * (f.gpus_per_prefill > 0 ? f.gpus_per_prefill : f.gpus_per_replica) + replicas * f.gpus_per_replica;
+}
+
 Status SearchDisaggregatedFleet(const MeasurementSpec& spec, const TargetFactory& make_target,
                                 const MeasurementHooks& hooks, FleetSize& out) {
   GOODPUT_RETURN_IF_ERROR(CheckFleetSpec(spec, out.max_replicas));
   out.searched_split = true;
-  // The most instances a split may use: as many as the aggregated answer, then fewer than the best split.
-  int cap = out.replicas.value_or(out.max_replicas);
-  for (int prefill = 1; prefill < cap; ++prefill) {
+  // The most GPUs a split may use: the aggregated answer's, then fewer than the best split's.
+  int cap = FleetGpus(out, 0, out.replicas.value_or(out.max_replicas));
+  for (int prefill = 1;; ++prefill) {
+    const int most_decode = (cap - FleetGpus(out, prefill, 0)) / out.gpus_per_replica;
+    if (most_decode < 1) break;
     const auto probe = [&](int decode) { return ProbeFleet(spec, make_target, hooks, prefill, decode, out); };
-    GOODPUT_ASSIGN_OR_RETURN(const int decode, FewestThatHold(cap - prefill, probe));
+    GOODPUT_ASSIGN_OR_RETURN(const int decode, FewestThatHold(most_decode, probe));
     if (decode == 0) continue;
     out.split = {prefill, decode};
-    cap = prefill + decode - 1;
+    cap = FleetGpus(out, prefill, decode) - 1;
   }
   return Status::Ok();
 }
@@ -113,10 +119,9 @@ std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
     }
     const std::string label =
         p.prefill > 0 ? fmt::format("{}P+{}D", p.prefill, p.replicas) : std::to_string(p.replicas);
-    s +=
-        fmt::format("{:>8} {:>5} {:>11.0f} {:>10} {:>10}{}  {:>8.2f}  {}\n", label,
-                    (p.prefill + p.replicas) * f.gpus_per_replica, p.point.throughput, FormatDuration(p.point.ttft.p99),
-                    FormatDuration(p.point.tpot.p99), cells, ReplicaImbalance(p.point), p.point.verdict_text());
+    s += fmt::format("{:>8} {:>5} {:>11.0f} {:>10} {:>10}{}  {:>8.2f}  {}\n", label,
+                     FleetGpus(f, p.prefill, p.replicas), p.point.throughput, FormatDuration(p.point.ttft.p99),
+                     FormatDuration(p.point.tpot.p99), cells, ReplicaImbalance(p.point), p.point.verdict_text());
   }
   const auto gpus = [&](int n) {
     return fmt::format("{} GPU{}", n * f.gpus_per_replica, n * f.gpus_per_replica == 1 ? "" : "s");
@@ -129,9 +134,16 @@ std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
   if (!f.searched_split) return s;
   if (!f.split) return s + "disaggregated: no split of as few instances holds\n";
   const auto [p, d] = *f.split;
-  return s + fmt::format("disaggregated: {} prefill + {} decode instances x {} = {}{}\n", p, d, gpus(1), gpus(p + d),
-                         f.replicas && p + d < *f.replicas ? fmt::format(", {} fewer", gpus(*f.replicas - p - d))
-                                                           : ", as many as aggregated");
+  const int split = FleetGpus(f, p, d), together = f.replicas ? FleetGpus(f, 0, *f.replicas) : 0;
+  const auto count = [](int n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); };
+  const std::string sizes =
+      f.gpus_per_prefill > 0 && f.gpus_per_prefill != f.gpus_per_replica
+          ? fmt::format("{} prefill x {} + {} decode x {}", p, count(f.gpus_per_prefill), d, count(f.gpus_per_replica))
+          : fmt::format("{} prefill + {} decode instances x {}", p, d, count(f.gpus_per_replica));
+  return s + fmt::format("disaggregated: {} = {}{}\n", sizes, count(split),
+                         split < together    ? fmt::format(", {} fewer", count(together - split))
+                         : split == together ? ", as many as aggregated"
+                                             : "");
 }
 
 boost::json::value FleetSizeToJson(const FleetSize& f) {
@@ -139,17 +151,18 @@ boost::json::value FleetSizeToJson(const FleetSize& f) {
   for (const FleetProbe& p : f.probes) {
     probes.push_back({{"replicas", p.replicas},
                       {"prefill_replicas", p.prefill},
-                      {"gpus", (p.prefill + p.replicas) * f.gpus_per_replica},
+                      {"gpus", FleetGpus(f, p.prefill, p.replicas)},
                       {"target", p.target},
                       {"point", PointToJson(p.point)}});
   }
   return {{"replicas", f.replicas ? boost::json::value(*f.replicas) : boost::json::value(nullptr)},
           {"gpus", f.replicas ? boost::json::value(*f.replicas * f.gpus_per_replica) : boost::json::value(nullptr)},
           {"gpus_per_replica", f.gpus_per_replica},
+          {"gpus_per_prefill", f.gpus_per_prefill > 0 ? f.gpus_per_prefill : f.gpus_per_replica},
           {"max_replicas", f.max_replicas},
           {"split", f.split ? boost::json::value{{"prefill_replicas", f.split->first},
                                                  {"decode_replicas", f.split->second},
-                                                 {"gpus", (f.split->first + f.split->second) * f.gpus_per_replica}}
+                                                 {"gpus", FleetGpus(f, f.split->first, f.split->second)}}
                             : boost::json::value(nullptr)},
           {"probes", std::move(probes)}};
 }

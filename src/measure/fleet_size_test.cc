@@ -77,6 +77,45 @@ TEST(FleetSize, SaysWhenNoneUpToTheMaximumHolds) {
   EXPECT_TRUE(FleetSizeToJson(*f).as_object().at("replicas").is_null());
 }
 
+// Ten clients and a split that holds with at least four prefill instances
+// and one decode instance (a FleetTarget of 10 "replicas" holds, of 0 fails).
+TargetFactory SplitFleet() {
+  return [](const Setting& s) -> Result<std::unique_ptr<Target>> {
+    if (const std::string* n = s.Find("replicas")) {
+      return std::unique_ptr<Target>(std::make_unique<FleetTarget>(std::stoi(*n), 4));
+    }
+    const std::string *p = s.Find("prefill-replicas"), *d = s.Find("decode-replicas");
+    if (!p || !d) return Status::InvalidArgument("no replicas flags");
+    const bool holds = std::stoi(*p) >= 4 && std::stoi(*d) >= 1;
+    return std::unique_ptr<Target>(std::make_unique<FleetTarget>(holds ? 10 : 0, 1));
+  };
+}
+
+// Prefill instances of one GPU beside replicas of four: the aggregated
+// answer is 3 replicas (12 GPUs); the split search counts GPUs, so with 4
+// prefill GPUs a decode instance fits below 12 (4 + 4 = 8), and nothing with
+// five prefill instances can beat 8: the search stops there.
+TEST(FleetSize, SplitsOfPrefillInstancesSizedApartCountTheirGpus) {
+  auto f = SearchFleetSize(TenClients(), 64, 4, SplitFleet());
+  ASSERT_TRUE(f.ok() && f->replicas.has_value()) << f.status().message();
+  EXPECT_EQ(*f->replicas, 3);
+  f->gpus_per_prefill = 1;
+  ASSERT_TRUE(SearchDisaggregatedFleet(TenClients(), SplitFleet(), {}, *f).ok());
+  ASSERT_TRUE(f->split.has_value());
+  EXPECT_EQ(*f->split, std::make_pair(4, 1));
+  for (const FleetProbe& p : f->probes) {
+    EXPECT_LE(p.prefill, 4);
+    if (p.prefill > 0) EXPECT_LE(FleetGpus(*f, p.prefill, p.replicas), 12);
+  }
+  const std::string text = FormatFleetSize(*f, TenClients().workload);
+  EXPECT_NE(text.find("disaggregated: 4 prefill x 1 GPU + 1 decode x 4 GPUs = 8 GPUs, 4 GPUs fewer"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("   4P+1D     8 "), std::string::npos) << text;
+  const auto json = FleetSizeToJson(*f).as_object();
+  EXPECT_EQ(json.at("split").at("gpus").as_int64(), 8);
+  EXPECT_EQ(json.at("gpus_per_prefill").as_int64(), 1);
+}
+
 TEST(FleetSize, WrongSpecsAreErrors) {
   MeasurementSpec two = TenClients();
   two.loads.push_back(two.loads[0]);
