@@ -225,9 +225,10 @@ Result<SimSetup> SetupFor(const SimArgs& a, const ModelSpec& model, const SimHar
 }
 
 // --prefill-tp: the prefill instances planned at their own size on `h` (the
-// same card, engine settings and cost overrides; memory measured with
-// --weights-memory and its kind was the decode instances' size, so the
-// planner counts theirs); their KV pool joins `setup`'s start-up lines.
+// same card, engine settings and cost overrides; what --weights-memory and
+// its kin measured belongs to the decode instances' size, so the planner
+// counts the prefill instances' own); their KV pool joins `setup`'s start-up
+// lines.
 Status PlanPrefillPool(const SimArgs& a, const ModelSpec& model, SimHardware h, SimSetup& setup) {
   const int tp = *a.fleet_args.prefill_tp;
   h.plan.tensor_parallel = tp;
