@@ -136,7 +136,8 @@ class Run {
   }
 
   // A closed-loop client: its next request when the last one ends (a
-  // conversation's next turn after its think time, while it goes on).
+  // conversation's next turn, or the workload's next request, after its
+  // think time).
   awaitable<void> ClosedClient(int client) {
     Conn conn;
     net::steady_timer think(ioc_);
@@ -146,11 +147,10 @@ class Run {
       const size_t to = Route(*item);
       if (conn && conn->endpoint != to) conn.reset();  // its connection is to another endpoint
       std::optional<WorkItem> next = co_await Send(*item, conn, to);
-      if (next) {
+      if (!next && (next = gen_.NextForClient(client, Now()))) ++launched_;
+      if (next && next->t_arrival > Now()) {
         think.expires_after(Seconds(next->t_arrival - Now()));
         co_await think.async_wait(kNoThrow);
-      } else if ((next = gen_.NextForClient(client, Now()))) {
-        ++launched_;
       }
       item = std::move(next);
     }

@@ -43,6 +43,26 @@ TEST(LoadClient, RecordsWhatTheServerSent) {
   }
 }
 
+// A closed-loop client with a think time waits it after each answer before
+// sending again (its first request goes at once).
+TEST(LoadClient, ClosedLoopClientWaitsItsThinkTime) {
+  RealClock clock;
+  auto server = std::move(FakeSseServer::Start({0.01, 0.005}, clock).value());
+  Workload w = FixedLengthWorkload(3, 8, 3);
+  w.client_think = ThinkTime{0.2, 0.2};
+  ArrivalSpec one;
+  one.concurrency = 1;
+  auto records = RunLoad(OptionsFor(*server, "ok"), w, one, clock);
+  ASSERT_TRUE(records.ok()) << records.status().message();
+  ASSERT_EQ(records->size(), 3u);
+  std::vector<RequestRecord> sent = *records;
+  std::sort(sent.begin(), sent.end(), [](const auto& a, const auto& b) { return a.t_sent < b.t_sent; });
+  for (size_t i = 1; i < sent.size(); ++i) {
+    ASSERT_TRUE(sent[i - 1].ok && sent[i - 1].t_last) << sent[i - 1].error;
+    EXPECT_GE(sent[i].t_sent - *sent[i - 1].t_last, 0.2) << i;
+  }
+}
+
 // Every fault is recorded with its reason; the run completes.
 TEST(LoadClient, RecordsEveryFaultWithItsReason) {
   RealClock clock;

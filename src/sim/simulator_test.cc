@@ -462,6 +462,24 @@ TEST(Simulator, PrefillPoolRunsItsOwnSizeAndTheTransferTakesTheLargerShare) {
   EXPECT_EQ(refused->rejected, 10);
 }
 
+// A closed-loop client with a think time sends its next request that long
+// after the engine loop's follow-up (1 ms after an idle engine's last step).
+TEST(Simulator, ClosedLoopClientsThinkBeforeTheirNextRequest) {
+  auto w = ParseWorkload(
+      "requests: 6\narrival: {type: closed, think: 1s}\nclasses:\n  - name: chat\n    prompt: fixed:100\n"
+      "    output: fixed:5\n",
+      "w.yaml", ".");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100-sxm", PlanOptions{});
+  ASSERT_TRUE(setup.ok()) << setup.status().message();
+  auto run = Simulate(*w, ArrivalSpec{ArrivalKind::kClosedLoop, 1, 1, 1}, setup->options, *setup->cost);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->records.size(), 6u);
+  for (size_t i = 1; i < run->records.size(); ++i) {
+    EXPECT_NEAR(run->records[i].t_arrival - *run->records[i - 1].t_last, 1.001, 1e-9) << i;
+  }
+}
+
 // 401 system prompts of 2,000 tokens, about five requests each (200 tokens
 // of their own; request i uses prompt i mod 401), on four instances of
 // 420,624 KV tokens each. Routed by prefix, each instance holds about 100

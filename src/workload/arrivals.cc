@@ -6,7 +6,10 @@
 namespace goodput {
 
 RequestGenerator::RequestGenerator(const Workload& w, const ArrivalSpec& load)
-    : workload_(w), budget_(w.requests), turn_rng_(w.seed * 0x9e3779b97f4a7c15ull + 5) {
+    : workload_(w),
+      budget_(w.requests),
+      turn_rng_(w.seed * 0x9e3779b97f4a7c15ull + 5),
+      think_rng_(w.seed * 0x9e3779b97f4a7c15ull + 11) {
   std::vector<int> shared;
   for (size_t i = 0; i < w.classes.size(); ++i) {
     const RequestClass& c = w.classes[i];
@@ -210,9 +213,14 @@ WorkItem RequestGenerator::PopOpen() {
 
 std::optional<WorkItem> RequestGenerator::NextForClient(int client, double now) {
   if (issued_ >= budget_ || client < 0 || client >= closed_clients()) return std::nullopt;
-  WorkItem item = Issue(streams_[client_stream_[client]], now, -1, 0, 0);
-  item.client = client;
   if (client_started_.size() < client_stream_.size()) client_started_.resize(client_stream_.size(), false);
+  const ThinkTime& think = workload_.client_think;
+  double t = now;
+  if (client_started_[client] && think.any()) {
+    t += std::uniform_real_distribution<double>(think.min_s, think.max_s)(think_rng_);
+  }
+  WorkItem item = Issue(streams_[client_stream_[client]], t, -1, 0, 0);
+  item.client = client;
   item.first_wave = !client_started_[client];
   client_started_[client] = true;
   return item;

@@ -62,7 +62,9 @@ class RequestGenerator {
 
   // Closed-loop clients of this run (their requests are issued on demand).
   int closed_clients() const { return static_cast<int>(client_stream_.size()); }
-  // The next request of `client`, sent at `now`; empty once the budget is spent.
+  // The next request of `client`, whose last one ended at `now`: sent then, or
+  // after the workload's think time (drawn for every request but a client's
+  // first); empty once the budget is spent.
   std::optional<WorkItem> NextForClient(int client, double now);
 
   // The turn after `done` (answered at `t_done`) of its conversation, sent
@@ -95,6 +97,7 @@ class RequestGenerator {
   std::vector<int> client_stream_;  // closed-loop client -> stream
   std::vector<bool> client_started_;  // closed-loop client -> has issued a request
   std::mt19937_64 turn_rng_;          // the lengths of conversations' later turns
+  std::mt19937_64 think_rng_;         // closed-loop clients' think times
   int64_t issued_ = 0;
   int64_t budget_ = 0;
 };

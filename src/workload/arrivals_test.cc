@@ -91,6 +91,33 @@ TEST(Arrivals, ClosedLoopIssuesOnDemandWithinTheBudget) {
   EXPECT_EQ(n, 5);
 }
 
+// Closed-loop think time: a client's first request goes at once, each later
+// one a draw from the range after the last ended; the draws are the seed's
+// (the same seed, the same pauses) and survive a command's load.
+TEST(Arrivals, ClosedLoopClientsThinkBetweenRequests) {
+  Workload w = OneClass(200);
+  w.client_think = ThinkTime{0.1, 0.3};
+  const ArrivalSpec two{ArrivalKind::kClosedLoop, 2, 1, 1};
+  RequestGenerator g(w, two), again(w, two);
+  EXPECT_EQ(g.NextForClient(0, 0)->t_arrival, 0);
+  EXPECT_EQ(g.NextForClient(1, 0)->t_arrival, 0);
+  again.NextForClient(0, 0);
+  again.NextForClient(1, 0);
+  double lo = 1, hi = 0;
+  for (int i = 0; i < 100; ++i) {
+    const double pause = g.NextForClient(i % 2, 5.0)->t_arrival - 5.0;
+    EXPECT_EQ(again.NextForClient(i % 2, 5.0)->t_arrival - 5.0, pause);
+    lo = std::min(lo, pause), hi = std::max(hi, pause);
+  }
+  EXPECT_GE(lo, 0.1);
+  EXPECT_LE(hi, 0.3);
+  EXPECT_GT(hi - lo, 0.15);  // drawn across the range, not a fixed pause
+  Workload none = OneClass(10);
+  RequestGenerator at_once(none, two);
+  at_once.NextForClient(0, 0);
+  EXPECT_EQ(at_once.NextForClient(0, 5.0)->t_arrival, 5.0);
+}
+
 TEST(Arrivals, SharesSplitTheStreamAndOwnRatesAddTheirOwn) {
   Workload w = OneClass(30000);
   RequestClass b = w.classes[0];

@@ -187,6 +187,27 @@ Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) 
   return a;
 }
 
+// "20ms", "10ms-30ms" or "0-30ms" (the unit of the range's end serves a bare
+// start): a closed-loop client's think time.
+Result<ThinkTime> ParseThink(const YAML::Node& n, const std::string& where) {
+  const std::string text = Scalar(n);
+  const size_t dash = text.find('-', 1);
+  const auto bad = [&] {
+    return YamlError(where, n,
+                     fmt::format("'think' must be a duration or a range, e.g. 20ms or 10ms-30ms, of at most {:g} s",
+                                 kMaxThinkSeconds));
+  };
+  const std::string end = dash == std::string::npos ? "" : text.substr(dash + 1);
+  std::string start = text.substr(0, dash);
+  if (!end.empty() && start.find_first_not_of("0123456789.") == std::string::npos) {
+    start += end.substr(end.find_last_of("0123456789.") + 1);
+  }
+  const Result<double> lo = ParseDuration(start);
+  const Result<double> hi = dash == std::string::npos ? lo : ParseDuration(end);
+  if (!lo.ok() || !hi.ok() || !(*lo >= 0) || !(*hi >= *lo) || !(*hi <= kMaxThinkSeconds)) return bad();
+  return ThinkTime{*lo, *hi};
+}
+
 Status ParseTop(const YAML::Node& root, const std::string& where, Workload& w) {
   if (root["name"]) w.name = Scalar(root["name"]);
   if (root["seed"]) {
@@ -203,6 +224,9 @@ Status ParseTop(const YAML::Node& root, const std::string& where, Workload& w) {
   if (w.warmup.fraction + w.cooldown.fraction >= 1)
     return YamlError(where, root, "warmup and cooldown leave nothing to measure");
   GOODPUT_ASSIGN_OR_RETURN(w.arrival, ParseArrival(root["arrival"], where));
+  if (root["arrival"] && root["arrival"].IsMap() && root["arrival"]["think"]) {
+    GOODPUT_ASSIGN_OR_RETURN(w.client_think, ParseThink(root["arrival"]["think"], where));
+  }
   if (const YAML::Node step = root["profile_step"]) {
     auto d = ParseDuration(Scalar(step));
     if (!d.ok() || !(*d > 0)) {

@@ -10,6 +10,9 @@
 //   arrival:                     # the load; commands usually override it
 //     type: closed               # closed | poisson | gamma | trace
 //     concurrency: 32            # closed loop: clients, each sends on completion
+//     think: 10ms-30ms           # closed loop: each client's pause before its next
+//                                #   request (a duration, or a range drawn uniformly;
+//                                #   kept when a command sets the load)
 //     rate: 10                   # poisson / gamma: requests per second
 //     burstiness: 0.5            # gamma shape: 1 = Poisson, < 1 burstier
 //     file: trace.csv            # trace replay (see trace.h); relative to this file
@@ -85,6 +88,17 @@ struct ArrivalSpec {
   double burstiness = 1;  // gamma shape parameter
 };
 
+// A closed-loop client's pause between an answer and its next request, drawn
+// uniformly from [min_s, max_s] (both 0: it sends at once): a user reading,
+// or a client's own work between requests.
+struct ThinkTime {
+  double min_s = 0, max_s = 0;
+  bool any() const { return max_s > 0; }
+};
+
+// The longest think time a workload may give (a larger figure is a typo).
+constexpr double kMaxThinkSeconds = 3600;
+
 // Warm-up or cool-down: a share of the requests or a duration.
 struct Margin {
   double fraction = 0;                  // of the requests
@@ -104,6 +118,7 @@ struct Workload {
   int64_t requests = 1000;
   Margin warmup, cooldown;
   ArrivalSpec arrival;
+  ThinkTime client_think;  // closed-loop clients (arrival.think)
   std::vector<RequestClass> classes;
   std::vector<TraceRow> trace;  // for ArrivalKind::kTrace
   double profile_step_s = 0;    // > 0: the classes' rates follow their profiles (ArrivalKind::kProfile)

@@ -43,6 +43,37 @@ TEST(Workload, ShippedLengthDistributionsMatchTheirSources) {
   EXPECT_GT(arxiv.prompt.Quantile(0.5), 10 * arxiv.output.Quantile(0.5));  // documents in, summaries out
 }
 
+// arrival.think: a duration or a range ("0-30ms" takes the end's unit);
+// anything else is one clear error naming the line.
+TEST(Workload, ClosedLoopThinkTime) {
+  const auto parse = [](const std::string& think) {
+    return ParseWorkload("requests: 10\narrival:\n  type: closed\n  think: " + think +
+                             "\nclasses:\n  - name: c\n    prompt: fixed:8\n    output: fixed:4\n",
+                         "w.yaml", ".");
+  };
+  auto range = parse("0-30ms");
+  ASSERT_TRUE(range.ok()) << range.status().message();
+  EXPECT_EQ(range->client_think.min_s, 0);
+  EXPECT_DOUBLE_EQ(range->client_think.max_s, 0.03);
+  auto fixed = parse("2s");
+  ASSERT_TRUE(fixed.ok()) << fixed.status().message();
+  EXPECT_EQ(fixed->client_think.min_s, 2);
+  EXPECT_EQ(fixed->client_think.max_s, 2);
+  auto units = parse("10ms-1s");
+  ASSERT_TRUE(units.ok()) << units.status().message();
+  EXPECT_DOUBLE_EQ(units->client_think.min_s, 0.01);
+  for (const char* bad : {"soon", "30ms-10ms", "-5ms", "2h", "5ms-", "ms-5ms"}) {
+    auto r = parse(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("w.yaml:4: 'think' must be a duration or a range"), std::string::npos)
+        << bad << ": " << r.status().message();
+  }
+  auto none =
+      ParseWorkload("requests: 10\nclasses:\n  - name: c\n    prompt: fixed:8\n    output: fixed:4\n", "w.yaml", ".");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->client_think.any());
+}
+
 TEST(Workload, ChatExample) {
   auto w = LoadWorkload(DataDir() + "/workloads/chat.yaml");
   ASSERT_TRUE(w.ok());
