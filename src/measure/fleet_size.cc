@@ -97,10 +97,14 @@ std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
   const PointResult& first = f.probes[0].point;
   const auto answer = std::find_if(f.probes.begin(), f.probes.end(),
                                    [&](const FleetProbe& p) { return f.replicas && p.replicas == *f.replicas; });
+  const std::string prefill_size =
+      f.gpus_per_prefill > 0 && f.gpus_per_prefill != f.gpus_per_replica
+          ? fmt::format(", each prefill instance {} GPU{}", f.gpus_per_prefill, f.gpus_per_prefill == 1 ? "" : "s")
+          : "";
   std::string s =
-      fmt::format("Fleet for load {} of workload {} (SLO: {}), each replica {} GPU{}\n{}\n\n", first.label, w.name,
+      fmt::format("Fleet for load {} of workload {} (SLO: {}), each replica {} GPU{}{}\n{}\n\n", first.label, w.name,
                   w.Slo().empty() ? "none" : w.Slo().ToString(), f.gpus_per_replica, f.gpus_per_replica == 1 ? "" : "s",
-                  (answer != f.probes.end() ? *answer : f.probes.back()).target);
+                  prefill_size, (answer != f.probes.end() ? *answer : f.probes.back()).target);
   std::string classes;
   for (const ClassAttainment& c : first.classes) {
     if (c.has_slo) classes += fmt::format("  {:<28}", c.class_name);

@@ -111,6 +111,7 @@ TEST(FleetSize, SplitsOfPrefillInstancesSizedApartCountTheirGpus) {
   EXPECT_NE(text.find("disaggregated: 4 prefill x 1 GPU + 1 decode x 4 GPUs = 8 GPUs, 4 GPUs fewer"), std::string::npos)
       << text;
   EXPECT_NE(text.find("   4P+1D     8 "), std::string::npos) << text;
+  EXPECT_NE(text.find("each replica 4 GPUs, each prefill instance 1 GPU\n"), std::string::npos) << text;
   const auto json = FleetSizeToJson(*f).as_object();
   EXPECT_EQ(json.at("split").at("gpus").as_int64(), 8);
   EXPECT_EQ(json.at("gpus_per_prefill").as_int64(), 1);
