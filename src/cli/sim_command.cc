@@ -17,6 +17,7 @@
 #include "cli/disaggregation_flags.h"
 #include "cli/measurement_flags.h"
 #include "core/definitions.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "engine/step_log.h"
 #include "model/catalog.h"
@@ -243,11 +244,9 @@ Status PlanPrefillPool(const SimArgs& a, const ModelSpec& model, SimHardware h, 
   pool->kv_block_bytes = prefill->options.kv_block_bytes;
   pool->cost = std::move(prefill->cost);
   setup.options.prefill_pool = std::move(pool);
-  const std::string lines =
-      KvCapacityLogLines(prefill->plan.capacity, prefill->plan.options.engine.scheduler.max_model_len);
-  for (size_t at = 0, end; at < lines.size(); at = end + 1) {
-    end = std::min(lines.find('\n', at), lines.size());
-    setup.startup_lines.push_back(fmt::format("prefill instances (x{}): {}", tp, lines.substr(at, end - at)));
+  for (const std::string& line :
+       Split(KvCapacityLogLines(prefill->plan.capacity, prefill->plan.options.engine.scheduler.max_model_len), '\n')) {
+    if (!line.empty()) setup.startup_lines.push_back(fmt::format("prefill instances (x{}): {}", tp, line));
   }
   return Status::Ok();
 }
@@ -367,7 +366,8 @@ std::string DisaggregationGain(const FleetArgs& f, const std::vector<SettingResu
     (aggregated ? together : split) = &r.sweep.points[*r.sweep.capacity];
   }
   const int decode = f.DecodeReplicas();
-  const bool closed = (split ? split : together) && (split ? split : together)->load.kind == ArrivalKind::kClosedLoop;
+  const PointResult* either = split ? split : together;
+  const bool closed = either && either->load.kind == ArrivalKind::kClosedLoop;
   const auto text = [closed](const PointResult* p) {
     if (!p) return std::string("none held");
     return closed ? fmt::format("{} clients ({:.0f} tok/s)", LoadLabel(p->load), p->throughput) : LoadLabel(p->load);

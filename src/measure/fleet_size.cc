@@ -56,6 +56,14 @@ Result<int> FewestThatHold(int most, const std::function<Result<bool>(int)>& pro
   return holds;
 }
 
+// "1 GPU", "8 GPUs".
+std::string Gpus(int n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); }
+
+// Whether a split's prefill instances have a size of their own.
+bool PrefillSizedApart(const FleetSize& f) {
+  return f.gpus_per_prefill > 0 && f.gpus_per_prefill != f.gpus_per_replica;
+}
+
 }  // namespace
 
 Result<FleetSize> SearchFleetSize(const MeasurementSpec& spec, int max_replicas, int gpus_per_replica,
@@ -98,23 +106,20 @@ std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
   const auto answer = std::find_if(f.probes.begin(), f.probes.end(),
                                    [&](const FleetProbe& p) { return f.replicas && p.replicas == *f.replicas; });
   const std::string prefill_size =
-      f.gpus_per_prefill > 0 && f.gpus_per_prefill != f.gpus_per_replica
-          ? fmt::format(", each prefill instance {} GPU{}", f.gpus_per_prefill, f.gpus_per_prefill == 1 ? "" : "s")
-          : "";
-  std::string s =
-      fmt::format("Fleet for load {} of workload {} (SLO: {}), each replica {} GPU{}{}\n{}\n\n", first.label, w.name,
-                  w.Slo().empty() ? "none" : w.Slo().ToString(), f.gpus_per_replica, f.gpus_per_replica == 1 ? "" : "s",
-                  prefill_size, (answer != f.probes.end() ? *answer : f.probes.back()).target);
+      PrefillSizedApart(f) ? fmt::format(", each prefill instance {}", Gpus(f.gpus_per_prefill)) : "";
+  std::string s = fmt::format("Fleet for load {} of workload {} (SLO: {}), each replica {}{}\n{}\n\n", first.label,
+                              w.name, w.Slo().empty() ? "none" : w.Slo().ToString(), Gpus(f.gpus_per_replica),
+                              prefill_size, (answer != f.probes.end() ? *answer : f.probes.back()).target);
   std::string classes;
   for (const ClassAttainment& c : first.classes) {
     if (c.has_slo) classes += fmt::format("  {:<28}", c.class_name);
   }
   s += fmt::format("{:>8} {:>5} {:>11} {:>10} {:>10}{}  {:>8}  {}\n", "replicas", "GPUs", "tok/s", "TTFT p99",
                    "TPOT p99", classes, "max/mean", "verdict");
-  std::vector<FleetProbe> sorted = f.probes;  // aggregated first, then by size
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return std::tuple(a.prefill > 0, a.prefill + a.replicas, a.prefill) <
-           std::tuple(b.prefill > 0, b.prefill + b.replicas, b.prefill);
+  std::vector<FleetProbe> sorted = f.probes;  // aggregated first, then by GPUs
+  std::sort(sorted.begin(), sorted.end(), [&f](const auto& a, const auto& b) {
+    return std::tuple(a.prefill > 0, FleetGpus(f, a.prefill, a.replicas), a.prefill) <
+           std::tuple(b.prefill > 0, FleetGpus(f, b.prefill, b.replicas), b.prefill);
   });
   for (const FleetProbe& p : sorted) {
     std::string cells;
@@ -127,9 +132,7 @@ std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
                      FleetGpus(f, p.prefill, p.replicas), p.point.throughput, FormatDuration(p.point.ttft.p99),
                      FormatDuration(p.point.tpot.p99), cells, ReplicaImbalance(p.point), p.point.verdict_text());
   }
-  const auto gpus = [&](int n) {
-    return fmt::format("{} GPU{}", n * f.gpus_per_replica, n * f.gpus_per_replica == 1 ? "" : "s");
-  };
+  const auto gpus = [&](int replicas) { return Gpus(FleetGpus(f, 0, replicas)); };
   s += !f.replicas
            ? fmt::format("\nanswer: none up to {} replicas ({}) holds; raise --max-replicas\n", f.max_replicas,
                          gpus(f.max_replicas))
@@ -139,13 +142,12 @@ std::string FormatFleetSize(const FleetSize& f, const Workload& w) {
   if (!f.split) return s + "disaggregated: no split of as few instances holds\n";
   const auto [p, d] = *f.split;
   const int split = FleetGpus(f, p, d), together = f.replicas ? FleetGpus(f, 0, *f.replicas) : 0;
-  const auto count = [](int n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); };
   const std::string sizes =
-      f.gpus_per_prefill > 0 && f.gpus_per_prefill != f.gpus_per_replica
-          ? fmt::format("{} prefill x {} + {} decode x {}", p, count(f.gpus_per_prefill), d, count(f.gpus_per_replica))
-          : fmt::format("{} prefill + {} decode instances x {}", p, d, count(f.gpus_per_replica));
-  return s + fmt::format("disaggregated: {} = {}{}\n", sizes, count(split),
-                         split < together    ? fmt::format(", {} fewer", count(together - split))
+      PrefillSizedApart(f)
+          ? fmt::format("{} prefill x {} + {} decode x {}", p, Gpus(f.gpus_per_prefill), d, Gpus(f.gpus_per_replica))
+          : fmt::format("{} prefill + {} decode instances x {}", p, d, Gpus(f.gpus_per_replica));
+  return s + fmt::format("disaggregated: {} = {}{}\n", sizes, Gpus(split),
+                         split < together    ? fmt::format(", {} fewer", Gpus(together - split))
                          : split == together ? ", as many as aggregated"
                                              : "");
 }
