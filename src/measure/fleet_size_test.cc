@@ -105,7 +105,9 @@ TEST(FleetSize, SplitsOfPrefillInstancesSizedApartCountTheirGpus) {
   EXPECT_EQ(*f->split, std::make_pair(4, 1));
   for (const FleetProbe& p : f->probes) {
     EXPECT_LE(p.prefill, 4);
-    if (p.prefill > 0) EXPECT_LE(FleetGpus(*f, p.prefill, p.replicas), 12);
+    if (p.prefill > 0) {
+      EXPECT_LE(FleetGpus(*f, p.prefill, p.replicas), 12);
+    }
   }
   const std::string text = FormatFleetSize(*f, TenClients().workload);
   EXPECT_NE(text.find("disaggregated: 4 prefill x 1 GPU + 1 decode x 4 GPUs = 8 GPUs, 4 GPUs fewer"), std::string::npos)

@@ -7,9 +7,9 @@ namespace goodput {
 
 RequestGenerator::RequestGenerator(const Workload& w, const ArrivalSpec& load)
     : workload_(w),
-      budget_(w.requests),
       turn_rng_(w.seed * 0x9e3779b97f4a7c15ull + 5),
-      think_rng_(w.seed * 0x9e3779b97f4a7c15ull + 11) {
+      think_rng_(w.seed * 0x9e3779b97f4a7c15ull + 11),
+      budget_(w.requests) {
   std::vector<int> shared;
   for (size_t i = 0; i < w.classes.size(); ++i) {
     const RequestClass& c = w.classes[i];
@@ -148,7 +148,7 @@ std::optional<WorkItem> RequestGenerator::NextTurn(const WorkItem& done, double 
   const RequestClass& c = workload_.classes[done.class_index];
   WorkItem next = done;
   next.index = issued_++;
-  next.t_arrival = t_done + (c.session ? c.session->think_s : 0);
+  next.t_arrival = t_done + (c.session ? c.session->think.Draw(turn_rng_) : 0);
   next.turn = done.turn + 1;
   next.first_wave = false;
   next.block_hashes.clear();
@@ -214,11 +214,8 @@ WorkItem RequestGenerator::PopOpen() {
 std::optional<WorkItem> RequestGenerator::NextForClient(int client, double now) {
   if (issued_ >= budget_ || client < 0 || client >= closed_clients()) return std::nullopt;
   if (client_started_.size() < client_stream_.size()) client_started_.resize(client_stream_.size(), false);
-  const ThinkTime& think = workload_.client_think;
   double t = now;
-  if (client_started_[client] && think.any()) {
-    t += std::uniform_real_distribution<double>(think.min_s, think.max_s)(think_rng_);
-  }
+  if (client_started_[client]) t += workload_.client_think.Draw(think_rng_);
   WorkItem item = Issue(streams_[client_stream_[client]], t, -1, 0, 0);
   item.client = client;
   item.first_wave = !client_started_[client];

@@ -68,9 +68,10 @@ class RequestGenerator {
   std::optional<WorkItem> NextForClient(int client, double now);
 
   // The turn after `done` (answered at `t_done`) of its conversation, sent
-  // the class's think time later with `done`'s answer in its history (and
-  // its client, if any); empty when the conversation ended or the budget is
-  // spent. Whoever sends requests calls it when one ends well.
+  // the class's think time later (drawn from its range) with `done`'s answer
+  // in its history (and its client, if any); empty when the conversation
+  // ended or the budget is spent. Whoever sends requests calls it when one
+  // ends well.
   std::optional<WorkItem> NextTurn(const WorkItem& done, double t_done);
 
   int64_t issued() const { return issued_; }

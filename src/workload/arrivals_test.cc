@@ -252,14 +252,48 @@ TEST(Arrivals, ConversationsCarryTheirHistory) {
   const WorkItem other = gen.PopOpen();
   const std::vector<int32_t> last = PromptTokenIds(turn, w->seed);
   EXPECT_NE(PromptTokenIds(other, w->seed), std::vector<int32_t>(last.begin(), last.begin() + 256));
-  for (const char* bad : {"session: 4", "session: {think: 2s}", "session: {turns: fixed:0}",
-                          "session: {turns: fixed:5000}", "session: {turns: fixed:2, think: soon}"}) {
+  for (const char* bad :
+       {"session: 4", "session: {think: 2s}", "session: {turns: fixed:0}", "session: {turns: fixed:5000}",
+        "session: {turns: fixed:2, think: soon}", "session: {turns: fixed:2, think: 2h}",
+        "session: {turns: fixed:2, think: 5s-1s}", "session: {turns: fixed:2, think: 5}"}) {
     auto b = ParseWorkload(
         std::string("name: c\nclasses:\n  - name: chat\n    ") + bad + "\n    prompt: fixed:1\n    output: fixed:1\n",
         "c.yaml", ".");
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_NE(b.status().message().find("c.yaml:"), std::string::npos) << b.status().message();
   }
+}
+
+// A conversation's think time may be a range, as a closed-loop client's:
+// each next turn is drawn from it (uniformly: the gaps spread over the range,
+// none outside it), the same gaps again for the same seed; "0" sends at once.
+TEST(Arrivals, ConversationThinkTimeDrawnFromItsRange) {
+  const auto gaps = [](const std::string& think) {
+    auto w = ParseWorkload("name: c\nclasses:\n  - name: chat\n    session: {turns: fixed:50, think: " + think +
+                               "}\n    prompt: fixed:8\n    output: fixed:4\n",
+                           "c.yaml", ".");
+    EXPECT_TRUE(w.ok()) << w.status().message();
+    std::vector<double> out;
+    if (!w.ok()) return out;
+    w->requests = 100;
+    RequestGenerator gen(*w, ArrivalSpec{ArrivalKind::kPoisson, 1, 1, 1});
+    WorkItem turn = gen.PopOpen();
+    for (auto next = gen.NextTurn(turn, 100); next; next = gen.NextTurn(turn, 100)) {
+      out.push_back(next->t_arrival - 100);
+      turn = *next;
+    }
+    return out;
+  };
+  const std::vector<double> range = gaps("1s-3s");
+  ASSERT_EQ(range.size(), 49u);
+  const auto [lo, hi] = std::minmax_element(range.begin(), range.end());
+  EXPECT_GE(*lo, 1.0);
+  EXPECT_LE(*hi, 3.0);
+  EXPECT_LT(*lo, 1.5);  // all 49 uniform draws above 1.5 s: odds 0.75^49, under 1e-6
+  EXPECT_GT(*hi, 2.5);
+  EXPECT_EQ(gaps("1s-3s"), range);
+  EXPECT_EQ(gaps("0"), std::vector<double>(49, 0.0));
+  EXPECT_EQ(gaps("0-2s").size(), 49u);
 }
 
 }  // namespace

@@ -75,8 +75,30 @@ Result<LengthDistribution> ParseLengths(const YAML::Node& n, const std::string& 
   return d;
 }
 
+// "20ms", "0", "10ms-30ms" or "0-30ms" (the unit of the range's end serves a
+// bare start): a think time, a closed-loop client's or a conversation's.
+Result<ThinkTime> ParseThink(const YAML::Node& n, const std::string& where) {
+  const std::string text = Scalar(n);
+  const size_t dash = text.find('-', 1);
+  const auto bad = [&] {
+    return YamlError(
+        where, n,
+        fmt::format("'think' must be a duration or a range, e.g. 20ms or 10ms-30ms (or 0), of at most {:g} s",
+                    kMaxThinkSeconds));
+  };
+  const std::string end = dash == std::string::npos ? "" : text.substr(dash + 1);
+  std::string start = text.substr(0, dash);
+  if (start.find_first_not_of("0123456789.") == std::string::npos) {  // a bare number: the end's unit, or 0
+    start += end.empty() ? (start == "0" ? "s" : "") : end.substr(end.find_last_of("0123456789.") + 1);
+  }
+  const Result<double> lo = ParseDuration(start);
+  const Result<double> hi = dash == std::string::npos ? lo : ParseDuration(end);
+  if (!lo.ok() || !hi.ok() || !(*lo >= 0) || !(*hi >= *lo) || !(*hi <= kMaxThinkSeconds)) return bad();
+  return ThinkTime{*lo, *hi};
+}
+
 // "session: {turns: fixed:4, think: 5s}": turns at least 1 (at most
-// kMaxSessionTurns), think a duration (0 allowed).
+// kMaxSessionTurns), think as ParseThink reads it.
 Result<SessionSpec> ParseSession(const YAML::Node& n, const std::string& at) {
   if (!n.IsMap() || !n["turns"]) {
     return YamlError(at, n, "'session' needs 'turns' (e.g. {turns: fixed:4, think: 5s})");
@@ -88,11 +110,8 @@ Result<SessionSpec> ParseSession(const YAML::Node& n, const std::string& at) {
     return YamlError(at, n["turns"], fmt::format("'turns' may be at most {} a conversation", kMaxSessionTurns));
   }
   s.turns = std::move(*turns);
-  if (const YAML::Node think = n["think"]) {
-    const std::string text = Scalar(think);
-    auto d = text == "0" ? Result<double>(0.0) : ParseDuration(text);
-    if (!d.ok() || !(*d >= 0)) return YamlError(at, think, "'think' must be a duration, e.g. 5s (or 0)");
-    s.think_s = *d;
+  if (n["think"]) {
+    GOODPUT_ASSIGN_OR_RETURN(s.think, ParseThink(n["think"], at));
   }
   return s;
 }
@@ -185,27 +204,6 @@ Result<ArrivalSpec> ParseArrival(const YAML::Node& n, const std::string& where) 
     return YamlError(where, n, fmt::format("'burstiness' must be {:g} to {:g}", kMinBurstiness, kMaxBurstiness));
   }
   return a;
-}
-
-// "20ms", "10ms-30ms" or "0-30ms" (the unit of the range's end serves a bare
-// start): a closed-loop client's think time.
-Result<ThinkTime> ParseThink(const YAML::Node& n, const std::string& where) {
-  const std::string text = Scalar(n);
-  const size_t dash = text.find('-', 1);
-  const auto bad = [&] {
-    return YamlError(where, n,
-                     fmt::format("'think' must be a duration or a range, e.g. 20ms or 10ms-30ms, of at most {:g} s",
-                                 kMaxThinkSeconds));
-  };
-  const std::string end = dash == std::string::npos ? "" : text.substr(dash + 1);
-  std::string start = text.substr(0, dash);
-  if (!end.empty() && start.find_first_not_of("0123456789.") == std::string::npos) {
-    start += end.substr(end.find_last_of("0123456789.") + 1);
-  }
-  const Result<double> lo = ParseDuration(start);
-  const Result<double> hi = dash == std::string::npos ? lo : ParseDuration(end);
-  if (!lo.ok() || !hi.ok() || !(*lo >= 0) || !(*hi >= *lo) || !(*hi <= kMaxThinkSeconds)) return bad();
-  return ThinkTime{*lo, *hi};
 }
 
 Status ParseTop(const YAML::Node& root, const std::string& where, Workload& w) {

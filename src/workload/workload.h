@@ -26,8 +26,9 @@
 //       priority: 0              # lower runs first (as vLLM's priority)
 //       offline: false           # offline classes have no SLO and yield to the others
 //       session: {turns: fixed:4, think: 5s}  # conversations: each request starts one;
-//                                #   a turn follows `think` after the answer, its prompt
-//                                #   the whole history (prompt = each turn's new message)
+//                                #   a turn follows `think` (a duration or a range) after
+//                                #   the answer, its prompt the whole history (prompt =
+//                                #   each turn's new message)
 //       prompt: lognormal:1k,0.8 # LengthDistribution specs, or {file: lengths.txt}
 //       output: lognormal:250,0.6
 //       slo: ttft p99 <= 1s, tpot p99 <= 100ms
@@ -35,6 +36,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -45,13 +47,29 @@
 
 namespace goodput {
 
+// A pause between an answer and the next request (a closed-loop client's, or
+// a conversation's next turn), drawn uniformly from [min_s, max_s] (both 0:
+// at once): a user reading, or a client's own work between requests.
+struct ThinkTime {
+  double min_s = 0, max_s = 0;
+  bool any() const { return max_s > 0; }
+  // The pause for one request; consumes nothing from `rng` when the time is
+  // fixed, so a fixed think time leaves the other draws where they were.
+  double Draw(std::mt19937_64& rng) const {
+    return max_s > min_s ? std::uniform_real_distribution<double>(min_s, max_s)(rng) : min_s;
+  }
+};
+
+// The longest think time a workload may give (a larger figure is a typo).
+constexpr double kMaxThinkSeconds = 3600;
+
 // Multi-turn conversations: a request of the class starts one of `turns`
-// turns; each next turn is sent `think_s` after the previous answer ended,
+// turns; each next turn is sent `think` after the previous answer ended,
 // its prompt the shared prefix, every earlier message and answer, and its
 // own new message.
 struct SessionSpec {
   LengthDistribution turns;
-  double think_s = 0;
+  ThinkTime think;
 };
 
 struct RequestClass {
@@ -87,17 +105,6 @@ struct ArrivalSpec {
   double rate = 1;        // requests / s
   double burstiness = 1;  // gamma shape parameter
 };
-
-// A closed-loop client's pause between an answer and its next request, drawn
-// uniformly from [min_s, max_s] (both 0: it sends at once): a user reading,
-// or a client's own work between requests.
-struct ThinkTime {
-  double min_s = 0, max_s = 0;
-  bool any() const { return max_s > 0; }
-};
-
-// The longest think time a workload may give (a larger figure is a typo).
-constexpr double kMaxThinkSeconds = 3600;
 
 // Warm-up or cool-down: a share of the requests or a duration.
 struct Margin {

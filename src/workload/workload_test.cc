@@ -43,8 +43,9 @@ TEST(Workload, ShippedLengthDistributionsMatchTheirSources) {
   EXPECT_GT(arxiv.prompt.Quantile(0.5), 10 * arxiv.output.Quantile(0.5));  // documents in, summaries out
 }
 
-// arrival.think: a duration or a range ("0-30ms" takes the end's unit);
-// anything else is one clear error naming the line.
+// arrival.think: a duration, 0 or a range ("0-30ms" takes the end's unit);
+// anything else (a bare number, more than an hour) is one clear error naming
+// the line.
 TEST(Workload, ClosedLoopThinkTime) {
   const auto parse = [](const std::string& think) {
     return ParseWorkload("requests: 10\narrival:\n  type: closed\n  think: " + think +
@@ -62,7 +63,10 @@ TEST(Workload, ClosedLoopThinkTime) {
   auto units = parse("10ms-1s");
   ASSERT_TRUE(units.ok()) << units.status().message();
   EXPECT_DOUBLE_EQ(units->client_think.min_s, 0.01);
-  for (const char* bad : {"soon", "30ms-10ms", "-5ms", "2h", "5ms-", "ms-5ms"}) {
+  auto zero = parse("0");
+  ASSERT_TRUE(zero.ok()) << zero.status().message();
+  EXPECT_FALSE(zero->client_think.any());
+  for (const char* bad : {"soon", "30ms-10ms", "-5ms", "2h", "5ms-", "ms-5ms", "5", "0-5"}) {
     auto r = parse(bad);
     EXPECT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("w.yaml:4: 'think' must be a duration or a range"), std::string::npos)
