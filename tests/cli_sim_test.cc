@@ -486,6 +486,14 @@ TEST(CliSim, BrokenWorkloadFilesNameFileAndLine) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find(":3: class 'a': 'prompt'"), std::string::npos) << r.err;
+  // A length past int32 once ended the process (std::bad_alloc, exit 134); now it is a typo named by its line.
+  const std::string huge = WriteTempFile("huge.yaml",
+                                         "classes:\n  - name: a\n    prompt: fixed:99999999999\n"
+                                         "    output: fixed:10\n");
+  r = RunGoodput("sim --model llama-3.1-8b --gpu h100 --workload " + huge);
+  EXPECT_EQ(r.exit_code, 2);  // bad input, as any other
+  EXPECT_NE(r.err.find(":3: class 'a': 'prompt'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("over the limit of 16777216"), std::string::npos) << r.err;
   const std::string trace = WriteTempFile("trace.csv", "timestamp,input_length,output_length\n2,10,10\n1,10,10\n");
   const std::string traced =
       WriteTempFile("traced.yaml", "arrival:\n  type: trace\n  file: " + trace +

@@ -32,8 +32,11 @@ Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const st
   if (!concurrency.empty()) {
     GOODPUT_ASSIGN_OR_RETURN(std::vector<double> cs, ParseLoadList(concurrency, "--concurrency"));
     for (double c : cs) {
-      if (c != std::floor(c) || c > 1e6) {
+      if (c != std::floor(c)) {
         return Status::InvalidArgument(fmt::format("--concurrency: '{:g}' is not a whole number of clients", c));
+      }
+      if (c > kMaxConcurrency) {
+        return Status::InvalidArgument(fmt::format("--concurrency: {:g} clients; at most {}", c, kMaxConcurrency));
       }
       out.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, static_cast<int>(c), 1, 1});
     }

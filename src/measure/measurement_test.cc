@@ -83,6 +83,23 @@ TEST(Ladder, RatesKeepTheWorkloadsArrivalShapeUnlessOneIsGiven) {
   EXPECT_NE(bad.status().message().find("--burstiness"), std::string::npos);
 }
 
+// --concurrency shares the workload file's bound (kMaxConcurrency) and says
+// which bound it broke: a fraction is not a count, a count past 100k too many.
+TEST(Ladder, ConcurrencyIsAWholeCountUpToTheWorkloadsBound) {
+  const Workload w;
+  auto ok = Ladder("1,100000", "", std::nullopt, w);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->back().concurrency, kMaxConcurrency);
+  auto many = Ladder("8,100001", "", std::nullopt, w);
+  ASSERT_FALSE(many.ok());
+  EXPECT_NE(many.status().message().find("--concurrency: 100001 clients; at most 100000"), std::string::npos)
+      << many.status().message();
+  auto half = Ladder("2.5", "", std::nullopt, w);
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.status().message().find("'2.5' is not a whole number of clients"), std::string::npos)
+      << half.status().message();
+}
+
 TEST(Measure, LadderCapacityIsTheLastLoadBeforeTheFirstFailure) {
   MeasurementSpec spec = Spec({1, 2, 4, 8, 16});
   spec.repeat = 2;

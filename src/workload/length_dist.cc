@@ -20,6 +20,11 @@ constexpr int kQuantilePoints = 1024;
 // Segments wider than this are evaluated at this many points in Expect().
 constexpr int kExpectPoints = 64;
 
+std::string TooLong(int64_t length) {
+  return fmt::format("a length of {} tokens is over the limit of {} (16M, beyond any model's context window)", length,
+                     kMaxTokenLength);
+}
+
 Result<double> ParseNumber(const std::string& text, const std::string& where) {
   try {
     size_t used = 0;
@@ -153,6 +158,9 @@ Result<LengthDistribution> LengthDistribution::FromSamples(const std::vector<int
   if (lengths.empty()) return Status::InvalidArgument(description + ": no lengths");
   std::vector<int64_t> sorted = lengths;
   std::sort(sorted.begin(), sorted.end());
+  if (sorted.back() > kMaxTokenLength) {
+    return Status::InvalidArgument(fmt::format("{}: {}", description, TooLong(sorted.back())));
+  }
   std::vector<Segment> segs;
   for (size_t i = 0; i < sorted.size();) {
     size_t j = i;
@@ -182,6 +190,7 @@ Result<LengthDistribution> LengthDistribution::FromFile(const std::string& path)
       return Status::InvalidArgument(
           fmt::format("{}:{}: '{}' is not a positive whole number of tokens", path, lineno, t));
     }
+    if (v > kMaxTokenLength) return Status::InvalidArgument(fmt::format("{}:{}: {}", path, lineno, TooLong(v)));
     lengths.push_back(v);
   }
   if (lengths.empty()) return Status::InvalidArgument(fmt::format("{}: no lengths in the file", path));
@@ -205,7 +214,12 @@ Result<LengthDistribution> LengthDistribution::FromSpec(const std::string& spec_
   }
   if (!segs.ok()) return segs.status().WithContext(fmt::format("length distribution '{}'", spec));
   std::vector<Segment> out;
-  for (const auto& [range, w] : *segs) out.push_back({range.first, range.second, w});
+  for (const auto& [range, w] : *segs) {
+    if (range.second > kMaxTokenLength) {
+      return Status::InvalidArgument(fmt::format("length distribution '{}': {}", spec, TooLong(range.second)));
+    }
+    out.push_back({range.first, range.second, w});
+  }
   return FromSegments(std::move(out), spec, 0);
 }
 

@@ -14,10 +14,18 @@
 
 namespace goodput {
 
+// The longest length a distribution (and so a workload's prompt, answer or
+// trace row) may hold: 16,777,216 tokens, beyond every published context
+// window (10M), so a larger figure is a typo. A run spends memory in
+// proportion to a prompt's length (its token ids), so without a bound a typo
+// ends the process instead of naming the line.
+constexpr int64_t kMaxTokenLength = int64_t{1} << 24;
+
 class LengthDistribution {
  public:
   // One length per line; blank lines and '#' comments are skipped. A line that
-  // is not a positive whole number fails with its line number.
+  // is not a positive whole number of at most kMaxTokenLength fails with its
+  // line number.
   static Result<LengthDistribution> FromFile(const std::string& path);
 
   // A short spec (token counts follow ParseTokenCount: k = 1000, K = 1024):
@@ -27,9 +35,10 @@ class LengthDistribution {
   //   "lognormal:1k,0.8"                mean 1000, log-space sigma 0.8
   //   "0-200k:0.7,200k-500k:0.3"        histogram; uniform within each bin, weights normalised
   //   "p50=2k,p90=8k,p99=32k,p100=64k"  quantiles; linear between points, from 1 at p0 unless given
+  // A spec whose lengths reach beyond kMaxTokenLength is an error.
   static Result<LengthDistribution> FromSpec(const std::string& spec);
 
-  // From observed lengths (the "empirical" form).
+  // From observed lengths (the "empirical" form), each at most kMaxTokenLength.
   static Result<LengthDistribution> FromSamples(const std::vector<int64_t>& lengths, std::string description);
 
   // Draws one length (>= 1).

@@ -80,6 +80,25 @@ TEST(Lengths, BrokenSpecsSayWhy) {
   expect_error("lognormal:abc,0.5", "does not start with a number");
   expect_error("uniform:4k-1k", "low < high");
   expect_error("", "empty");
+  // Beyond 16M tokens (2^24): a typo, not a context window; one clear error.
+  expect_error("fixed:99999999999", "a length of 99999999999 tokens is over the limit of 16777216");
+  expect_error("uniform:1k-17M", "over the limit of 16777216");
+  expect_error("0-1k:0.5,1k-20000000:0.5", "over the limit");
+  expect_error("lognormal:8M,2", "over the limit");
+  EXPECT_TRUE(LengthDistribution::FromSpec("fixed:16M").ok());  // 2^24 itself is allowed
+  EXPECT_FALSE(LengthDistribution::FromSpec("fixed:16777217").ok());
+}
+
+TEST(Lengths, FileOrSamplesBeyondTheLimitNameTheLength) {
+  auto file = LengthDistribution::FromFile(WriteTempFile("lens_huge.txt", "100\n99999999999\n"));
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find(":2: a length of 99999999999 tokens is over the limit"), std::string::npos)
+      << file.status().message();
+  auto samples = LengthDistribution::FromSamples({5, kMaxTokenLength + 1}, "observed");
+  ASSERT_FALSE(samples.ok());
+  EXPECT_NE(samples.status().message().find("observed: a length of 16777217 tokens"), std::string::npos)
+      << samples.status().message();
+  EXPECT_TRUE(LengthDistribution::FromSamples({5, kMaxTokenLength}, "observed").ok());
 }
 
 TEST(Lengths, CappedAtMaxModelLen) {

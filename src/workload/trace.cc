@@ -11,6 +11,7 @@
 
 #include "core/json_file.h"
 #include "core/text.h"
+#include "workload/length_dist.h"
 
 namespace goodput {
 namespace {
@@ -123,7 +124,11 @@ Result<std::vector<TraceRow>> ReadJsonl(std::istream& in, const std::string& pat
         return Status::InvalidArgument(fmt::format(
             "{}:{}: needs numeric \"timestamp\" (ms), \"input_length\" and \"output_length\"", path, lineno));
       }
-      TraceRow r{ts / 1000.0, static_cast<int64_t>(in_len), static_cast<int64_t>(out_len), ""};
+      if (std::max(in_len, out_len) > static_cast<double>(kMaxTokenLength)) {
+        return Status::InvalidArgument(
+            fmt::format("{}:{}: a length over the limit of {} tokens (16M)", path, lineno, kMaxTokenLength));
+      }
+      TraceRow r{ts / 1000.0, static_cast<int64_t>(in_len), static_cast<int64_t>(out_len), "", {}};
       if (auto it = v.as_object().find("class"); it != v.as_object().end() && it->value().is_string()) {
         r.request_class = std::string(it->value().as_string());
       }
@@ -163,6 +168,10 @@ Result<std::vector<TraceRow>> ReadTrace(const std::string& path, bool skip_empty
   for (size_t k = 0; k < rows->size(); ++k) {
     if (k > 0 && (*rows)[k].t < (*rows)[k - 1].t) {
       return Status::InvalidArgument(fmt::format("{}: timestamps go backwards at request {}", path, k + 1));
+    }
+    if (std::max((*rows)[k].input_tokens, (*rows)[k].output_tokens) > kMaxTokenLength) {
+      return Status::InvalidArgument(
+          fmt::format("{}: request {} has a length over the limit of {} tokens (16M)", path, k + 1, kMaxTokenLength));
     }
     if ((*rows)[k].input_tokens < 1 || (*rows)[k].output_tokens < 1) {
       return Status::InvalidArgument(fmt::format(

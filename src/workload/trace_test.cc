@@ -57,6 +57,17 @@ TEST(Trace, BrokenTracesNameTheLine) {
   ASSERT_FALSE(jsonl.ok());
   EXPECT_NE(jsonl.status().message().find(":1: needs numeric"), std::string::npos);
   EXPECT_FALSE(ReadTrace("/nonexistent.csv").ok());
+  // A length beyond 16M tokens (or past int64 in the CSV) is an error naming the request, not a crash.
+  auto huge =
+      ReadTrace(WriteTempFile("h.csv", "timestamp,input_length,output_length\n0,5,1\n1,99999999999999999999,1\n"));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("request 2 has a length over the limit of 16777216"), std::string::npos)
+      << huge.status().message();
+  auto huge_jsonl =
+      ReadTrace(WriteTempFile("h.jsonl", "{\"timestamp\": 0, \"input_length\": 1e300, \"output_length\": 5}\n"));
+  ASSERT_FALSE(huge_jsonl.ok());
+  EXPECT_NE(huge_jsonl.status().message().find(":1: a length over the limit"), std::string::npos)
+      << huge_jsonl.status().message();
 }
 
 }  // namespace

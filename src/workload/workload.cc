@@ -26,9 +26,8 @@ Result<T> Get(const YAML::Node& n, const std::string& where, const char* what) {
 }
 
 // Bounds that keep a typo from asking for memory or time no run has (and
-// kMaxRequests, workload.h): 100k clients (one connection each), one request
-// in three hours to a million a second.
-constexpr int kMaxConcurrency = 100'000;
+// kMaxRequests, kMaxConcurrency, workload.h): one request in three hours to a
+// million a second.
 constexpr double kMinRate = 1e-4, kMaxRate = 1e6;
 constexpr double kMinBurstiness = 1e-3, kMaxBurstiness = 1e4;
 
@@ -116,6 +115,13 @@ Result<SessionSpec> ParseSession(const YAML::Node& n, const std::string& at) {
   return s;
 }
 
+// The longest prompt a class can send: its prefix and longest message, and
+// in a conversation's last turn every earlier message and answer too.
+int64_t LongestPrompt(const RequestClass& c) {
+  const int64_t turns = c.session ? c.session->turns.Max() : 1;
+  return c.prefix_tokens + turns * c.prompt.Max() + (turns - 1) * c.output.Max();
+}
+
 Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, const std::string& base,
                                     RequestClass c) {
   if (n["share"]) {
@@ -151,12 +157,21 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
     }
     if (c.prefix_tokens < 1 || c.prefix_groups < 1)
       return YamlError(at, p, "'prefix' tokens and groups must be positive");
+    if (c.prefix_tokens > kMaxTokenLength) {
+      return YamlError(at, p, fmt::format("'prefix' may be at most {} tokens (16M)", kMaxTokenLength));
+    }
   }
   if (const YAML::Node s = n["session"]) {
     GOODPUT_ASSIGN_OR_RETURN(c.session, ParseSession(s, at));
   }
   GOODPUT_ASSIGN_OR_RETURN(c.prompt, ParseLengths(n["prompt"], at, base, "prompt"));
   GOODPUT_ASSIGN_OR_RETURN(c.output, ParseLengths(n["output"], at, base, "output"));
+  if (const int64_t longest = LongestPrompt(c); longest > kMaxTokenLength) {
+    return YamlError(at, n,
+                     fmt::format("its longest prompt (prefix, {}each message) would be {} tokens, over the "
+                                 "limit of {} (16M)",
+                                 c.session ? "every turn's history, " : "", longest, kMaxTokenLength));
+  }
   if (n["slo"]) {
     if (c.offline) return YamlError(at, n["slo"], "an offline class has no SLO");
     auto slo = ParseSlo(c.name + ": " + Scalar(n["slo"]));

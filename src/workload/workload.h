@@ -116,6 +116,10 @@ struct Margin {
 // far beyond a day of measurement (a larger figure is a typo, not a plan).
 constexpr int64_t kMaxRequests = 1'000'000;
 
+// The most closed-loop clients a load may have: 100k, one connection each (a
+// workload's class or arrival, or a command's --concurrency).
+constexpr int kMaxConcurrency = 100'000;
+
 // The most turns a conversation may have (a typo of thousands is an error).
 constexpr int kMaxSessionTurns = 1000;
 

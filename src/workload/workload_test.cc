@@ -78,6 +78,27 @@ TEST(Workload, ClosedLoopThinkTime) {
   EXPECT_FALSE(none->client_think.any());
 }
 
+// No request of a workload may be longer than 16M tokens (kMaxTokenLength):
+// a prefix, a prompt, or a conversation's last turn with its whole history.
+TEST(Workload, RequestsBeyondTheTokenLimitAreOneError) {
+  const auto parse = [](const std::string& body) {
+    return ParseWorkload("requests: 10\nclasses:\n  - name: c\n" + body, "w.yaml", ".");
+  };
+  auto prefix = parse("    prefix: 99999999999\n    prompt: fixed:8\n    output: fixed:4\n");
+  ASSERT_FALSE(prefix.ok());
+  EXPECT_NE(prefix.status().message().find("w.yaml:4: class 'c': 'prefix' may be at most 16777216 tokens"),
+            std::string::npos)
+      << prefix.status().message();
+  auto history = parse("    session: {turns: fixed:1000}\n    prompt: fixed:10k\n    output: fixed:10k\n");
+  ASSERT_FALSE(history.ok());  // the 1000th turn: 1000 x 10k + 999 x 10k = 19.99M tokens
+  EXPECT_NE(history.status().message().find("would be 19990000 tokens, over the limit"), std::string::npos)
+      << history.status().message();
+  auto both = parse("    prefix: 1\n    prompt: fixed:16M\n    output: fixed:4\n");
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("would be 16777217 tokens"), std::string::npos) << both.status().message();
+  EXPECT_TRUE(parse("    session: {turns: fixed:800}\n    prompt: fixed:10k\n    output: fixed:10k\n").ok());
+}
+
 TEST(Workload, ChatExample) {
   auto w = LoadWorkload(DataDir() + "/workloads/chat.yaml");
   ASSERT_TRUE(w.ok());
