@@ -162,7 +162,7 @@ TEST(CliWorkload, BadInputLeavesNoFile) {
        "malformed row"},
       {"workload from " + AzureTrace() + " --chars-per-token 3 -o " + out, "are for a ShareGPT JSON file"},
       {"workload from " + WriteTempFile("cut.json", R"([{"conversations": [)") + " -o " + out, "not valid JSON"},
-      {"workload from " + WriteTempFile("one.json", "[{}]") + " --chars-per-token 0 -o " + out, "must be positive"},
+      {"workload from " + WriteTempFile("one.json", "[{}]") + " --chars-per-token 0 -o " + out, "must be 0.25 to 100"},
       {"workload from " + WriteTempFile("nocols.csv", "a,b\n1,2\n") + " -o " + out, "the header needs"},
   });
   EXPECT_FALSE(std::filesystem::exists(out));

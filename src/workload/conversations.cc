@@ -133,9 +133,12 @@ bool IsJsonArrayFile(const std::string& path) {
 }
 
 Result<ConversationLengths> ReadConversations(const std::string& path, const ConversationOptions& options) {
-  if (!(options.chars_per_token > 0) || !std::isfinite(options.chars_per_token)) {
+  // A token is a byte-level piece of at least a quarter of a code point (a CJK character in up to four
+  // pieces) and rarely over ten characters: outside [0.25, 100] the figure is a typo, whose lengths
+  // (characters over it) would run past any model's context or round to one token each.
+  if (!(options.chars_per_token >= 0.25 && options.chars_per_token <= 100)) {
     return Status::InvalidArgument(
-        fmt::format("characters per token must be positive, not {}", options.chars_per_token));
+        fmt::format("characters per token must be 0.25 to 100, not {}", options.chars_per_token));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(fmt::format("cannot read conversations '{}'", path));

@@ -98,7 +98,12 @@ TEST(Conversations, BrokenInputIsOneClearError) {
   EXPECT_NE(error("none.json", R"([{"conversations": [{"from": "human", "value": "x"}]}, 3, "s"])")
                 .find("no conversation with a prompt and an answer (1 conversations, 1 of fewer than two turns"),
             std::string::npos);
-  EXPECT_NE(error("zero.json", "[]", ConversationOptions{0, false}).find("must be positive"), std::string::npos);
+  EXPECT_NE(error("zero.json", "[]", ConversationOptions{0, false}).find("must be 0.25 to 100, not 0"),
+            std::string::npos);
+  // 1e-300 characters a token once made every length 1e300 (cast to whatever the integer became).
+  EXPECT_NE(error("tiny.json", "[]", ConversationOptions{1e-300, false}).find("must be 0.25 to 100"),
+            std::string::npos);
+  EXPECT_NE(error("huge.json", "[]", ConversationOptions{1e300, false}).find("must be 0.25 to 100"), std::string::npos);
   EXPECT_NE(error("trailing.json", R"([] x)").find("not valid JSON"), std::string::npos);
   auto missing = ReadConversations("/nonexistent/sharegpt.json");
   ASSERT_FALSE(missing.ok());

@@ -179,6 +179,11 @@ Result<std::vector<TraceRow>> ReadTrace(const std::string& path, bool skip_empty
           path, k + 1));
     }
   }
+  if (const double span = rows->back().t - t0; span > kMaxTraceSpanSeconds) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: the trace spans {:g} s, more than a year (a timestamp typo, or milliseconds in a CSV column of seconds?)",
+        path, span));
+  }
   for (auto& r : *rows) r.t -= t0;
   return rows;
 }

@@ -14,7 +14,9 @@
 //   JSONL in Mooncake's layout: {"timestamp": <ms>, "input_length": N,
 //   "output_length": N, "hash_ids": [...]} per line (hash_ids optional;
 //   other fields ignored; an optional "class" is kept).
-// Timestamps must not decrease; arrivals are rebased so the first is at 0.
+// Timestamps must not decrease and span at most a year (kMaxTraceSpanSeconds:
+// published traces span days to months); arrivals are rebased so the first is
+// at 0. A length over kMaxTokenLength is an error.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,10 @@
 #include "core/status.h"
 
 namespace goodput {
+
+// The longest a trace may span: a year (a larger span is a typo, and a
+// replay against a server would wait it out).
+constexpr double kMaxTraceSpanSeconds = 366.0 * 24 * 3600;
 
 struct TraceRow {
   double t = 0;  // seconds since the first arrival

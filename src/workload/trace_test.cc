@@ -63,6 +63,12 @@ TEST(Trace, BrokenTracesNameTheLine) {
   ASSERT_FALSE(huge.ok());
   EXPECT_NE(huge.status().message().find("request 2 has a length over the limit of 16777216"), std::string::npos)
       << huge.status().message();
+  // A year and more between the first arrival and the last is a typo (a replay would wait it out).
+  auto span = ReadTrace(WriteTempFile("s.csv", "timestamp,input_length,output_length\n0,5,1\n1e300,5,1\n"));
+  ASSERT_FALSE(span.ok());
+  EXPECT_NE(span.status().message().find("the trace spans 1e+300 s, more than a year"), std::string::npos)
+      << span.status().message();
+  EXPECT_TRUE(ReadTrace(WriteTempFile("y.csv", "timestamp,input_length,output_length\n0,5,1\n31000000,5,1\n")).ok());
   auto huge_jsonl =
       ReadTrace(WriteTempFile("h.jsonl", "{\"timestamp\": 0, \"input_length\": 1e300, \"output_length\": 5}\n"));
   ASSERT_FALSE(huge_jsonl.ok());
