@@ -17,8 +17,9 @@
 namespace goodput {
 namespace {
 
-// `key` of point `n` as a positive number; 0 when absent.
-Result<double> Figure(const YAML::Node& n, const char* key, const std::string& where) {
+// `key` of point `n` as a positive number up to `max` (beyond it a typo a fit
+// would chase); 0 when absent.
+Result<double> Figure(const YAML::Node& n, const char* key, double max, const std::string& where) {
   const YAML::Node v = n[key];
   if (!v) return 0.0;
   double x = 0;
@@ -26,7 +27,9 @@ Result<double> Figure(const YAML::Node& n, const char* key, const std::string& w
     x = v.as<double>();
   } catch (const YAML::Exception&) {
   }
-  if (!(x > 0) || !std::isfinite(x)) return YamlError(where, v, fmt::format("'{}' must be a positive number", key));
+  if (!(x > 0 && x <= max)) {
+    return YamlError(where, v, fmt::format("'{}' must be a positive number, at most {:g}", key, max));
+  }
   return x;
 }
 
@@ -59,9 +62,10 @@ Result<MeasuredLoad> ParsePoint(const YAML::Node& n, const std::string& where, c
   if (!ladder.ok()) return YamlError(where, n, ladder.status().message());
   if (ladder->size() != 1) return YamlError(where, n, "a point has one load: one concurrency or one rate");
   m.load = ladder->front();
-  GOODPUT_ASSIGN_OR_RETURN(m.ttft_p50, Figure(n, "ttft_p50_s", where));
-  GOODPUT_ASSIGN_OR_RETURN(m.tpot_p50, Figure(n, "tpot_p50_s", where));
-  GOODPUT_ASSIGN_OR_RETURN(m.throughput, Figure(n, "throughput_tokens_per_s", where));
+  // A day to a first token, an hour a token, a billion tokens a second: past any serving measurement.
+  GOODPUT_ASSIGN_OR_RETURN(m.ttft_p50, Figure(n, "ttft_p50_s", 86400, where));
+  GOODPUT_ASSIGN_OR_RETURN(m.tpot_p50, Figure(n, "tpot_p50_s", 3600, where));
+  GOODPUT_ASSIGN_OR_RETURN(m.throughput, Figure(n, "throughput_tokens_per_s", 1e9, where));
   if (m.ttft_p50 == 0 && m.tpot_p50 == 0 && m.throughput == 0) {
     return YamlError(where, n, "a point needs at least one of ttft_p50_s, tpot_p50_s, throughput_tokens_per_s");
   }

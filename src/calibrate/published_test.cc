@@ -57,6 +57,15 @@ TEST(PublishedFigures, BrokenFilesNameTheProblem) {
   EXPECT_NE(err("points:\n" + wl + "    ttft_p50_s: -3\n").find("'ttft_p50_s' must be a positive number"),
             std::string::npos);
   EXPECT_NE(err("points:\n" + wl + "    tpot_p50_s: fast\n").find("figures.yaml:3: 'tpot_p50_s'"), std::string::npos);
+  // Past any serving measurement: a typo a fit would otherwise chase (1e300 s a token once wrote a calibration).
+  EXPECT_NE(
+      err("points:\n" + wl + "    tpot_p50_s: 1e300\n").find("'tpot_p50_s' must be a positive number, at most 3600"),
+      std::string::npos);
+  EXPECT_NE(err("points:\n" + wl + "    ttft_p50_s: 90000\n").find("at most 86400"), std::string::npos);
+  EXPECT_NE(err("points:\n" + wl + "    throughput_tokens_per_s: 2e9\n").find("at most 1e+09"), std::string::npos);
+  EXPECT_NE(
+      err("points:\n" + wl + "    ttft_p50_s: 3\n    rate: 1e300\n").find("--rate: 1e+300 requests/s; 0.0001 to 1e+06"),
+      std::string::npos);
   EXPECT_NE(err("points:\n" + wl + "    ttft: 3\n").find("unknown key 'ttft'"), std::string::npos);
   EXPECT_NE(err("points:\n" + wl + "    ? [a, b]\n    : 3\n").find("unknown key ''"), std::string::npos);
   EXPECT_NE(err("points:\n" + wl + "    ttft_p50_s: 3\n    concurrency: 4\n    rate: 2\n").find("not both"),

@@ -45,7 +45,12 @@ Result<std::vector<ArrivalSpec>> Ladder(const std::string& concurrency, const st
     if (burstiness && !(*burstiness > 0)) return Status::InvalidArgument("--burstiness must be positive");
     const double shape = burstiness.value_or(w.arrival.kind == ArrivalKind::kGamma ? w.arrival.burstiness : 1);
     const ArrivalKind kind = shape == 1 ? ArrivalKind::kPoisson : ArrivalKind::kGamma;
-    for (double r : rs) out.push_back(ArrivalSpec{kind, 1, r, shape});
+    for (double r : rs) {
+      if (!(r >= kMinRate && r <= kMaxRate)) {
+        return Status::InvalidArgument(fmt::format("--rate: {:g} requests/s; {:g} to {:g}", r, kMinRate, kMaxRate));
+      }
+      out.push_back(ArrivalSpec{kind, 1, r, shape});
+    }
   } else {
     out.push_back(w.arrival);
   }

@@ -83,8 +83,8 @@ TEST(Ladder, RatesKeepTheWorkloadsArrivalShapeUnlessOneIsGiven) {
   EXPECT_NE(bad.status().message().find("--burstiness"), std::string::npos);
 }
 
-// --concurrency shares the workload file's bound (kMaxConcurrency) and says
-// which bound it broke: a fraction is not a count, a count past 100k too many.
+// --concurrency and --rate share the workload file's bounds (kMaxConcurrency,
+// kMaxRate) and say which bound a value broke.
 TEST(Ladder, ConcurrencyIsAWholeCountUpToTheWorkloadsBound) {
   const Workload w;
   auto ok = Ladder("1,100000", "", std::nullopt, w);
@@ -94,6 +94,10 @@ TEST(Ladder, ConcurrencyIsAWholeCountUpToTheWorkloadsBound) {
   ASSERT_FALSE(many.ok());
   EXPECT_NE(many.status().message().find("--concurrency: 100001 clients; at most 100000"), std::string::npos)
       << many.status().message();
+  auto fast = Ladder("", "4,2e6", std::nullopt, w);  // --rate shares the file's bound too
+  ASSERT_FALSE(fast.ok());
+  EXPECT_NE(fast.status().message().find("--rate: 2e+06 requests/s; 0.0001 to 1e+06"), std::string::npos)
+      << fast.status().message();
   auto half = Ladder("2.5", "", std::nullopt, w);
   ASSERT_FALSE(half.ok());
   EXPECT_NE(half.status().message().find("'2.5' is not a whole number of clients"), std::string::npos)

@@ -25,10 +25,6 @@ Result<T> Get(const YAML::Node& n, const std::string& where, const char* what) {
   }
 }
 
-// Bounds that keep a typo from asking for memory or time no run has (and
-// kMaxRequests, kMaxConcurrency, workload.h): one request in three hours to a
-// million a second.
-constexpr double kMinRate = 1e-4, kMaxRate = 1e6;
 constexpr double kMinBurstiness = 1e-3, kMaxBurstiness = 1e4;
 
 Status CheckLoadBounds(const YAML::Node& n, const std::string& where, std::optional<int> concurrency,

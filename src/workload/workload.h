@@ -120,6 +120,11 @@ constexpr int64_t kMaxRequests = 1'000'000;
 // workload's class or arrival, or a command's --concurrency).
 constexpr int kMaxConcurrency = 100'000;
 
+// The open-loop rates a load may have (requests/s; a workload's class or
+// arrival, or a command's --rate): one request in three hours to a million a
+// second. Beyond them a figure is a typo.
+constexpr double kMinRate = 1e-4, kMaxRate = 1e6;
+
 // The most turns a conversation may have (a typo of thousands is an error).
 constexpr int kMaxSessionTurns = 1000;
 
