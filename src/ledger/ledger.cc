@@ -1,12 +1,14 @@
 #include "ledger/ledger.h"
 
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <sqlite3.h>
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/host.h"
 #include "measure/point_json.h"
@@ -110,6 +112,23 @@ void UseWal(SQLite::Database& db) {
   }
 }
 
+// Another program's SQLite database is refused before anything is written to
+// it (the WAL switch and the schema would both change it): a file with
+// tables of which none is a ledger's runs table (started_at, status, command).
+void RefuseForeignDatabase(SQLite::Database& db) {
+  std::vector<std::string> tables;
+  SQLite::Statement q(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  while (q.executeStep()) tables.push_back(q.getColumn(0).getString());
+  if (tables.empty()) return;  // new, or emptied: the schema makes it a ledger
+  SQLite::Statement runs(db,
+                         "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN ('started_at', 'status', "
+                         "'command')");
+  if (runs.executeStep() && runs.getColumn(0).getInt() == 3) return;
+  throw std::runtime_error(
+      fmt::format("not a goodput ledger: an SQLite database of other tables ({}); give --ledger another file",
+                  fmt::join(tables, ", ")));
+}
+
 // Ledgers written before a column existed get it (empty in their rows).
 void AddColumnIfMissing(SQLite::Database& db, const std::string& table, const std::string& column) {
   bool missing = false;
@@ -162,6 +181,7 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
     // other instead of failing with "database is locked", and WAL lets
     // readers read while a point is being written.
     db->setBusyTimeout(30000);
+    RefuseForeignDatabase(*db);
     if (path != ":memory:") UseWal(*db);
     db->exec("PRAGMA foreign_keys = ON");
     db->exec(kSchema);

@@ -91,6 +91,28 @@ TEST(Ledger, AKilledWriterLosesNoCommittedPoint) {
   std::filesystem::remove(path);
 }
 
+// Another program's SQLite database is refused and left as it was: no
+// ledger tables, no switch to WAL (opening it once created the ledger's tables
+// inside it). A table named runs of another shape is not a ledger's either.
+TEST(Ledger, AnotherProgramsDatabaseIsRefusedUntouched) {
+  for (const char* schema : {"CREATE TABLE foo (x)", "CREATE TABLE runs (id INTEGER PRIMARY KEY, x TEXT)"}) {
+    const std::string path = ::testing::TempDir() + "foreign_" + std::to_string(getpid()) + ".db";
+    std::filesystem::remove(path);
+    {
+      SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+      db.exec(schema);
+    }
+    auto ledger = Ledger::Open(path);
+    ASSERT_FALSE(ledger.ok()) << schema;
+    EXPECT_NE(ledger.status().message().find("not a goodput ledger: an SQLite database of other tables ("),
+              std::string::npos)
+        << ledger.status().message();
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").getInt(), 1) << schema;
+    EXPECT_EQ(db.execAndGet("PRAGMA journal_mode").getString(), "delete") << schema;
+  }
+}
+
 // A ledger written before runs and studies kept their owner gets the column
 // on opening; its rows have none, so a run left running stays running. Its
 // requests table gets the columns added since.
