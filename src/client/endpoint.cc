@@ -1,5 +1,6 @@
 #include "client/endpoint.h"
 
+#include <charconv>
 #include <chrono>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -31,8 +32,15 @@ Result<Endpoint> ParseEndpoint(const std::string& url) {
   e.port = e.tls ? 443 : 80;
   e.host = std::string(u.host());
   if (u.has_port()) {
-    if (u.port_number() == 0) return Status::InvalidArgument("'" + url + "': bad port");
-    e.port = u.port_number();
+    // Read from the text: port_number() wraps a port past 65535 into a valid one.
+    const std::string port(u.port());
+    const auto end = port.data() + port.size();
+    unsigned value = 0;
+    const auto [ptr, ec] = std::from_chars(port.data(), end, value);
+    if (ec != std::errc() || ptr != end || value == 0 || value > 65535) {
+      return Status::InvalidArgument("'" + url + "': bad port '" + port + "' (1 to 65535)");
+    }
+    e.port = static_cast<uint16_t>(value);
   }
   std::string path(u.path());
   while (!path.empty() && path.back() == '/') path.pop_back();

@@ -35,6 +35,13 @@ TEST(Endpoint, RefusesWhatItCannotUse) {
     }
   }
   EXPECT_NE(ParseEndpoint("ftp://x:1").status().message().find("only http:// and https://"), std::string::npos);
+  // Past 65535 a port once wrapped into another (99999 -> 34463) and bench sent there.
+  for (const char* bad : {"http://127.0.0.1:99999", "http://127.0.0.1:65536", "http://h:4294967297"}) {
+    auto e = ParseEndpoint(bad);
+    ASSERT_FALSE(e.ok()) << bad << " -> " << e->Url();
+    EXPECT_NE(e.status().message().find("bad port"), std::string::npos) << e.status().message();
+  }
+  EXPECT_EQ(ParseEndpoint("http://h:65535")->port, 65535);
 }
 
 }  // namespace
