@@ -164,9 +164,10 @@ Result<RequestClass> ParseClassBody(const YAML::Node& n, const std::string& at, 
   GOODPUT_ASSIGN_OR_RETURN(c.output, ParseLengths(n["output"], at, base, "output"));
   if (const int64_t longest = LongestPrompt(c); longest > kMaxTokenLength) {
     return YamlError(at, n,
-                     fmt::format("its longest prompt (prefix, {}each message) would be {} tokens, over the "
-                                 "limit of {} (16M)",
-                                 c.session ? "every turn's history, " : "", longest, kMaxTokenLength));
+                     fmt::format("its longest prompt ({}) would be {} tokens, over the limit of {} (16M)",
+                                 c.session ? "prefix, message and, at the last turn, every earlier message and answer"
+                                           : "prefix and message",
+                                 longest, kMaxTokenLength));
   }
   if (n["slo"]) {
     if (c.offline) return YamlError(at, n["slo"], "an offline class has no SLO");
