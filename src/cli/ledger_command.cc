@@ -25,21 +25,22 @@ struct LedgerArgs {
   int64_t run = 0;
   bool json = false;
   std::string out;  // report: the HTML file (default goodput-report-RUN.html)
+  std::string command = "goodput ledger";  // what errors begin with: the command the user ran
 };
 
 std::unique_ptr<Ledger> OpenExisting(const LedgerArgs& a) {
   if (a.path != ":memory:" && !std::filesystem::exists(a.path)) {
-    throw CLI::RuntimeError("goodput ledger: no ledger at " + a.path + " (runs of bench, sweep and capacity create it)",
+    throw CLI::RuntimeError(a.command + ": no ledger at " + a.path + " (runs of bench, sweep and capacity create it)",
                             2);
   }
   auto l = Ledger::Open(a.path);
-  if (!l.ok()) throw CLI::RuntimeError("goodput ledger: " + l.status().message(), 2);
+  if (!l.ok()) throw CLI::RuntimeError(a.command + ": " + l.status().message(), 2);
   return std::move(*l);
 }
 
 template <typename T>
-T OrFail(Result<T> r) {
-  if (!r.ok()) throw CLI::RuntimeError("goodput ledger: " + r.status().message(), 2);
+T OrFail(Result<T> r, const std::string& command = "goodput ledger") {
+  if (!r.ok()) throw CLI::RuntimeError(command + ": " + r.status().message(), 2);
   return std::move(*r);
 }
 
@@ -168,10 +169,10 @@ void Quote(const LedgerArgs& a) {
 
 void Report(const LedgerArgs& a) {
   auto ledger = OpenExisting(a);
-  const StoredRun run = OrFail(ledger->GetRun(a.run));
+  const StoredRun run = OrFail(ledger->GetRun(a.run), a.command);
   const std::string path = a.out.empty() ? fmt::format("goodput-report-{}.html", a.run) : a.out;
   if (Status st = report::WriteHtmlReport(*ledger, a.run, path); !st.ok()) {
-    throw CLI::RuntimeError("goodput report: " + st.message(), 2);
+    throw CLI::RuntimeError(a.command + ": " + st.message(), 2);
   }
   std::cout << fmt::format("report: {} ({} points of run {})\n", std::filesystem::absolute(path).string(), run.points,
                            run.id);
@@ -318,6 +319,7 @@ void Merge(const MergeArgs& a) {
 
 void AddReportCommand(CLI::App& app) {
   auto args = std::make_shared<LedgerArgs>();
+  args->command = "goodput report";
   CLI::App* c = app.add_subcommand("report", "Write one self-contained HTML report (table and charts) of a ledger run");
   c->add_option("run", args->run, "Run number (goodput ledger list)")->required();
   c->add_option("--ledger", args->path, "The SQLite ledger")->capture_default_str();

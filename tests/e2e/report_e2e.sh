@@ -97,6 +97,7 @@ check "screenshot rendered" "$([ "$(stat -c %s "$work/report.png" 2> /dev/null |
 "$bin" report 9 --ledger "$db" -o "$work/x.html" 2> "$work/err"
 check "unknown run exits 2" "$?" 2
 check "unknown run writes nothing" "$([ -e "$work/x.html" ] && echo written || echo none)" none
+check "unknown run names the command run" "$(grep -c '^goodput report: no run 9 in the ledger' "$work/err")" 1
 "$bin" report 1 --ledger "$db" -o /nonexistent-dir/r.html 2> "$work/err2"
 check "unwritable path exits 2" "$?" 2
 check "unwritable path message" "$(grep -c 'cannot write /nonexistent-dir/r.html' "$work/err2")" 1
