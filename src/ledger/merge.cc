@@ -1,8 +1,8 @@
 #include "ledger/merge.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include <fmt/format.h>
@@ -106,10 +106,18 @@ Result<Workload> WorkloadOf(const RunInfo& info) {
 }  // namespace
 
 Result<std::pair<int, int>> ParseShard(const std::string& text) {
+  // from_chars, not sscanf: "%d" of a number past int's range is undefined (1/99999999999 was taken).
   int i = -1, n = 0;
-  char slash = 0, extra = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 2 || i < 0 || i >= n) {
-    return Status::InvalidArgument(fmt::format("'{}' is not a shard I/N with N >= 2 and 0 <= I < N", text));
+  const char* const end = text.data() + text.size();
+  const auto [slash, i_error] = std::from_chars(text.data(), end, i);
+  bool parsed = i_error == std::errc() && slash != end && *slash == '/';
+  if (parsed) {
+    const auto [rest, n_error] = std::from_chars(slash + 1, end, n);
+    parsed = n_error == std::errc() && rest == end;
+  }
+  if (!parsed || n < 2 || n > kMaxShards || i < 0 || i >= n) {
+    return Status::InvalidArgument(
+        fmt::format("'{}' is not a shard I/N with 2 <= N <= {} and 0 <= I < N", text, kMaxShards));
   }
   return std::pair{i, n};
 }

@@ -29,7 +29,11 @@ struct ShardRun {
 // the merged run's. Errors name the shard and what differs.
 Result<int64_t> MergeShards(const std::vector<ShardRun>& shards, Ledger& into, const std::string& command);
 
-// "2/4" -> {2, 4}; errors for anything but 0 <= i < N, N >= 2.
+// The most client processes one load may be split over (bench --shard I/N):
+// each keeps its own ledger, merged afterwards; more is a typo, not a plan.
+constexpr int kMaxShards = 1024;
+
+// "2/4" -> {2, 4}; errors for anything but 0 <= i < N, 2 <= N <= kMaxShards.
 Result<std::pair<int, int>> ParseShard(const std::string& text);
 
 }  // namespace goodput

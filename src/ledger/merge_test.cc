@@ -114,6 +114,13 @@ TEST(MergeShards, WhatDoesNotFitIsSaid) {
   EXPECT_FALSE(ParseShard("4/4").ok());
   EXPECT_FALSE(ParseShard("0/1").ok());
   EXPECT_FALSE(ParseShard("1/2x").ok());
+  EXPECT_FALSE(ParseShard("1/99999999999").ok());  // past int: sscanf's "%d" took it
+  EXPECT_FALSE(ParseShard("1/1025").ok());
+  EXPECT_FALSE(ParseShard("/4").ok());
+  EXPECT_FALSE(ParseShard("1/").ok());
+  EXPECT_FALSE(ParseShard("-1/4").ok());
+  EXPECT_NE(ParseShard("1/2000").status().message().find("2 <= N <= 1024"), std::string::npos);
+  EXPECT_EQ(ParseShard("1023/1024").value(), (std::pair<int, int>{1023, 1024}));
   EXPECT_EQ(ParseShard("3/4").value(), (std::pair<int, int>{3, 4}));
 }
 
