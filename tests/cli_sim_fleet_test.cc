@@ -1,8 +1,6 @@
 // goodput sim's fleets as a user runs them: instances behind a router, the
 // fewest that hold a load, and prefill and decode on instances apart.
 #include <string>
-#include <utility>
-#include <vector>
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
@@ -13,6 +11,7 @@
 namespace goodput {
 namespace {
 
+using testing::ExpectEachFails;
 using testing::RunGoodput;
 using testing::WriteTempFile;
 
@@ -40,15 +39,21 @@ TEST(CliSim, AFleetBehindARouterAndItsSize) {
     const bool holds = p.at("point").at("holds").as_bool();
     EXPECT_EQ(holds, p.at("replicas").as_int64() >= n) << p;  // fewer fail, as many or more hold
   }
-  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
-           {"--rate 20 --replicas 0", "--replicas must be 1 to 1024"},
-           {"--rate 20 --replicas 2 --router random", "--router 'random': one of round-robin"},
-           {"--rate 20,40 fleet", "one load"},
-           {"--rate 20 fleet --max-replicas 5000", "--max-replicas must be 1 to 1024"}}) {
-    auto bad = RunGoodput(kBase + args);
-    EXPECT_NE(bad.exit_code, 0) << args;
-    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
-  }
+  ExpectEachFails({{"--rate 20 --replicas 0", "--replicas must be 1 to 1024"},
+                   {"--rate 20 --replicas 2 --router random", "--router 'random': one of round-robin"},
+                   {"--rate 20,40 fleet", "one load"},
+                   {"--rate 20 fleet --max-replicas 5000", "--max-replicas must be 1 to 1024"}},
+                  kBase);
+}
+
+// DistServe's Figure 6 shape (512-token prompts, 64-token answers) under TTFT
+// p90 <= 0.4 s and the given TPOT p90 target, as a workload file.
+std::string DistServeShape(const std::string& tpot) {
+  return WriteTempFile("pd-" + tpot + ".yaml",
+                       "requests: 1000\nwarmup: 10%\ncooldown: 10%\narrival: {type: poisson, rate: 1}\nclasses:\n"
+                       "  - name: chat\n    prompt: fixed:512\n    output: fixed:64\n    slo: ttft p90 <= 0.4s, "
+                       "tpot p90 <= " +
+                           tpot + "\n");
 }
 
 // Prefill/decode disaggregation: 512-token prompts and 64-token answers
@@ -59,12 +64,7 @@ TEST(CliSim, AFleetBehindARouterAndItsSize) {
 // the split gains nothing. Bad flags: one clear error each.
 TEST(CliSim, DisaggregatedPrefillAgainstTheSameGpusAggregated) {
   const auto gain = [](const std::string& tpot) {
-    const std::string w =
-        WriteTempFile("pd.yaml",
-                      "requests: 1000\nwarmup: 10%\ncooldown: 10%\narrival: {type: poisson, rate: 1}\nclasses:\n"
-                      "  - name: chat\n    prompt: fixed:512\n    output: fixed:64\n    slo: ttft p90 <= 0.4s, "
-                      "tpot p90 <= " +
-                          tpot + "\n");
+    const std::string w = DistServeShape(tpot);
     auto r = RunGoodput("sim capacity --model llama-3.1-8b --gpu a100-80gb --workload " + w +
                         " --rate 4 --repeat 1 --prefill-replicas 2 --decode-replicas 1 --compare-aggregated");
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -80,11 +80,7 @@ TEST(CliSim, DisaggregatedPrefillAgainstTheSameGpusAggregated) {
   // The fleet search over splits: at 40 requests/s under the tight target a
   // split needs fewer GPUs than aggregated instances, and no probe of fewer
   // instances than its answer held (so the answer is the fewest tried).
-  const std::string w =
-      WriteTempFile("pd40.yaml",
-                    "requests: 1000\nwarmup: 10%\ncooldown: 10%\narrival: {type: poisson, rate: 1}\nclasses:\n"
-                    "  - name: chat\n    prompt: fixed:512\n    output: fixed:64\n    slo: ttft p90 <= 0.4s, "
-                    "tpot p90 <= 15ms\n");
+  const std::string w = DistServeShape("15ms");
   auto fleet = RunGoodput("sim fleet --model llama-3.1-8b --gpu a100-80gb --workload " + w +
                           " --rate 40 --repeat 1 --disaggregated --json");
   ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
@@ -98,20 +94,16 @@ TEST(CliSim, DisaggregatedPrefillAgainstTheSameGpusAggregated) {
       EXPECT_FALSE(p.at("point").at("holds").as_bool()) << p;
     }
   }
-  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
-           {"--rate 20 --decode-replicas 2", "give --prefill-replicas"},
-           {"--rate 20 --compare-aggregated", "give --prefill-replicas"},
-           {"--rate 20 --replicas 2 --prefill-replicas 1", "with --prefill-replicas give --decode-replicas"},
-           {"--rate 20 --prefill-replicas 2000", "--prefill-replicas must be 1 to 1024"},
-           {"--rate 20 --prefill-replicas 1 --decode-replicas -1", "--decode-replicas must be 1 to 1024"},
-           {"--rate 20 --prefill-replicas 1 --kv-link pigeon", "--kv-link 'pigeon': one of nvlink"},
-           {"--rate 20 --prefill-replicas 1 --kv-transfer-bandwidth fast", "--kv-transfer-bandwidth"},
-           {"--rate 20 --prefill-replicas 1 --kv-transfer-bandwidth 0GB/s", "'0GB/s' must be positive"},
-           {"--rate 20 --prefill-replicas 1 --kv-transfer-latency soon", "soon"}}) {
-    auto bad = RunGoodput(kBase + args);
-    EXPECT_NE(bad.exit_code, 0) << args;
-    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
-  }
+  ExpectEachFails({{"--rate 20 --decode-replicas 2", "give --prefill-replicas"},
+                   {"--rate 20 --compare-aggregated", "give --prefill-replicas"},
+                   {"--rate 20 --replicas 2 --prefill-replicas 1", "with --prefill-replicas give --decode-replicas"},
+                   {"--rate 20 --prefill-replicas 2000", "--prefill-replicas must be 1 to 1024"},
+                   {"--rate 20 --prefill-replicas 1 --decode-replicas -1", "--decode-replicas must be 1 to 1024"},
+                   {"--rate 20 --prefill-replicas 1 --kv-link pigeon", "--kv-link 'pigeon': one of nvlink"},
+                   {"--rate 20 --prefill-replicas 1 --kv-transfer-bandwidth fast", "--kv-transfer-bandwidth"},
+                   {"--rate 20 --prefill-replicas 1 --kv-transfer-bandwidth 0GB/s", "'0GB/s' must be positive"},
+                   {"--rate 20 --prefill-replicas 1 --kv-transfer-latency soon", "soon"}},
+                  kBase);
 }
 
 // Prefill instances sized apart (--prefill-tp): a 70B model in FP8 on H100s,
@@ -144,15 +136,12 @@ TEST(CliSim, PrefillInstancesSizedApart) {
   auto together = RunGoodput(split + "--prefill-tp 1 --aggregated true");
   ASSERT_EQ(together.exit_code, 0) << together.err;
   EXPECT_NE(together.out.find("a fleet of 2 instances"), std::string::npos) << together.out;
-  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
-           {"--prefill-replicas 4 --prefill-tp 0", "--prefill-tp must be 1 to 1024"},
-           {"--prefill-replicas 4 --prefill-tp 1 --kv-cache-memory 10GiB", "--prefill-tp 1: "},
-           {"--prefill-tp 1", "give --prefill-replicas"},
-           {"--prefill-replicas 3 --prefill-tp 1 --aggregated true", "7 GPUs (3 prefill x 1 + 1 decode x 4) do not"}}) {
-    auto bad = RunGoodput(base + args);
-    EXPECT_NE(bad.exit_code, 0) << args;
-    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
-  }
+  ExpectEachFails(
+      {{"--prefill-replicas 4 --prefill-tp 0", "--prefill-tp must be 1 to 1024"},
+       {"--prefill-replicas 4 --prefill-tp 1 --kv-cache-memory 10GiB", "--prefill-tp 1: "},
+       {"--prefill-tp 1", "give --prefill-replicas"},
+       {"--prefill-replicas 3 --prefill-tp 1 --aggregated true", "7 GPUs (3 prefill x 1 + 1 decode x 4) do not"}},
+      base);
   // `sim fleet --disaggregated` counts a split's GPUs with its prefill instances at their own size.
   const std::string fleet =
       "sim fleet --model llama-3.1-70b --gpu h100-sxm --weights fp8 --tp 4 --max-model-len 3500 "
