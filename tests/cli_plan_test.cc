@@ -48,20 +48,20 @@ TEST(CliPlan, CompareShowsBothPlans) {
 }
 
 // The source document's mishap: vLLM's "fully utilize" suggestion pinned
-// (151 GiB on this card), then the KV format changed. The pinned pool leaves
-// 1.14 GiB of the 180 GB card: 1.14 - 1.00 (CUDA graphs) - 1.50 (the default
-// buffer) = -1.36 GiB in both columns, and the plan warns; a 1 GiB pin less
-// clears it (-0.36 + 1.00 = 0.64 GiB).
+// (150.51 GiB on this card), then the KV format changed. A 150.5 GiB pin
+// leaves 1.16 GiB of the 180 GB card: 1.16 - 1.00 (CUDA graphs) - 1.50 (the
+// default buffer) = -1.34 GiB in both columns, and the plan warns; a 2 GiB pin
+// less clears it (-1.34 + 2.00 = 0.66 GiB).
 TEST(CliPlan, PinnedPoolsMarginIsShownPerFormat) {
   const std::string base = "plan --model qwen3.5-27b --gpu b200 --weights int4 --max-model-len 1M ";
-  auto r = RunGoodput(base + "--kv-cache-memory 151GiB --compare kv-cache-dtype=fp8");
+  auto r = RunGoodput(base + "--kv-cache-memory 150.5GiB --compare kv-cache-dtype=fp8");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  beyond graphs + buffer GiB             -1.36               -1.36"), std::string::npos)
+  EXPECT_NE(r.out.find("  beyond graphs + buffer GiB             -1.34               -1.34"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("margin: only 1.14 GiB is left"), std::string::npos) << r.out;
-  auto ok = RunGoodput(base + "--kv-cache-memory 149GiB --compare kv-cache-dtype=fp8");
+  EXPECT_NE(r.out.find("margin: only 1.16 GiB is left"), std::string::npos) << r.out;
+  auto ok = RunGoodput(base + "--kv-cache-memory 148.5GiB --compare kv-cache-dtype=fp8");
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_NE(ok.out.find("  beyond graphs + buffer GiB              0.64                0.64"), std::string::npos)
+  EXPECT_NE(ok.out.find("  beyond graphs + buffer GiB              0.66                0.66"), std::string::npos)
       << ok.out;
   EXPECT_EQ(ok.out.find("margin: only"), std::string::npos) << ok.out;
 }

@@ -153,11 +153,18 @@ TEST(CliSim, ReproducesPublishedGptOssRunsOnH100) {
   const auto point = [](const std::string& model, int tp, const std::string& prompt) {
     return GptOssPoint("h100", model, tp, prompt);
   };
-  EXPECT_NEAR(Ttft(point("gpt-oss-120b", 1, "32000")) / 99.44, 1, 0.05);  // fitted
+  const auto long_prompts = point("gpt-oss-120b", 1, "32000");
+  EXPECT_NEAR(Ttft(long_prompts) / 99.44, 1, 0.05);  // fitted
   const auto tp2 = point("gpt-oss-120b", 2, "32000");
   EXPECT_NEAR(Ttft(tp2) / 48.67, 1, 0.10);
   EXPECT_NEAR(Tpot(tp2) / 0.25227, 1, 0.10);
-  EXPECT_NEAR(Ttft(point("gpt-oss-120b", 1, "2000")) / 35.66, 1, 0.15);
+  const auto short_prompts = point("gpt-oss-120b", 1, "2000");
+  EXPECT_NEAR(Ttft(short_prompts) / 35.66, 1, 0.15);
+  // Held out and KV-bound: 11-13% slow with the 3.00 GiB pool the plan leaves
+  // once the profiling run's sampler peak is counted as vLLM measures it; 43-61%
+  // slow with the 3.57 GiB it left before.
+  EXPECT_NEAR(Tpot(long_prompts) / 0.0237, 1, 0.20);
+  EXPECT_NEAR(Tpot(short_prompts) / 0.0429, 1, 0.20);
   EXPECT_NEAR(Ttft(point("gpt-oss-20b", 1, "32000")) / 53.54, 1, 0.20);
   EXPECT_NEAR(Ttft(point("gpt-oss-20b", 1, "4000")) / 30.82, 1, 0.15);
   EXPECT_NEAR(Tpot(point("gpt-oss-20b", 1, "2000")) / 0.15920, 1, 0.20);

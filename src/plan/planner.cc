@@ -214,11 +214,19 @@ void AddWarnings(Plan& p) {
 
 }  // namespace
 
-// Forward peak: the widest intermediate of one layer for every batched token
-// plus the residual stream; sampler peak: fp32 logits over the vocabulary and
-// the sampler's sort/softmax temporaries (about 8 copies) for every sequence.
-// With vLLM's H100 defaults this gives 4.82 GiB for Llama-3.1-8B, where vLLM
-// measured 4.76 GiB.
+// vLLM's profiling run does a forward pass over max_num_batched_tokens, frees
+// its intermediates and then samples for min(max_num_seqs, tokens) sequences,
+// so the peak is the larger of the two, not their sum. Forward: the widest
+// intermediate of one layer for every batched token plus the residual stream.
+// Sampler: the hidden states it samples from plus kSamplerBytesPerLogit for
+// every sequence and vocabulary entry (logits in bf16 and fp32 and the
+// temporaries of top-k/top-p sampling, which the dummy sampler run enables).
+// Published start-ups on one H100 (llm-d-benchmark's empirical vLLM memory
+// results, vLLM 0.11, 1,024 sequences): Llama-3.1-8B 4.76 GiB, the one the
+// constant is fitted to; Qwen3-0.6B 5.56, Qwen3-32B 5.64, gpt-oss-20b 7.38,
+// Llama-3.3-70B at TP 2 4.84, each within 1% here; the sum of a forward peak
+// and 8 fp32 copies of the logits counted before came out 13% low to 9% high.
+constexpr double kSamplerBytesPerLogit = 38.4;
 int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs) {
   const int64_t h = m.hidden_size;
   int64_t width = 3 * m.intermediate_size / tp;
@@ -231,8 +239,10 @@ int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batch
   const LinearAttentionDims& l = m.linear;
   width = std::max(width, 2 * (l.num_key_heads * l.key_head_dim + l.num_value_heads * l.value_head_dim) / tp);
   const int64_t forward = max_num_batched_tokens * (width + 4 * h) * 2;
-  const int64_t sampler = std::min(max_num_seqs, max_num_batched_tokens) * m.vocab_size * 4 * 8;
-  return forward + sampler;
+  const int64_t sequences = std::min(max_num_seqs, max_num_batched_tokens);
+  const int64_t logits = static_cast<int64_t>(static_cast<double>(sequences * m.vocab_size) * kSamplerBytesPerLogit);
+  const int64_t sampler = max_num_batched_tokens * h * 2 + logits;
+  return std::max(forward, sampler);
 }
 
 // vLLM measured 0.13 GiB on one H100; NCCL buffers add about half a GiB with
