@@ -131,6 +131,24 @@ TEST(Planner, EstimatesMatchPublishedStartupsHeldOut) {
   EXPECT_FALSE(marlin->startup_error.empty());
 }
 
+// Source document 003: raising max_num_seqs from 8 to 32 moved the KV memory
+// of Qwen3.5-27B on one B200 by 0.03%. Its profiling peak is the forward's
+// over the token budget at both (the sampler's for 32 sequences is smaller),
+// so the pool does not move; counted as a sum of the two it moved 0.13%.
+TEST(Planner, MaxNumSeqsBarelyMovesTheSourcesPool) {
+  PlanOptions o = OnGpu("b200");
+  o.weights = "int4";
+  o.engine.scheduler.max_model_len = 1 << 20;
+  const auto pool = [&](int64_t seqs) {
+    o.engine.scheduler.max_num_seqs = seqs;
+    auto p = MakePlan(Model("qwen3.5-27b"), o);
+    EXPECT_TRUE(p.ok());
+    return static_cast<double>(p->kv_pool);
+  };
+  EXPECT_LE(std::abs(pool(32) / pool(8) - 1), 0.0003);
+  EXPECT_LT(pool(1024), pool(32));  // a thousand sequences' logits outgrow the forward
+}
+
 // Halving the KV format of the long-context hybrid doubles what fits: the
 // block size doubles (784 -> 1568 tokens) while the page stays the same.
 TEST(Planner, Fp8KvDoublesLongRequestsThatFit) {
