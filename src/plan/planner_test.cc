@@ -119,7 +119,9 @@ TEST(Planner, EstimatesMatchPublishedStartupsHeldOut) {
     auto p = MakePlan(Model(c.model), o);
     ASSERT_TRUE(p.ok()) << p.status().message();
     EXPECT_NEAR(ToGiB(p->activation.bytes), c.activation, 0.01 * c.activation);
-    if (c.kv_pool > 0) EXPECT_NEAR(ToGiB(p->kv_pool), c.kv_pool, 0.1);
+    if (c.kv_pool > 0) {
+      EXPECT_NEAR(ToGiB(p->kv_pool), c.kv_pool, 0.1);
+    }
   }
   // vLLM 0.10.1 with the Marlin MoE kernel on one H100, its defaults
   // (vllm-project/vllm#23278): "Available KV cache memory: -2.14 GiB".
