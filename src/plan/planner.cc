@@ -177,11 +177,18 @@ void AddWarnings(Plan& p) {
                                      FormatGiB(p.total), o.gpu));
   }
   if (p.startup_error.empty() && p.Margin() < 0) {
+    // vllm-project/vllm#52872: the profiling run skips the linear-attention
+    // layers, so their prefill intermediates are nowhere in the profiled peak.
+    const bool hybrid = std::any_of(p.layout.groups.begin(), p.layout.groups.end(),
+                                    [](const CacheGroup& g) { return g.spec.is_state(); });
     p.warnings.push_back(fmt::format(
         "margin: only {} is left outside the KV pool and the profiled memory, but CUDA graphs need about {} plus a "
         "{} buffer. The engine may fail to start or crash under load; lower --gpu-memory-utilization or "
-        "--kv-cache-memory.",
-        FormatGiB(p.headroom), FormatGiB(p.cuda_graphs.bytes), FormatGiB(o.safety_buffer)));
+        "--kv-cache-memory.{}",
+        FormatGiB(p.headroom), FormatGiB(p.cuda_graphs.bytes), FormatGiB(o.safety_buffer),
+        hybrid ? " A hybrid model needs the buffer most: vLLM profiles without its linear-attention layers, whose "
+                 "prefill intermediates grow with --max-num-batched-tokens."
+               : ""));
   }
   if (o.engine.cache.kv_cache_memory) {
     p.warnings.push_back(

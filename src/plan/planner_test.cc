@@ -232,7 +232,18 @@ TEST(Planner, MarginWarningWhenHeadroomCannotHoldCudaGraphs) {
   };
   PlanOptions o = OnGpu("h100-sxm");
   o.gpu_memory_utilization = 0.98;
-  EXPECT_TRUE(has_margin_warning(*MakePlan(Model("llama-3.1-8b"), o)));
+  const auto dense = MakePlan(Model("llama-3.1-8b"), o);
+  EXPECT_TRUE(has_margin_warning(*dense));
+  // A hybrid's warning says why it needs the buffer most; a dense model's does not.
+  const auto hybrid_clause = [](const Plan& p) {
+    for (const auto& w : p.warnings) {
+      if (w.find("profiles without its linear-attention layers") != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(hybrid_clause(*dense));
+  const auto hybrid = MakePlan(Model("qwen3.5-27b"), o);
+  EXPECT_TRUE(has_margin_warning(*hybrid) && hybrid_clause(*hybrid));
   o.gpu_memory_utilization = 0.9;
   EXPECT_FALSE(has_margin_warning(*MakePlan(Model("llama-3.1-8b"), o)));
 }
