@@ -30,6 +30,18 @@ std::string Header(const Plan& p) {
                      FormatCount(o.engine.scheduler.max_model_len));
 }
 
+// Which of the profiling run's two peaks the estimate is, so the reader knows
+// the knob: --max-num-seqs for the sampler's, the token budget for the forward's.
+std::string ActivationSource(const Plan& p) {
+  if (p.activation.measured) return "";
+  const SchedulerConfig& c = p.options.engine.scheduler;
+  const int64_t forward = EstimateForwardPeak(p.model, p.options.tensor_parallel, c.max_num_batched_tokens);
+  if (forward >= p.activation.bytes) {
+    return fmt::format(", the forward over {} tokens", FormatCount(c.max_num_batched_tokens));
+  }
+  return fmt::format(", the sampler for {} sequences", FormatCount(std::min(c.max_num_seqs, c.max_num_batched_tokens)));
+}
+
 std::string MemorySection(const Plan& p) {
   const PlanOptions& o = p.options;
   std::string s = fmt::format("Memory per GPU{:>33}\n", "GiB");
@@ -46,7 +58,7 @@ std::string MemorySection(const Plan& p) {
                                  : "";
   row(fmt::format("weights ({}, {:.2f}B params)", p.precision.name, p.params.total() / 1e9), p.weights.bytes,
       Tag(p.weights) + padded);
-  row("activation peak (profiling run)", p.activation.bytes, Tag(p.activation));
+  row("activation peak (profiling run)", p.activation.bytes, Tag(p.activation) + ActivationSource(p));
   row("non-torch (NCCL, CUDA context)", p.non_torch.bytes, Tag(p.non_torch));
   row(o.engine.cache.kv_cache_memory ? "KV pool (--kv-cache-memory)" : "KV pool (requested - the above)", p.kv_pool,
       "");

@@ -234,7 +234,7 @@ void AddWarnings(Plan& p) {
 // Llama-3.3-70B at TP 2 4.84, each within 1% here; the sum of a forward peak
 // and 8 fp32 copies of the logits counted before came out 13% low to 9% high.
 constexpr double kSamplerBytesPerLogit = 38.4;
-int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs) {
+int64_t EstimateForwardPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens) {
   const int64_t h = m.hidden_size;
   int64_t width = 3 * m.intermediate_size / tp;
   if (m.IsMoe()) {
@@ -245,11 +245,18 @@ int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batch
   width = std::max(width, (q + 2 * m.attn.num_kv_heads * m.attn.head_dim) / tp);
   const LinearAttentionDims& l = m.linear;
   width = std::max(width, 2 * (l.num_key_heads * l.key_head_dim + l.num_value_heads * l.value_head_dim) / tp);
-  const int64_t forward = max_num_batched_tokens * (width + 4 * h) * 2;
+  return max_num_batched_tokens * (width + 4 * h) * 2;
+}
+
+int64_t EstimateSamplerPeak(const ModelSpec& m, int64_t max_num_batched_tokens, int64_t max_num_seqs) {
   const int64_t sequences = std::min(max_num_seqs, max_num_batched_tokens);
   const int64_t logits = static_cast<int64_t>(static_cast<double>(sequences * m.vocab_size) * kSamplerBytesPerLogit);
-  const int64_t sampler = max_num_batched_tokens * h * 2 + logits;
-  return std::max(forward, sampler);
+  return max_num_batched_tokens * m.hidden_size * 2 + logits;
+}
+
+int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs) {
+  return std::max(EstimateForwardPeak(m, tp, max_num_batched_tokens),
+                  EstimateSamplerPeak(m, max_num_batched_tokens, max_num_seqs));
 }
 
 // vLLM measured 0.13 GiB on one H100; NCCL buffers add about half a GiB with

@@ -132,7 +132,11 @@ constexpr int64_t kVllmRedundancyBuffer = int64_t{150} << 20;
 void VllmKvCacheMemorySuggestion(Plan& p);
 
 // Estimates (used unless measured values are given).
+// vLLM's profiling peak: the larger of a forward pass over the token budget
+// and the dummy sampler run over min(max_num_seqs, budget) sequences.
 int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs);
+int64_t EstimateForwardPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens);
+int64_t EstimateSamplerPeak(const ModelSpec& m, int64_t max_num_batched_tokens, int64_t max_num_seqs);
 int64_t EstimateNonTorch(int tp);
 int64_t EstimateCudaGraphs();
 
