@@ -36,6 +36,15 @@ TEST(CliPlan, ActivationPeakSaysWhichPeakDecides) {
   auto measured = RunGoodput("plan --model gpt-oss-120b --gpu h100 --max-model-len 32k --activation-memory 7GiB");
   ASSERT_EQ(measured.exit_code, 0) << measured.err;
   EXPECT_NE(measured.out.find("7.00   measured\n"), std::string::npos) << measured.out;
+  // --json says the same for programs: "peak" is null when the peak was measured.
+  auto json = RunGoodput("plan --model gpt-oss-120b --gpu h100 --max-model-len 32k --max-num-seqs 8 --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(boost::json::parse(json.out).at("memory").at("activation").at("peak").as_string(), "forward");
+  auto json_measured = RunGoodput(
+      "plan --model gpt-oss-120b --gpu h100 --max-model-len 32k --activation-memory 7GiB "
+      "--json");
+  ASSERT_EQ(json_measured.exit_code, 0) << json_measured.err;
+  EXPECT_TRUE(boost::json::parse(json_measured.out).at("memory").at("activation").at("peak").is_null());
 }
 
 TEST(CliPlan, JsonForPrograms) {

@@ -30,16 +30,25 @@ std::string Header(const Plan& p) {
                      FormatCount(o.engine.scheduler.max_model_len));
 }
 
-// Which of the profiling run's two peaks the estimate is, so the reader knows
-// the knob: --max-num-seqs for the sampler's, the token budget for the forward's.
-std::string ActivationSource(const Plan& p) {
+// Which of the profiling run's two peaks the estimate is ("" when measured), so
+// the reader knows the knob: --max-num-seqs for the sampler's, the token budget
+// for the forward's.
+std::string ActivationPeakKind(const Plan& p) {
   if (p.activation.measured) return "";
   const SchedulerConfig& c = p.options.engine.scheduler;
   const int64_t forward = EstimateForwardPeak(p.model, p.options.tensor_parallel, c.max_num_batched_tokens);
-  if (forward >= p.activation.bytes) {
-    return fmt::format(", the forward over {} tokens", FormatCount(c.max_num_batched_tokens));
+  return forward >= p.activation.bytes ? "forward" : "sampler";
+}
+
+std::string ActivationSource(const Plan& p) {
+  const SchedulerConfig& c = p.options.engine.scheduler;
+  const std::string kind = ActivationPeakKind(p);
+  if (kind == "forward") return fmt::format(", the forward over {} tokens", FormatCount(c.max_num_batched_tokens));
+  if (kind == "sampler") {
+    return fmt::format(", the sampler for {} sequences",
+                       FormatCount(std::min(c.max_num_seqs, c.max_num_batched_tokens)));
   }
-  return fmt::format(", the sampler for {} sequences", FormatCount(std::min(c.max_num_seqs, c.max_num_batched_tokens)));
+  return "";
 }
 
 std::string MemorySection(const Plan& p) {
@@ -155,6 +164,13 @@ std::string LengthsSection(const Plan& p) {
   return s + "\n";
 }
 
+json::object ActivationJson(const Plan& p) {
+  const std::string kind = ActivationPeakKind(p);
+  return json::object{{"bytes", p.activation.bytes},
+                      {"measured", p.activation.measured},
+                      {"peak", kind.empty() ? json::value(nullptr) : json::value(kind)}};
+}
+
 json::object MemoryJson(const Plan& p) {
   auto item = [](const MemoryItem& m) { return json::object{{"bytes", m.bytes}, {"measured", m.measured}}; };
   return json::object{
@@ -162,7 +178,7 @@ json::object MemoryJson(const Plan& p) {
       {"total_is_nominal", p.options.total_is_nominal},
       {"requested", p.requested},
       {"weights", item(p.weights)},
-      {"activation", item(p.activation)},
+      {"activation", ActivationJson(p)},
       {"non_torch", item(p.non_torch)},
       {"cuda_graphs", item(p.cuda_graphs)},
       {"kv_pool", p.kv_pool},
