@@ -30,6 +30,9 @@ constexpr const char* kFooter = R"(Definitions:
   KV pool      = requested - weights - activation peak - non-torch (vLLM V1 profiling),
                  or --kv-cache-memory when given; CUDA graphs are captured afterwards and
                  come out of the headroom (total - requested).
+  activation peak = the larger of the profiling run's forward over --max-num-batched-tokens
+                 and its sampler over min(--max-num-seqs, that budget) sequences (vLLM 0.11;
+                 docs/plan.md).
   blocks       = KV pool / page size / layers per KV cache group (vLLM's num_blocks).
   GPU KV cache size is printed two ways, as vLLM has: max concurrency x max model len
   (current) and blocks / groups x block size (earlier releases).
