@@ -1,6 +1,5 @@
 #include "client/endpoint.h"
 
-#include <charconv>
 #include <chrono>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -10,6 +9,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
 #include <fmt/format.h>
+
+#include "core/text.h"
 
 namespace goodput::client {
 
@@ -34,13 +35,11 @@ Result<Endpoint> ParseEndpoint(const std::string& url) {
   if (u.has_port()) {
     // Read from the text: port_number() wraps a port past 65535 into a valid one.
     const std::string port(u.port());
-    const auto end = port.data() + port.size();
-    unsigned value = 0;
-    const auto [ptr, ec] = std::from_chars(port.data(), end, value);
-    if (ec != std::errc() || ptr != end || value == 0 || value > 65535) {
+    const std::optional<int64_t> value = ParseWholeNumber(port);
+    if (!value || *value < 1 || *value > 65535) {
       return Status::InvalidArgument("'" + url + "': bad port '" + port + "' (1 to 65535)");
     }
-    e.port = static_cast<uint16_t>(value);
+    e.port = static_cast<uint16_t>(*value);
   }
   std::string path(u.path());
   while (!path.empty() && path.back() == '/') path.pop_back();

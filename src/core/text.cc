@@ -1,6 +1,7 @@
 #include "core/text.h"
 
 #include <cctype>
+#include <charconv>
 
 namespace goodput {
 
@@ -26,6 +27,13 @@ std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+std::optional<int64_t> ParseWholeNumber(std::string_view s) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 
 }  // namespace goodput

@@ -2,6 +2,8 @@
 // split; pulling in a string library for three functions is not worth it).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,5 +18,9 @@ std::vector<std::string> Split(std::string_view s, char sep);
 
 // ASCII lower case.
 std::string Lower(std::string_view s);
+
+// The whole of `s` as a base-10 integer ("12", "-3"); empty for anything else,
+// a sign of "+", white space or a number past int64's range included.
+std::optional<int64_t> ParseWholeNumber(std::string_view s);
 
 }  // namespace goodput

@@ -1,12 +1,12 @@
 #include "ledger/merge.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "core/text.h"
 #include "measure/point.h"
 #include "measure/run.h"
 #include "workload/workload.h"
@@ -106,20 +106,16 @@ Result<Workload> WorkloadOf(const RunInfo& info) {
 }  // namespace
 
 Result<std::pair<int, int>> ParseShard(const std::string& text) {
-  // from_chars, not sscanf: "%d" of a number past int's range is undefined (1/99999999999 was taken).
-  int i = -1, n = 0;
-  const char* const end = text.data() + text.size();
-  const auto [slash, i_error] = std::from_chars(text.data(), end, i);
-  bool parsed = i_error == std::errc() && slash != end && *slash == '/';
-  if (parsed) {
-    const auto [rest, n_error] = std::from_chars(slash + 1, end, n);
-    parsed = n_error == std::errc() && rest == end;
-  }
-  if (!parsed || n < 2 || n > kMaxShards || i < 0 || i >= n) {
+  // Not sscanf: its "%d" of a number past int's range is undefined (1/99999999999 was taken).
+  const size_t slash = text.find('/');
+  const std::string_view whole(text);
+  const auto i = slash == std::string::npos ? std::nullopt : ParseWholeNumber(whole.substr(0, slash));
+  const auto n = slash == std::string::npos ? std::nullopt : ParseWholeNumber(whole.substr(slash + 1));
+  if (!i || !n || *n < 2 || *n > kMaxShards || *i < 0 || *i >= *n) {
     return Status::InvalidArgument(
         fmt::format("'{}' is not a shard I/N with 2 <= N <= {} and 0 <= I < N", text, kMaxShards));
   }
-  return std::pair{i, n};
+  return std::pair{static_cast<int>(*i), static_cast<int>(*n)};
 }
 
 Result<int64_t> MergeShards(const std::vector<ShardRun>& given, Ledger& into, const std::string& command) {

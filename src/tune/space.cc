@@ -12,13 +12,6 @@
 namespace goodput {
 namespace {
 
-std::optional<int64_t> WholeNumber(std::string_view s) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 std::optional<double> Decimal(std::string_view s) {
   double v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -66,7 +59,7 @@ Result<std::vector<std::string>> ExpandRange(const std::string& flag, std::strin
   const auto fail = [&](const std::string& why) {
     return Status::InvalidArgument(fmt::format("--space: {}={}..{}: {}", flag, lo_text, hi_text, why));
   };
-  if (auto lo = WholeNumber(lo_text), hi = WholeNumber(hi_text); lo && hi) {
+  if (auto lo = ParseWholeNumber(lo_text), hi = ParseWholeNumber(hi_text); lo && hi) {
     if (*lo < 0 || *hi < *lo) return fail("the range must run from a number >= 0 up to one at least as large");
     if (*lo == 0 && *hi > 0) return fail("a range doubles, so it cannot start at 0 (list the values: 0|2|4)");
     return WholeRange(*lo, *hi);
