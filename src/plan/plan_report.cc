@@ -30,21 +30,14 @@ std::string Header(const Plan& p) {
                      FormatCount(o.engine.scheduler.max_model_len));
 }
 
-// Which of the profiling run's two peaks the estimate is ("" when measured), so
-// the reader knows the knob: --max-num-seqs for the sampler's, the token budget
-// for the forward's.
-std::string ActivationPeakKind(const Plan& p) {
-  if (p.activation.measured) return "";
-  const SchedulerConfig& c = p.options.engine.scheduler;
-  const int64_t forward = EstimateForwardPeak(p.model, p.options.tensor_parallel, c.max_num_batched_tokens);
-  return forward >= p.activation.bytes ? "forward" : "sampler";
-}
-
+// Which of the profiling run's two peaks the estimate is, so the reader knows
+// the knob: --max-num-seqs for the sampler's, the token budget for the forward's.
 std::string ActivationSource(const Plan& p) {
   const SchedulerConfig& c = p.options.engine.scheduler;
-  const std::string kind = ActivationPeakKind(p);
-  if (kind == "forward") return fmt::format(", the forward over {} tokens", FormatCount(c.max_num_batched_tokens));
-  if (kind == "sampler") {
+  if (p.activation_peak == "forward") {
+    return fmt::format(", the forward over {} tokens", FormatCount(c.max_num_batched_tokens));
+  }
+  if (p.activation_peak == "sampler") {
     return fmt::format(", the sampler for {} sequences",
                        FormatCount(std::min(c.max_num_seqs, c.max_num_batched_tokens)));
   }
@@ -165,10 +158,9 @@ std::string LengthsSection(const Plan& p) {
 }
 
 json::object ActivationJson(const Plan& p) {
-  const std::string kind = ActivationPeakKind(p);
   return json::object{{"bytes", p.activation.bytes},
                       {"measured", p.activation.measured},
-                      {"peak", kind.empty() ? json::value(nullptr) : json::value(kind)}};
+                      {"peak", p.activation_peak.empty() ? json::value(nullptr) : json::value(p.activation_peak)}};
 }
 
 json::object MemoryJson(const Plan& p) {

@@ -254,11 +254,6 @@ int64_t EstimateSamplerPeak(const ModelSpec& m, int64_t max_num_batched_tokens, 
   return max_num_batched_tokens * m.hidden_size * 2 + logits;
 }
 
-int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs) {
-  return std::max(EstimateForwardPeak(m, tp, max_num_batched_tokens),
-                  EstimateSamplerPeak(m, max_num_batched_tokens, max_num_seqs));
-}
-
 // vLLM measured 0.13 GiB on one H100; NCCL buffers add about half a GiB with
 // tensor parallelism.
 int64_t EstimateNonTorch(int tp) { return tp > 1 ? 640 * (int64_t{1} << 20) : 140 * (int64_t{1} << 20); }
@@ -309,9 +304,11 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   };
   p.weights = item(o.weights_memory,
                    WeightBytes(p.params, p.precision, model, o.tensor_parallel, o.expert_parallel, MoeGroupSize(o)));
-  p.activation = item(o.activation_memory,
-                      EstimateActivationPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens,
-                                             o.engine.scheduler.max_num_seqs));
+  const int64_t forward = EstimateForwardPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens);
+  const int64_t sampler =
+      EstimateSamplerPeak(model, o.engine.scheduler.max_num_batched_tokens, o.engine.scheduler.max_num_seqs);
+  p.activation = item(o.activation_memory, std::max(forward, sampler));
+  if (!p.activation.measured) p.activation_peak = forward >= sampler ? "forward" : "sampler";
   p.non_torch = item(o.non_torch_memory, EstimateNonTorch(o.tensor_parallel));
   p.cuda_graphs = item(o.cuda_graph_memory, EstimateCudaGraphs());
   ComputeMemory(p);

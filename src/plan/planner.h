@@ -100,6 +100,10 @@ struct Plan {
   int64_t total = 0;
   int64_t requested = 0;
   MemoryItem weights, activation, non_torch, cuda_graphs;
+  // Which of the profiling run's peaks the activation estimate is: "forward"
+  // or "sampler" (the knob that lowers it: the token budget or
+  // --max-num-seqs); empty when the activation was measured.
+  std::string activation_peak;
   int64_t kv_pool = 0;
   int64_t headroom = 0;  // memory left outside requested (or outside everything, with --kv-cache-memory)
   // What the headroom leaves beyond the CUDA graphs and the safety buffer; below zero the engine may not start.
@@ -132,9 +136,9 @@ constexpr int64_t kVllmRedundancyBuffer = int64_t{150} << 20;
 void VllmKvCacheMemorySuggestion(Plan& p);
 
 // Estimates (used unless measured values are given).
-// vLLM's profiling peak: the larger of a forward pass over the token budget
-// and the dummy sampler run over min(max_num_seqs, budget) sequences.
-int64_t EstimateActivationPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens, int64_t max_num_seqs);
+// vLLM's profiling peak is the larger of these two (the plan's activation):
+// a forward pass over the token budget, and the dummy sampler run over
+// min(max_num_seqs, budget) sequences.
 int64_t EstimateForwardPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens);
 int64_t EstimateSamplerPeak(const ModelSpec& m, int64_t max_num_batched_tokens, int64_t max_num_seqs);
 int64_t EstimateNonTorch(int tp);
