@@ -237,6 +237,8 @@ TEST(CliPlan, ListsCatalogs) {
   const std::string b200 = line_of("b200"), a100 = line_of("a100-80gb");
   EXPECT_NE(b200.find("   9000  0.60, nvfp4 0.43"), std::string::npos) << b200;
   EXPECT_NE(a100.find("     312       -       -"), std::string::npos) << a100;
+  const std::string h200 = line_of("h200");  // FP8 experts at vLLM's Triton MoE kernel rate on Hopper
+  EXPECT_NE(h200.find("0.60, fp8 experts 0.10, fp8-block experts 0.10"), std::string::npos) << h200;
   auto json = RunGoodput("plan --list-gpus --json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   bool saw_b200 = false;
@@ -246,6 +248,7 @@ TEST(CliPlan, ListsCatalogs) {
     EXPECT_FALSE(g.at("source").as_string().empty()) << g.at("name");
     if (g.at("name") == "a100-80gb") {
       EXPECT_TRUE(g.at("fp8_flops").is_null());
+      EXPECT_TRUE(g.at("expert_efficiency_by_precision").as_object().empty());
     }
     if (g.at("name") != "b200") continue;
     saw_b200 = true;

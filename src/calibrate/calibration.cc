@@ -188,6 +188,7 @@ std::string CalibrationToJson(const Calibration& c) {
       {"factors", json::object{{"peak_flops", JsonNumber(f.peak_flops)},
                                {"bandwidth", JsonNumber(f.bandwidth)},
                                {"compute_efficiency", JsonNumber(f.compute_efficiency)},
+                               {"expert_efficiency", JsonNumber(f.expert_efficiency)},
                                {"efficiency_curve", curve},
                                {"attention_curve", attention},
                                {"bandwidth_efficiency", JsonNumber(f.bandwidth_efficiency)},
@@ -245,6 +246,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   k.peak_flops = f.Number("peak_flops", 0, true);
   k.bandwidth = f.Number("bandwidth", 0, true);
   k.compute_efficiency = f.Number("compute_efficiency", k.compute_efficiency);
+  k.expert_efficiency = f.Number("expert_efficiency", 0);  // absent in files written before: as the dense matmuls
   k.bandwidth_efficiency = f.Number("bandwidth_efficiency", k.bandwidth_efficiency);
   k.step_overhead_s = f.Number("step_overhead_s", k.step_overhead_s);
   k.per_sequence_s = f.Number("per_sequence_s", k.per_sequence_s);

@@ -52,6 +52,10 @@ TEST(Calibration, JsonRoundTrip) {
   EXPECT_DOUBLE_EQ(back->factors.overlap, 0.6);
   EXPECT_DOUBLE_EQ(back->factors.frontend_latency_s, 0.05);
   EXPECT_FALSE(back->factors.async_scheduling);
+  EXPECT_EQ(back->factors.expert_efficiency, 0);
+  Calibration moe = Example();
+  moe.factors.expert_efficiency = 0.1;  // a card's FP8 MoE kernel (FactorsFor) carried into the file
+  EXPECT_DOUBLE_EQ(ParseCalibration(CalibrationToJson(moe), "moe.json")->factors.expert_efficiency, 0.1);
   Calibration async = Example();
   async.factors.async_scheduling = true;  // an engine's (calibrate --engine trtllm) carried into the file
   EXPECT_TRUE(ParseCalibration(CalibrationToJson(async), "async.json")->factors.async_scheduling);
@@ -88,6 +92,9 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   auto before_front_end = ParseCalibration(text, "old.json");  // written before the front end was kept
   ASSERT_TRUE(before_front_end.ok()) << text;
   EXPECT_EQ(before_front_end->factors.frontend_latency_s, 0);
+  text = CalibrationToJson(Example());
+  text.replace(text.find("\"expert_efficiency\": 0"), 22, "\"expert_efficiency\": 1.5");
+  EXPECT_NE(err(text).find("expert_efficiency must be in [0, 1]"), std::string::npos) << text;
   text = CalibrationToJson(Example());
   text.replace(text.find("\"async_scheduling\": false"), 25, "\"async_scheduling\": 1");
   EXPECT_NE(err(text).find("'async_scheduling' must be true or false"), std::string::npos) << text;

@@ -116,7 +116,8 @@ boost::json::object GpuToJson(const HardwareSpec& g) {
   }
   for (const auto& [key, by_precision] :
        {std::pair{"compute_efficiency_by_precision", &g.compute_efficiency_by_precision},
-        {"attention_efficiency_by_precision", &g.attention_efficiency_by_precision}}) {
+        {"attention_efficiency_by_precision", &g.attention_efficiency_by_precision},
+        {"expert_efficiency_by_precision", &g.expert_efficiency_by_precision}}) {
     boost::json::object by_format;
     for (const auto& [format, e] : *by_precision) by_format[format] = e;
     o[key] = std::move(by_format);
@@ -132,6 +133,9 @@ std::string GpuLine(const HardwareSpec& g) {
   };
   std::string matmul = fmt::format("{:.2f}", g.compute_efficiency);
   for (const auto& [format, e] : g.compute_efficiency_by_precision) matmul += fmt::format(", {} {:.2f}", format, e);
+  for (const auto& [format, e] : g.expert_efficiency_by_precision) {
+    matmul += fmt::format(", {} experts {:.2f}", format, e);
+  }
   return fmt::format("{:<12} {:<31} {:>6.1f} GB  {:>5.2f} TB/s ({:.2f})  {} {} {}  {}\n", g.name, g.display,
                      g.memory_bytes / 1e9, g.memory_bandwidth / 1e12, g.bandwidth_efficiency, tflops(g.bf16_flops),
                      tflops(g.fp8_flops), tflops(g.fp4_flops), matmul);

@@ -79,7 +79,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--acceptance-rate", a.acceptance_rate,
                "Speculative decoding: the chance each draft position is accepted, in turn until the first rejection "
                "(default 0.7; --draft-acceptance and --mean-acceptance-length give vLLM's figures instead)");
-  c.add_option("--compute-efficiency", a.compute_efficiency, "Override the GPU entry's matmul efficiency");
+  c.add_option("--compute-efficiency", a.compute_efficiency,
+               "Override the GPU entry's matmul efficiency (the routed experts keep the entry's MoE-kernel rate where "
+               "it has one)");
   c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
   c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds; default: --engine's)");
   c.add_option("--per-request-cost", a.per_request_cost,

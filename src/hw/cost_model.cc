@@ -67,6 +67,7 @@ Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precis
   CostFactors f;
   f.bandwidth = hw.memory_bandwidth;
   f.compute_efficiency = hw.ComputeEfficiencyFor(precision);
+  f.expert_efficiency = hw.ExpertEfficiencyFor(precision);
   f.bandwidth_efficiency = hw.bandwidth_efficiency;
   f.step_overhead_s = hw.step_overhead_s;
   f.link_bandwidth = hw.link_bandwidth;
@@ -96,6 +97,7 @@ Result<CostFactors> FactorsForWeights(const CostFactors& fitted, const HardwareS
   CostFactors f = fitted;
   f.peak_flops = fitted.peak_flops * peak_ratio;
   f.compute_efficiency = fitted.compute_efficiency * matmul_ratio;
+  f.expert_efficiency = hw.ExpertEfficiencyFor(precision);  // the format's kernel, as the entry measured it
   for (auto& point : f.efficiency_curve) point.second *= matmul_ratio;
   // Attention's rate moves only as the entry's attention efficiency does (it
   // runs in 16-bit whatever the weights), now relative to the new peak.
@@ -177,14 +179,20 @@ void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t draf
 
 double CostModel::MatmulSeconds(const Step& s) const {
   // A GPU computes its replica's share of the dense layers and the LM head,
-  // and its share of every replica's routed tokens: under expert parallelism
-  // the busiest GPU's, the imbalance times the mean; tensor-sliced experts
-  // split evenly.
+  // and its share of every replica's routed tokens (ExpertMatmulSeconds).
   const double dp = m_.data_parallel;
+  const double dense = (dense_flops_per_token_ * s.tokens + lm_head_flops_ * s.samples) / dp;
+  return dense / (f_.peak_flops * f_.EfficiencyAt(s.tokens / dp)) + ExpertMatmulSeconds(s);
+}
+
+double CostModel::ExpertMatmulSeconds(const Step& s) const {
+  // Under expert parallelism the busiest GPU's tokens, the imbalance times
+  // the mean; tensor-sliced experts split evenly.
   const double expert_scale = m_.expert_parallel > 1 ? m_.routing_imbalance : 1.0;
-  const double flops = (dense_flops_per_token_ * s.tokens + lm_head_flops_ * s.samples) / dp +
-                       expert_flops_per_token_ * expert_scale * s.tokens;
-  return flops / (f_.peak_flops * f_.EfficiencyAt(s.tokens / dp));
+  const double flops = expert_flops_per_token_ * expert_scale * s.tokens;
+  const double efficiency =
+      f_.expert_efficiency > 0 ? f_.expert_efficiency : f_.EfficiencyAt(s.tokens / m_.data_parallel);
+  return flops / (f_.peak_flops * efficiency);
 }
 
 double CostModel::AttentionSeconds(const Step& s) const {
@@ -264,6 +272,7 @@ Status CheckFactors(const CostFactors& f, const std::string& where) {
       !(f.bandwidth_efficiency > 0 && f.bandwidth_efficiency <= 1)) {
     return bad("efficiencies must be in (0, 1]");
   }
+  if (!(f.expert_efficiency >= 0 && f.expert_efficiency <= 1)) return bad("expert_efficiency must be in [0, 1]");
   if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
     return bad("overheads and the front end's and kernels' latencies must be >= 0");
   }

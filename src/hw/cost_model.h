@@ -79,6 +79,10 @@ struct CostFactors {
   double peak_flops = 0;      // FLOP/s for the weight precision
   double bandwidth = 0;       // bytes/s
   double compute_efficiency = 0.6;
+  // The routed experts' matmuls (a grouped GEMM over each expert's few rows,
+  // a kernel of its own) at this efficiency of peak_flops instead; 0: at the
+  // dense matmuls' (EfficiencyAt).
+  double expert_efficiency = 0;
   double bandwidth_efficiency = 0.85;
   double step_overhead_s = 0.0005;
   double per_sequence_s = 0;  // host-side cost per scheduled request (inputs, sampling, bookkeeping)
@@ -165,7 +169,8 @@ class CostModel {
   double Seconds(const Step& step) const;
   double ComputeSeconds(const Step& step) const;   // matmuls and attention
   double MemorySeconds(const Step& step) const;    // weights and KV
-  double MatmulSeconds(const Step& step) const;
+  double MatmulSeconds(const Step& step) const;    // the dense layers, the LM head and the routed experts
+  double ExpertMatmulSeconds(const Step& step) const;  // the routed experts' part of MatmulSeconds
   double AttentionSeconds(const Step& step) const;
   double WeightSeconds(const Step& step) const;
   double KvSeconds(const Step& step) const;

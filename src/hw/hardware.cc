@@ -29,6 +29,11 @@ double HardwareSpec::AttentionEfficiencyFor(const std::string& precision) const 
   return it == attention_efficiency_by_precision.end() ? compute_efficiency : it->second;
 }
 
+double HardwareSpec::ExpertEfficiencyFor(const std::string& precision) const {
+  auto it = expert_efficiency_by_precision.find(precision);
+  return it == expert_efficiency_by_precision.end() ? 0 : it->second;
+}
+
 namespace {
 
 Result<double> Num(const json::object& o, const char* key, const std::string& where) {
@@ -100,6 +105,8 @@ Result<HardwareSpec> ParseGpu(const json::value& v, const std::string& where, co
                            EfficiencyByPrecision(o, "compute_efficiency_by_precision", at));
   GOODPUT_ASSIGN_OR_RETURN(h.attention_efficiency_by_precision,
                            EfficiencyByPrecision(o, "attention_efficiency_by_precision", at));
+  GOODPUT_ASSIGN_OR_RETURN(h.expert_efficiency_by_precision,
+                           EfficiencyByPrecision(o, "expert_efficiency_by_precision", at));
   // A step's fixed cost is the serving engine's, not the card's (data/hardware/engines.json): a card entry
   // setting one would be overridden without a word.
   if (o.contains("step_overhead_s")) {

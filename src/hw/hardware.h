@@ -36,6 +36,11 @@ struct HardwareSpec {
   // that model family with its own attention kernel (gpt-oss's sinks on
   // Ampere); others use compute_efficiency.
   std::map<std::string, double> attention_efficiency_by_precision;
+  // The routed experts' grouped GEMM (the engine's fused-MoE kernel) against
+  // the format's peak, by weight precision, where a kernel timing shows it far
+  // from the dense matmuls' (vLLM's Triton FP8 MoE on Hopper); others run the
+  // experts at the dense matmuls' efficiency.
+  std::map<std::string, double> expert_efficiency_by_precision;
   double bandwidth_efficiency = 0.85;  // achieved / peak memory bandwidth
   double step_overhead_s = 0.0005;     // fixed cost of one engine step
   // The link between tensor-parallel GPUs (NVLink, Infinity Fabric, PCIe):
@@ -60,6 +65,9 @@ struct HardwareSpec {
   // The attention efficiency (against the 16-bit peak) for a model whose
   // weights are in `precision`.
   double AttentionEfficiencyFor(const std::string& precision) const;
+  // The routed experts' efficiency for weights in `precision`; 0 where the
+  // entry gives none (the experts then run as the dense matmuls).
+  double ExpertEfficiencyFor(const std::string& precision) const;
 };
 
 // Whether `arch` names a GPU architecture as HardwareSpec::arch holds it:

@@ -117,6 +117,12 @@ TEST(Hardware, EfficiencyByPrecision) {
   EXPECT_DOUBLE_EQ(card->ComputeEfficiencyFor("mxfp4"), 0.25);
   EXPECT_DOUBLE_EQ(card->ComputeEfficiencyFor("bf16"), 0.5);
   EXPECT_DOUBLE_EQ(card->ComputeEfficiencyFor("fp8"), 0.5);
+  EXPECT_DOUBLE_EQ(card->ExpertEfficiencyFor("fp8"), 0);  // none given: the experts run as the dense matmuls
+  card = LoadOneCard(R"(, "expert_efficiency_by_precision": {"fp8": 0.1})");
+  ASSERT_TRUE(card.ok()) << card.status().message();
+  EXPECT_DOUBLE_EQ(card->ExpertEfficiencyFor("fp8"), 0.1);
+  EXPECT_DOUBLE_EQ(card->ExpertEfficiencyFor("bf16"), 0);
+  EXPECT_DOUBLE_EQ(card->ComputeEfficiencyFor("fp8"), 0.6);
 }
 
 TEST(Hardware, BadEfficiencyByPrecisionIsRefused) {
@@ -126,6 +132,14 @@ TEST(Hardware, BadEfficiencyByPrecisionIsRefused) {
     auto card = LoadOneCard(bad);
     ASSERT_FALSE(card.ok()) << bad;
     EXPECT_NE(card.status().message().find("compute_efficiency_by_precision"), std::string::npos)
+        << card.status().message();
+  }
+  for (const char* bad :
+       {R"(, "expert_efficiency_by_precision": {"fp8": 0})", R"(, "expert_efficiency_by_precision": {"fp8": null})",
+        R"(, "expert_efficiency_by_precision": "fp8")"}) {
+    auto card = LoadOneCard(bad);
+    ASSERT_FALSE(card.ok()) << bad;
+    EXPECT_NE(card.status().message().find("expert_efficiency_by_precision"), std::string::npos)
         << card.status().message();
   }
 }
