@@ -174,11 +174,17 @@ classes:
       EXPECT_GT(steps->size(), 10u) << "each process logs its own steps: " << log;
     }
     EXPECT_GT(r.fit_steps, 0) << "fitted to the other loads' steps";
-    // Factor bounds: at 2 clients the two processes seldom step at once, and
-    // its steps ran faster than those of the loads the fit came from
-    // (throughput -37% held out, -9% fitted to its own steps, twice).
-    EXPECT_NEAR(std::log(r.sim.throughput / r.serve.throughput), 0.0, std::log(2.0)) << "at " << r.serve.label;
-    EXPECT_NEAR(std::log(r.sim.tpot.mean / r.serve.tpot.mean), 0.0, std::log(2.0)) << "at " << r.serve.label;
+    // Factor bounds. Fitted to the load's own steps the simulator is held to
+    // 2x: a cost model off by a factor, a missing wait or a pool of another
+    // size shows there. Held out, 2.5x: at 2 clients the two processes seldom
+    // step at once, and its steps ran faster than those of the loads the fit
+    // came from (throughput -37% held out, -9% fitted to its own steps; in one
+    // make test run beside another test, TPOT p50 +94% held out, +13% in sample).
+    ASSERT_TRUE(r.sim_in_sample.has_value()) << r.serve.label;
+    for (const auto& [sim, bound] : {std::pair{&r.sim, 2.5}, {&*r.sim_in_sample, 2.0}}) {
+      EXPECT_NEAR(std::log(sim->throughput / r.serve.throughput), 0.0, std::log(bound)) << "at " << r.serve.label;
+      EXPECT_NEAR(std::log(sim->tpot.mean / r.serve.tpot.mean), 0.0, std::log(bound)) << "at " << r.serve.label;
+    }
   }
   auto ledger = Ledger::Open(kept.serve_ledger);
   ASSERT_TRUE(ledger.ok()) << ledger.status().message();
