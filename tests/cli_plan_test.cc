@@ -238,7 +238,8 @@ TEST(CliPlan, ListsCatalogs) {
   EXPECT_NE(b200.find("   9000  0.60, nvfp4 0.43"), std::string::npos) << b200;
   EXPECT_NE(a100.find("     312       -       -"), std::string::npos) << a100;
   const std::string h200 = line_of("h200");  // FP8 experts at vLLM's Triton MoE kernel rate on Hopper
-  EXPECT_NE(h200.find("0.60, fp8 experts 0.10, fp8-block experts 0.10"), std::string::npos) << h200;
+  EXPECT_NE(h200.find("0.60, fp8 experts 0.1, fp8-block experts 0.1"), std::string::npos) << h200;
+  EXPECT_NE(b200.find("nvfp4 0.43, nvfp4 experts 0.055"), std::string::npos) << b200;
   auto json = RunGoodput("plan --list-gpus --json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   bool saw_b200 = false;

@@ -134,7 +134,7 @@ std::string GpuLine(const HardwareSpec& g) {
   std::string matmul = fmt::format("{:.2f}", g.compute_efficiency);
   for (const auto& [format, e] : g.compute_efficiency_by_precision) matmul += fmt::format(", {} {:.2f}", format, e);
   for (const auto& [format, e] : g.expert_efficiency_by_precision) {
-    matmul += fmt::format(", {} experts {:.2f}", format, e);
+    matmul += fmt::format(", {} experts {:.3g}", format, e);
   }
   return fmt::format("{:<12} {:<31} {:>6.1f} GB  {:>5.2f} TB/s ({:.2f})  {} {} {}  {}\n", g.name, g.display,
                      g.memory_bytes / 1e9, g.memory_bandwidth / 1e12, g.bandwidth_efficiency, tflops(g.bf16_flops),
