@@ -218,6 +218,28 @@ TEST(CliSim, PredictsPublishedDeepSeekR1RunsOnEightH200FromTwoFittedFactors) {
        {"2000-100", 27.56, 0.10, 0.27656, 0.15}});
 }
 
+// FP8 experts on Hopper run at vLLM's Triton MoE kernel rate (the H100 entry's
+// expert efficiency, 0.10 of the FP8 peak; CostModel checks it against the
+// published kernel timings): a burst of 4K prompts to Qwen3-30B-A3B, whose
+// prefill is mostly routed-expert FLOPs, takes over twice as long to its
+// first tokens as with the experts at the dense 0.6. --expert-efficiency
+// overrides the entry's; 0 puts them back at the other matmuls' efficiency.
+TEST(CliSim, Fp8ExpertsOnHopperRunAtTheMoeKernelsRate) {
+  const std::string base = "sim --model qwen3-30b-a3b --gpu h100 --weights fp8 --workload " + kData +
+                           "/workloads/random-4000-200-burst.yaml --requests 50 --repeat 1 --json";
+  const auto first_ttft = [&](const std::string& flags) {
+    auto r = RunGoodput(base + flags);
+    EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.err;
+    return r.exit_code == 0 ? Ttft(Points(r.out).at(0).as_object()) : 0.0;
+  };
+  const double entry = first_ttft(""), dense = first_ttft(" --expert-efficiency 0.6");
+  EXPECT_GT(entry, 2 * dense);
+  EXPECT_DOUBLE_EQ(first_ttft(" --expert-efficiency 0"), dense) << "0: the other matmuls' efficiency, 0.6 on an H100";
+  auto bad = RunGoodput(base + " --expert-efficiency 1.5");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("expert_efficiency must be in [0, 1]"), std::string::npos) << bad.err;
+}
+
 // gpustack's vLLM 0.11.0 runs of Qwen3-8B in BF16 on one H100 SXM
 // (docs/performance-lab/qwen3-8b/h100-latency.md): ShareGPT through the chat
 // endpoint, 100 prompts, 1, 2, 4 and 8 at a time; TTFT and TPOT p50 (s).

@@ -37,7 +37,7 @@ struct SimArgs {
   DeploymentArgs d;
   MeasurementArgs m;
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
-  std::optional<double> compute_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
+  std::optional<double> compute_efficiency, expert_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
   std::optional<double> frontend_latency, kernel_latency, overlap;
   int async_scheduling = 0;  // +1 --async-scheduling, -1 --no-async-scheduling, 0 the engine's (CLI11 counts a flag)
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
@@ -52,16 +52,17 @@ struct SimArgs {
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 constexpr const char* kOverrideFlags =
-    "--compute-efficiency, --bandwidth-efficiency, --step-overhead, --per-request-cost, --frontend-latency, "
-    "--kernel-latency, --overlap";
+    "--compute-efficiency, --expert-efficiency, --bandwidth-efficiency, --step-overhead, --per-request-cost, "
+    "--frontend-latency, --kernel-latency, --overlap";
 
 constexpr const char* kCostModel = R"(Step time = host + GPU (with async scheduling: the longer of the two), where
 host = overhead + per-request cost x requests and GPU = kernels x kernel latency
   + max(compute, memory) + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces
   + data-parallel expert all-gathers + drafting;
-compute = FLOPs / (peak x efficiency at the step's tokens), memory = bytes / (bandwidth x
-bandwidth efficiency). Before the scheduler sees a request, the engine's front end (its API
-server) may take a fixed latency (--frontend-latency).
+compute = FLOPs / (peak x efficiency at the step's tokens; a MoE's routed experts at their
+kernel's own where the GPU's entry gives one), memory = bytes / (bandwidth x bandwidth
+efficiency). Before the scheduler sees a request, the engine's front end (its API server) may
+take a fixed latency (--frontend-latency).
 Efficiencies come from the GPU's catalog entry, the overhead, per-request cost and front end
 from the engine's (--engine, data/hardware/engines.json), or all from --calibration (goodput
 calibrate), unless overridden.
@@ -82,6 +83,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--compute-efficiency", a.compute_efficiency,
                "Override the GPU entry's matmul efficiency (the routed experts keep the entry's MoE-kernel rate where "
                "it has one)");
+  c.add_option("--expert-efficiency", a.expert_efficiency,
+               "Override the routed experts' matmul efficiency, of the weight format's peak (the engine's MoE kernel; "
+               "0: as the other matmuls; default: the GPU entry's for the format, data/hardware/gpus.json)");
   c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
   c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds; default: --engine's)");
   c.add_option("--per-request-cost", a.per_request_cost,
@@ -129,7 +133,8 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
 // The cost factors the flags override.
 CostOverrides OverridesOf(const SimArgs& a) {
   CostOverrides o;
-  o.compute_efficiency = a.compute_efficiency, o.bandwidth_efficiency = a.bandwidth_efficiency;
+  o.compute_efficiency = a.compute_efficiency, o.expert_efficiency = a.expert_efficiency;
+  o.bandwidth_efficiency = a.bandwidth_efficiency;
   o.overlap = a.overlap, o.kernel_latency_s = a.kernel_latency;
   o.step_overhead_s = a.step_overhead, o.per_sequence_s = a.per_request_cost;
   o.frontend_latency_s = a.frontend_latency;

@@ -48,6 +48,7 @@ Status ApplyCostOverrides(const CostOverrides& o, const std::string& flags, SimS
   if (o.empty()) return Status::Ok();
   CostFactors f = setup.cost->factors();
   f.compute_efficiency = o.compute_efficiency.value_or(f.compute_efficiency);
+  f.expert_efficiency = o.expert_efficiency.value_or(f.expert_efficiency);
   f.bandwidth_efficiency = o.bandwidth_efficiency.value_or(f.bandwidth_efficiency);
   f.overlap = o.overlap.value_or(f.overlap);
   f.kernel_latency_s = o.kernel_latency_s.value_or(f.kernel_latency_s);

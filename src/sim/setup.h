@@ -40,13 +40,13 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
 // --compute-efficiency, --step-overhead, ...): each one given replaces the
 // card's, the engine's or the calibration's.
 struct CostOverrides {
-  std::optional<double> compute_efficiency, bandwidth_efficiency, overlap, kernel_latency_s;
+  std::optional<double> compute_efficiency, expert_efficiency, bandwidth_efficiency, overlap, kernel_latency_s;
   std::optional<double> step_overhead_s, per_sequence_s, frontend_latency_s;
   std::optional<bool> async_scheduling;
 
   bool empty() const {
-    return !compute_efficiency && !bandwidth_efficiency && !overlap && !kernel_latency_s && !step_overhead_s &&
-           !per_sequence_s && !frontend_latency_s && !async_scheduling;
+    return !compute_efficiency && !expert_efficiency && !bandwidth_efficiency && !overlap && !kernel_latency_s &&
+           !step_overhead_s && !per_sequence_s && !frontend_latency_s && !async_scheduling;
   }
 };
 
