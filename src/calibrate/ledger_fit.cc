@@ -22,6 +22,7 @@ struct FittedFactor {
 };
 constexpr FittedFactor kFittable[] = {
     {"compute-efficiency", &CostFactors::compute_efficiency, 0.01, 1.0},
+    {"expert-efficiency", &CostFactors::expert_efficiency, 0.01, 1.0},
     {"bandwidth-efficiency", &CostFactors::bandwidth_efficiency, 0.05, 1.0},
     {"step-overhead", &CostFactors::step_overhead_s, 1e-6, 1.0},
     {"per-request-cost", &CostFactors::per_sequence_s, 1e-8, 0.05},
@@ -35,8 +36,8 @@ Result<std::vector<FittedFactor>> Selected(const std::vector<std::string>& names
                                  [&](const FittedFactor& k) { return name == k.name; });
     if (f == std::end(kFittable)) {
       return Status::InvalidArgument(fmt::format(
-          "unknown factor '{}' to fit (compute-efficiency, bandwidth-efficiency, step-overhead, per-request-cost, "
-          "frontend-latency)",
+          "unknown factor '{}' to fit (compute-efficiency, expert-efficiency, bandwidth-efficiency, step-overhead, "
+          "per-request-cost, frontend-latency)",
           name));
     }
     out.push_back(*f);
@@ -139,7 +140,10 @@ Result<Calibration> FitMeasuredLoads(const std::vector<MeasuredLoad>& loads, con
   };
   std::vector<FitParameter> params;
   for (const FittedFactor& k : fitted) {
-    params.push_back({std::log(std::clamp(base.*k.field, k.lo, k.hi)), std::log(k.lo), std::log(k.hi)});
+    // Experts without a rate of their own (0) start at the other matmuls'.
+    const bool dense_experts = k.field == &CostFactors::expert_efficiency && base.expert_efficiency == 0;
+    const double start = dense_experts ? base.compute_efficiency : base.*k.field;
+    params.push_back({std::log(std::clamp(start, k.lo, k.hi)), std::log(k.lo), std::log(k.hi)});
   }
   bool budget_spent = false;
   GOODPUT_ASSIGN_OR_RETURN(std::vector<double> x, Minimize(objective, params, options.max_evaluations, &budget_spent));

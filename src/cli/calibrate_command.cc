@@ -94,6 +94,7 @@ void Report(const Calibration& c, const std::string& out) {
   if (f.frontend_latency_s > 0) {
     std::cout << fmt::format("front end: {:.1f} ms before the scheduler sees a request\n", f.frontend_latency_s * 1e3);
   }
+  if (f.expert_efficiency > 0) std::cout << fmt::format("routed experts: efficiency {:.3f}\n", f.expert_efficiency);
   for (auto [what, curve] : {std::pair{"matmul efficiency by tokens per step:", &f.efficiency_curve},
                              {"attention efficiency by a request's tokens:", &f.attention_curve}}) {
     if (curve->empty()) continue;
@@ -178,7 +179,8 @@ void AddFitFlags(CLI::App& app, FitArgs& a) {
   app.add_option("--fit", a.options.factors,
                  "The factors to fit, the rest kept: compute-efficiency, bandwidth-efficiency, step-overhead, "
                  "per-request-cost (fewer when few figures cannot tell them apart); also frontend-latency, the "
-                 "time the engine's front end (its API server) adds to every request's first token")
+                 "time the engine's front end (its API server) adds to every request's first token, and "
+                 "expert-efficiency, a MoE's routed experts' own matmul efficiency")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--out,-o", a.out, "The calibration file to write (default GPU-calibration.json)");
