@@ -17,6 +17,7 @@
 namespace goodput {
 namespace {
 
+using testing::CommandResult;
 using testing::RunGoodput;
 
 const std::string kData = GOODPUT_SOURCE_DATA_DIR;
@@ -142,6 +143,18 @@ TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
   }
 }
 
+// `goodput calibrate published ARGS -o OUT`: what it printed, and the factors
+// of the file it wrote (null when it failed).
+struct PublishedFit {
+  CommandResult run;
+  boost::json::value factors;
+};
+PublishedFit FitPublished(const std::string& args, const std::string& out) {
+  PublishedFit fit{RunGoodput("calibrate published " + args + " -o " + out), nullptr};
+  if (fit.run.exit_code == 0) fit.factors = boost::json::parse(ReadFile(out)).at("factors");
+  return fit;
+}
+
 // docs/calibration.md's fit to gpustack's DeepSeek-R1 runs on 8 x H200: its two
 // factors (over the GPU work alone, --engine none, as the docs made them) from
 // one prefill-bound and one decode-bound figure, which the
@@ -153,15 +166,15 @@ TEST(CliCalibrate, BadCalibrationFilesAndFlagsFailCleanly) {
 // all matmuls before the experts had their own).
 TEST(CliCalibrate, PublishedFiguresWriteTheCalibrationThatGivesThemBack) {
   const std::string out = TempPath("r1-h200.json");
-  auto r = RunGoodput("calibrate published " + kData +
-                      "/published/deepseek-r1-h200.yaml --model deepseek-v3 --gpu h200 "
-                      "--tp 8 --engine none --fit compute-efficiency,step-overhead -o " +
-                      out);
+  const PublishedFit fit = FitPublished(kData +
+                                            "/published/deepseek-r1-h200.yaml --model deepseek-v3 --gpu h200 "
+                                            "--tp 8 --engine none --fit compute-efficiency,step-overhead",
+                                        out);
+  const CommandResult& r = fit.run;
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("random-4000-200-burst at load batch: TTFT p50"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gpustack performance lab"), std::string::npos) << r.out;
-  auto doc = boost::json::parse(ReadFile(out));
-  const auto& f = doc.at("factors");
+  const auto& f = fit.factors;
   EXPECT_NEAR(f.at("compute_efficiency").to_number<double>(), 0.131, 0.005);
   EXPECT_DOUBLE_EQ(f.at("expert_efficiency").to_number<double>(), 0.10);  // not fitted: the entry's
   EXPECT_NEAR(f.at("step_overhead_s").to_number<double>(), 0.0143 - 1805 * 3e-6, 0.0007);
@@ -181,15 +194,11 @@ TEST(CliCalibrate, PublishedFiguresFitTheRoutedExpertsEfficiency) {
                                                      "source: gpustack, deepseek-r1/h200.md\npoints:\n"
                                                      "  - workload: random-4000-200-burst.yaml\n"
                                                      "    ttft_p50_s: 61.95274\n");
-  const std::string out = TempPath("r1-experts.json");
-  auto r = RunGoodput("calibrate published " + figures +
-                      " --model deepseek-v3 --gpu h200 --tp 8 --fit "
-                      "expert-efficiency -o " +
-                      out);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("routed experts: efficiency 0.0"), std::string::npos) << r.out;
-  const boost::json::value doc = boost::json::parse(ReadFile(out));
-  const auto& f = doc.at("factors");
+  const PublishedFit fit =
+      FitPublished(figures + " --model deepseek-v3 --gpu h200 --tp 8 --fit expert-efficiency", TempPath("r1-x.json"));
+  ASSERT_EQ(fit.run.exit_code, 0) << fit.run.err;
+  EXPECT_NE(fit.run.out.find("routed experts: efficiency 0.0"), std::string::npos) << fit.run.out;
+  const auto& f = fit.factors;
   EXPECT_NEAR(f.at("expert_efficiency").to_number<double>(), 0.070, 0.005);
   EXPECT_DOUBLE_EQ(f.at("compute_efficiency").to_number<double>(), 0.6);  // not fitted: the entry's
 }
