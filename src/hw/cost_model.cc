@@ -33,6 +33,10 @@ double CostFactors::AttentionEfficiencyAt(double query_tokens) const {
   return attention_curve.empty() ? compute_efficiency : Interpolate(attention_curve, query_tokens);
 }
 
+double CostFactors::ExpertEfficiencyAt(double tokens) const {
+  return expert_efficiency > 0 ? expert_efficiency : EfficiencyAt(tokens);
+}
+
 namespace {
 
 bool IsFp8(const std::string& precision) { return precision == "fp8" || precision == "fp8-block"; }
@@ -188,11 +192,10 @@ double CostModel::MatmulSeconds(const Step& s) const {
 double CostModel::ExpertMatmulSeconds(const Step& s) const {
   // Under expert parallelism the busiest GPU's tokens, the imbalance times
   // the mean; tensor-sliced experts split evenly.
+  if (expert_flops_per_token_ <= 0) return 0;  // a dense model: no second interpolation a step
   const double expert_scale = m_.expert_parallel > 1 ? m_.routing_imbalance : 1.0;
   const double flops = expert_flops_per_token_ * expert_scale * s.tokens;
-  const double efficiency =
-      f_.expert_efficiency > 0 ? f_.expert_efficiency : f_.EfficiencyAt(s.tokens / m_.data_parallel);
-  return flops / (f_.peak_flops * efficiency);
+  return flops / (f_.peak_flops * f_.ExpertEfficiencyAt(s.tokens / m_.data_parallel));
 }
 
 double CostModel::AttentionSeconds(const Step& s) const {

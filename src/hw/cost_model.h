@@ -115,6 +115,9 @@ struct CostFactors {
   double EfficiencyAt(double tokens) const;
   // The attention efficiency of a request computing `query_tokens` tokens.
   double AttentionEfficiencyAt(double query_tokens) const;
+  // The routed experts' efficiency in a step of `tokens` tokens: their own,
+  // else the dense matmuls' (EfficiencyAt).
+  double ExpertEfficiencyAt(double tokens) const;
 };
 
 // The hardware entry's peak for a weight precision (fp8/int8 use FP8 tensor

@@ -19,19 +19,26 @@ int64_t HardwareSpec::TotalMemoryBytes() const {
   return memory_bytes;
 }
 
+namespace {
+
+// `by_precision`'s entry for `precision`, else `fallback`.
+double ForPrecision(const std::map<std::string, double>& by_precision, const std::string& precision, double fallback) {
+  auto it = by_precision.find(precision);
+  return it == by_precision.end() ? fallback : it->second;
+}
+
+}  // namespace
+
 double HardwareSpec::ComputeEfficiencyFor(const std::string& precision) const {
-  auto it = compute_efficiency_by_precision.find(precision);
-  return it == compute_efficiency_by_precision.end() ? compute_efficiency : it->second;
+  return ForPrecision(compute_efficiency_by_precision, precision, compute_efficiency);
 }
 
 double HardwareSpec::AttentionEfficiencyFor(const std::string& precision) const {
-  auto it = attention_efficiency_by_precision.find(precision);
-  return it == attention_efficiency_by_precision.end() ? compute_efficiency : it->second;
+  return ForPrecision(attention_efficiency_by_precision, precision, compute_efficiency);
 }
 
 double HardwareSpec::ExpertEfficiencyFor(const std::string& precision) const {
-  auto it = expert_efficiency_by_precision.find(precision);
-  return it == expert_efficiency_by_precision.end() ? 0 : it->second;
+  return ForPrecision(expert_efficiency_by_precision, precision, 0);
 }
 
 namespace {
