@@ -217,10 +217,9 @@ int RunFit(const std::vector<Row>& rows, Options o) {
 int main(int argc, char** argv) {
   Options o;
   if (!ParseOptions(argc, argv, o)) {
-    std::fprintf(
-        stderr,
-        "usage: published_validation [--json] [--engine-kind vllm|sglang|trtllm [--fit [--hold-kernel-latency S]]] "
-        "[--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
+    std::fprintf(stderr,
+                 "usage: published_validation [--json] [--engine-kind vllm|vllm-v0|sglang|trtllm "
+                 "[--fit [--hold-kernel-latency S]]] [--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
     return 2;
   }
   auto rows = ReadValidationSet(o.dir, DataDir() + "/workloads");

@@ -222,8 +222,9 @@ Status ReadSource(const YAML::Node& doc, const std::string& path, Row& proto) {
   proto.source = source["title"].as<std::string>();
   proto.url = source["url"].as<std::string>();
   proto.engine_kind = source["engine_kind"].as<std::string>();
-  if (proto.engine_kind != "vllm" && proto.engine_kind != "sglang" && proto.engine_kind != "trtllm")
-    return YamlError(path, source["engine_kind"], "'engine_kind' must be vllm, sglang or trtllm");
+  if (proto.engine_kind != "vllm" && proto.engine_kind != "vllm-v0" && proto.engine_kind != "sglang" &&
+      proto.engine_kind != "trtllm")
+    return YamlError(path, source["engine_kind"], "'engine_kind' must be vllm, vllm-v0, sglang or trtllm");
   return Status::Ok();
 }
 

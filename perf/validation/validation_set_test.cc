@@ -195,6 +195,23 @@ rows:
   EXPECT_NE(args.find(" --engine trtllm"), std::string::npos) << args;
 }
 
+// vLLM's V0 engine has host costs of its own (data/hardware/engines.json's
+// vllm-v0); an engine the catalog has no kind for is refused, naming the kinds.
+TEST(ValidationSet, VllmV0RowsRunTheirOwnEngineEntry) {
+  const auto source = [](const std::string& kind) {
+    return "source:\n  title: V\n  url: https://example.org/v\n  engine: vLLM 0.6.0\n  engine_kind: " + kind +
+           "\nrows:\n  - {model: llama-3.1-8b, gpu: a100, prompt: 10, output: 10, published: {throughput: 1}}\n";
+  };
+  auto rows = ReadSourceFile(WriteTempFile("v0.yaml", source("vllm-v0")), DataDir() + "/workloads");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  EXPECT_EQ((*rows)[0].engine_kind, "vllm-v0");
+  EXPECT_NE(SimArgs((*rows)[0], "/tmp/w.yaml").find(" --engine vllm-v0"), std::string::npos);
+  auto bad = ReadSourceFile(WriteTempFile("v2.yaml", source("vllm-v2")), DataDir() + "/workloads");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("must be vllm, vllm-v0, sglang or trtllm"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(ValidationSet, SimulatedFiguresComeInThePublishedUnits) {
   const auto sim = boost::json::parse(R"({"results": [{"points": [{"throughput_tokens_per_s": 1234.5,
       "latency": {"ttft": {"p50_s": 0.25, "mean_s": 0.5}, "tpot": {"p50_s": 0.007, "mean_s": 0.008},

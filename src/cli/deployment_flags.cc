@@ -19,8 +19,9 @@ void AddEngineHostFlag(CLI::App& app, DeploymentArgs& a) {
   app.add_option("--engine", a.engine_host,
                  "The serving engine whose host-side costs (step overhead, per-request cost, front end) every step "
                  "and request carry, from data/hardware/engines.json (docs/calibration.md): vllm (default; fitted "
-                 "to published vLLM runs), trtllm (TensorRT-LLM's measured host cost, overlapped with the GPU's "
-                 "work) or none (the GPU work alone)");
+                 "to published vLLM runs), vllm-v0 (vLLM's V0 engine, before 0.8: fitted to its published runs), "
+                 "trtllm (TensorRT-LLM's measured host cost, overlapped with the GPU's work) or none (the GPU work "
+                 "alone)");
 }
 
 void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {

@@ -19,6 +19,12 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_GT(vllm->frontend_latency_s, 0);
   EXPECT_NE(vllm->source.find("published_validation"), std::string::npos);
   EXPECT_FALSE(vllm->async_scheduling);
+  // vLLM's V0 engine has its own, fitted to the set's V0 sources: more a step, less a request than V1's.
+  auto v0 = FindEngineHost("vllm-v0");
+  ASSERT_TRUE(v0.ok()) << v0.status().message();
+  EXPECT_GT(v0->step_overhead_s, vllm->step_overhead_s);
+  EXPECT_LT(v0->per_sequence_s, vllm->per_sequence_s);
+  EXPECT_NE(v0->source.find("--engine-kind vllm-v0 --fit"), std::string::npos);
   // TensorRT-LLM's host work per request is a published measurement, hidden behind the GPU's by its overlap scheduler.
   auto trtllm = FindEngineHost("trtllm");
   ASSERT_TRUE(trtllm.ok()) << trtllm.status().message();
@@ -32,7 +38,7 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_EQ(none->frontend_latency_s, 0);
   auto other = FindEngineHost("tgi");
   ASSERT_FALSE(other.ok());
-  EXPECT_NE(other.status().message().find("Known engines: vllm, trtllm, none"), std::string::npos)
+  EXPECT_NE(other.status().message().find("Known engines: vllm, vllm-v0, trtllm, none"), std::string::npos)
       << other.status().message();
 }
 
