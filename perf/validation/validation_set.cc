@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/json_file.h"
 #include "core/stats.h"
@@ -222,9 +223,11 @@ Status ReadSource(const YAML::Node& doc, const std::string& path, Row& proto) {
   proto.source = source["title"].as<std::string>();
   proto.url = source["url"].as<std::string>();
   proto.engine_kind = source["engine_kind"].as<std::string>();
-  if (proto.engine_kind != "vllm" && proto.engine_kind != "vllm-v0" && proto.engine_kind != "sglang" &&
-      proto.engine_kind != "trtllm")
-    return YamlError(path, source["engine_kind"], "'engine_kind' must be vllm, vllm-v0, sglang or trtllm");
+  constexpr std::array<std::string_view, 4> kKinds = {"vllm", "vllm-v0", "sglang", "trtllm"};
+  if (std::find(kKinds.begin(), kKinds.end(), proto.engine_kind) == kKinds.end()) {
+    return YamlError(path, source["engine_kind"],
+                     fmt::format("'engine_kind' must be {}, {}, {} or {}", kKinds[0], kKinds[1], kKinds[2], kKinds[3]));
+  }
   return Status::Ok();
 }
 
