@@ -166,17 +166,18 @@ TEST(CliSim, PrefillInstancesSizedApart) {
 
 // NVIDIA Dynamo's single-node comparison (data/workloads/dynamo-70b-1node.yaml:
 // 4 x TP1 prefill + 1 x TP4 decode against 2 x TP4, 70B FP8 on H100s, at 38
-// tokens/s a user; the source read about 1.6x). With answers of exactly 150
-// tokens the aggregated clients move in waves and the simulator finds 1.23x;
+// tokens/s a user; the source read about 1.6x), both under vLLM V0's host
+// costs as the source ran (--engine vllm-v0). With answers of exactly 150
+// tokens the aggregated clients move in waves and the simulator finds 1.29x;
 // a 1% spread of the answers' lengths breaks the waves, and the gain comes
-// within 15% of the source's (1.46x when written). docs/sim.md, "Prefill and
+// within 15% of the source's (1.57x when written). docs/sim.md, "Prefill and
 // decode apart".
 TEST(CliSim, DynamosDisaggregationGainOutOfTheConvoy) {
   const std::string args =
       "sim capacity --model llama-3.1-70b --gpu h100-sxm --weights fp8 --tp 4 --max-model-len 3500 "
       "--max-num-batched-tokens 3500 --max-num-seqs 256 --block-size 128 --gpu-memory-utilization 0.95 "
       "--no-enable-prefix-caching --prefill-first -c 8 --max-load 256 --repeat 1 --prefill-replicas 4 --prefill-tp 1 "
-      "--compare-aggregated --workload ";
+      "--compare-aggregated --engine vllm-v0 --workload ";
   const auto gain = [&](const std::string& workload) {
     auto r = RunGoodput(args + workload);
     EXPECT_EQ(r.exit_code, 0) << r.err;
