@@ -58,7 +58,7 @@ check "sim disaggregated, prefill first" docs/sim.md "\$ build/goodput $pd --pre
 dyn="sim capacity --model llama-3.1-70b --gpu h100-sxm --weights fp8 --tp 4 --max-model-len 3500"
 dyn="$dyn --max-num-batched-tokens 3500 --max-num-seqs 256 --block-size 128 --gpu-memory-utilization 0.95"
 dyn="$dyn --no-enable-prefix-caching --prefill-first --workload data/workloads/dynamo-70b-1node.yaml -c 8"
-dyn="$dyn --max-load 256 --repeat 1 --prefill-replicas 4 --prefill-tp 1 --compare-aggregated"
+dyn="$dyn --max-load 256 --repeat 1 --prefill-replicas 4 --prefill-tp 1 --compare-aggregated --engine vllm-v0"
 # shellcheck disable=SC2086
 check "sim disaggregated, prefill instances apart" docs/sim.md "\$ build/goodput $dyn" "$goodput" $dyn
 check "sim fleet --disaggregated" docs/sim.md '$ build/goodput sim fleet --model llama-2-13b' \
