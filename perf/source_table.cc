@@ -2,10 +2,13 @@
 // (data/source-documents/003-b200-table.yaml, in the validation set's format
 // plus the source's request lengths and its drafter) run through `goodput
 // sim` with the drafter and without it, and each figure's error printed.
+// Each row runs as the source measured it: a burst of as many requests as
+// its concurrency (max_num_seqs the same), five runs, the figures their
+// medians (the table file says why).
 // With --derive, the workload the rows run is derived from the table first:
-// the answers' mean from the lowest load by Little's law, the prompts' scale
-// from the highest load's throughput (the ceiling) by bisection, in the shape
-// of the source's own request lengths.
+// the prompts' scale (in the shape of the source's own request lengths) from
+// the lowest load's first token, the answers' mean from the highest load's
+// throughput (the ceiling), each by bisection.
 //
 // Usage: source_table [--json] [--derive] [GOODPUT_BINARY] [TABLE_FILE]
 //   (default: the goodput binary beside this program's directory and the data
@@ -19,7 +22,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -106,6 +111,18 @@ double Simulated(const json::value& sim, Figure f) {
   return v.ok() ? *v : NAN;
 }
 
+// The source's runs at each load: a burst of `concurrency` requests, as many
+// running at once (max_num_seqs), five runs, the figures their medians.
+constexpr int kRuns = 5;
+Row BurstOf(const Row& r) {
+  Row b = r;
+  b.requests = r.concurrency;
+  b.concurrency = 0;  // no load given: every request at once (WorkloadYaml)
+  b.args += fmt::format("{}--max-num-seqs {}", b.args.empty() ? "" : " ", r.concurrency);
+  b.repeat = kRuns;
+  return b;
+}
+
 // One row's figures: the source's, the simulator's with the drafter, and without it.
 struct Line {
   const Row* row = nullptr;
@@ -118,22 +135,11 @@ Result<std::vector<Line>> SimulateTable(const Options& o, const Table& t) {
     std::fprintf(stderr, "source_table: concurrency %d ...\n", r.concurrency);
     Line l;
     l.row = &r;
-    GOODPUT_ASSIGN_OR_RETURN(l.with, SimulateRow(o.goodput, r, t.drafter, false));
-    GOODPUT_ASSIGN_OR_RETURN(l.without, SimulateRow(o.goodput, r, "", false));
+    GOODPUT_ASSIGN_OR_RETURN(l.with, SimulateRow(o.goodput, BurstOf(r), t.drafter, false));
+    GOODPUT_ASSIGN_OR_RETURN(l.without, SimulateRow(o.goodput, BurstOf(r), "", false));
     lines.push_back(std::move(l));
   }
   return lines;
-}
-
-// Little's law on one row: c clients each wait TTFT for the first token, then
-// read O tokens at s tokens/s, so X = c O / (TTFT + O / s) and
-// O = X TTFT / (c - X / s).
-Result<double> AnswersMean(const Row& r) {
-  const double x = Published(r, Figure::kThroughput), s = Published(r, Figure::kPerRequest);
-  const double ttft = Published(r, Figure::kTtftP50) / 1e3;
-  if (!(r.concurrency > x / s) || !(ttft > 0))
-    return Status::InvalidArgument(r.where + ": Little's law needs throughput < concurrency x per-request speed");
-  return x * ttft / (r.concurrency - x / s);
 }
 
 // The rows' workload, read once for --derive, which replaces its (first) class's lengths.
@@ -169,6 +175,7 @@ struct Derived {
   WorkloadTemplate workload;
   double answers = 0, prompts = 0;  // means, tokens
   std::string prompt, output;       // the workload's lines
+  double first_token = 0;           // the simulated TTFT p50 at the lowest load under them, ms
   double ceiling = 0;               // the simulated throughput at the highest load under them
 };
 
@@ -179,29 +186,57 @@ Result<std::string> AnswersSpec(const std::string& spec, const std::string& path
   return fmt::format("lognormal:{:.0f}{}", mean, spec.substr(spec.find(',')));
 }
 
-// The prompts' mean that makes the highest load's simulated throughput the
-// source's, by bisection on a log scale (throughput falls as prompts grow).
-Result<Derived> Derive(const Options& o, Table& t) {
-  Derived d;
-  GOODPUT_ASSIGN_OR_RETURN(d.answers, AnswersMean(t.rows.front()));
-  const Row& top = t.rows.back();
-  GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
-  GOODPUT_ASSIGN_OR_RETURN(d.output, AnswersSpec(d.workload.output, top.workload, d.answers));
-  const double target = Published(top, Figure::kThroughput);
-  double lo = 256, hi = 500'000;
+// The answers' mean the workload file gives, where the derivation starts.
+double AnswersMeanOf(const std::string& spec) { return std::atof(spec.substr(spec.find(':') + 1).c_str()); }
+
+// `figure` of row `r` (as the source ran it) under prompts and answers of these means.
+Result<double> SimulateUnder(const Options& o, const Table& t, Derived& d, const Row& r, Figure figure) {
+  Row b = BurstOf(r);
+  GOODPUT_ASSIGN_OR_RETURN(d.output, AnswersSpec(d.workload.output, r.workload, d.answers));
+  GOODPUT_ASSIGN_OR_RETURN(b.workload, WriteWorkload(d.workload, ScaledLengths(t.lengths, d.prompts), d.output));
+  auto sim = SimulateRow(o.goodput, b, t.drafter, false);
+  fs::remove(b.workload);
+  if (!sim.ok()) return sim.status();
+  const double v = Simulated(*sim, figure);
+  std::fprintf(stderr, "source_table: prompts %.0f, answers %.0f tokens: %s %.4g at concurrency %d\n", d.prompts,
+               d.answers, FigureKey(figure), v, r.concurrency);
+  return v;
+}
+
+// The x in [lo, hi] where the rising `f` reaches `target`, by bisection on a log scale.
+Result<double> Bisect(double lo, double hi, double target, const std::function<Result<double>(double)>& f) {
   for (int i = 0; i < 24 && hi / lo > 1.002; ++i) {
     const double mid = std::sqrt(lo * hi);
-    Row r = top;
-    GOODPUT_ASSIGN_OR_RETURN(r.workload, WriteWorkload(d.workload, ScaledLengths(t.lengths, mid), d.output));
-    GOODPUT_ASSIGN_OR_RETURN(const json::value sim, SimulateRow(o.goodput, r, t.drafter, false));
-    fs::remove(r.workload);
-    const double x = Simulated(sim, Figure::kThroughput);
-    std::fprintf(stderr, "source_table: prompts of mean %.0f tokens: %.0f tok/s at concurrency %d\n", mid, x,
-                 top.concurrency);
-    (x > target ? lo : hi) = mid;
-    d.ceiling = x;
+    GOODPUT_ASSIGN_OR_RETURN(const double v, f(mid));
+    (v < target ? lo : hi) = mid;
   }
-  d.prompts = std::sqrt(lo * hi);
+  return std::sqrt(lo * hi);
+}
+
+// The prompts' mean that gives the lowest load's first token (longer prompts,
+// later first tokens) and the answers' mean that gives the highest load's
+// throughput (longer answers, less time in prefill), each found with the
+// other held, in turn until neither moves.
+Result<Derived> Derive(const Options& o, Table& t) {
+  Derived d;
+  const Row &low = t.rows.front(), &top = t.rows.back();
+  GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
+  d.answers = std::max(16.0, AnswersMeanOf(d.workload.output));  // a start; AnswersSpec checks the form
+  d.prompts = LengthDistribution::FromSpec(t.lengths)->Mean();
+  for (int round = 0; round < 4; ++round) {
+    const double prompts = d.prompts, answers = d.answers;
+    GOODPUT_ASSIGN_OR_RETURN(d.prompts, Bisect(256, 500'000, Published(low, Figure::kTtftP50), [&](double p) {
+                               d.prompts = p;
+                               return SimulateUnder(o, t, d, low, Figure::kTtftP50);
+                             }));
+    GOODPUT_ASSIGN_OR_RETURN(d.answers, Bisect(16, 100'000, Published(top, Figure::kThroughput), [&](double a) {
+                               d.answers = a;
+                               return SimulateUnder(o, t, d, top, Figure::kThroughput);
+                             }));
+    if (std::fabs(d.prompts / prompts - 1) < 0.005 && std::fabs(d.answers / answers - 1) < 0.005) break;
+  }
+  GOODPUT_ASSIGN_OR_RETURN(d.first_token, SimulateUnder(o, t, d, low, Figure::kTtftP50));
+  GOODPUT_ASSIGN_OR_RETURN(d.ceiling, SimulateUnder(o, t, d, top, Figure::kThroughput));
   d.prompt = ScaledLengths(t.lengths, d.prompts);
   return d;
 }
@@ -215,8 +250,9 @@ std::string Cell(const Row& r, Figure f, double simulated) {
 
 void PrintTable(const std::vector<Line>& lines, const Table& t, const std::string& workload) {
   const Row& r0 = *lines.front().row;
-  std::printf("$ goodput sim --model %s --gpu %s --weights %s --workload %s -c C %s\n\n", r0.model.c_str(),
-              r0.gpu.c_str(), r0.weights.c_str(), workload.c_str(), t.drafter.c_str());
+  std::printf(
+      "$ goodput sim --model %s --gpu %s --weights %s --workload %s --requests C --max-num-seqs C --repeat %d %s\n\n",
+      r0.model.c_str(), r0.gpu.c_str(), r0.weights.c_str(), workload.c_str(), kRuns, t.drafter.c_str());
   std::printf("%11s  %-21s  %-20s  %-12s  %-21s  %s\n", "", "throughput (tok/s)", "per-request (tok/s)", "decoding",
               "first token (s)", "no drafter");
   std::printf("%11s  %6s %6s %7s  %6s %5s %7s  %5s %6s  %6s %6s %7s  %6s %6s\n", "concurrency", "source", "sim",
@@ -233,8 +269,8 @@ void PrintTable(const std::vector<Line>& lines, const Table& t, const std::strin
   }
   std::printf(
       "* a figure the workload was derived from; the rest are held out\n"
-      "decoding: requests decoding at once (throughput / per-request); the other clients wait for a first "
-      "token\n");
+      "decoding: requests decoding at once on average (throughput / per-request); the others of the burst wait "
+      "for a first token or are done\n");
   for (Figure f : {Figure::kThroughput, Figure::kPerRequest}) {
     int held = 0, within = 0;
     for (const Line& l : lines) {
@@ -284,29 +320,18 @@ Result<std::string> DeriveWorkload(const Options& o, Table& t, json::object& out
   GOODPUT_ASSIGN_OR_RETURN(const Derived d, Derive(o, t));
   GOODPUT_ASSIGN_OR_RETURN(const std::string path, WriteWorkload(d.workload, d.prompt, d.output));
   for (Row& r : t.rows) r.workload = path;
-  const Row& low = t.rows.front();
-  // Every row implies its own answers' mean by the same law; one workload gives them all only if they agree.
-  json::array by_row;
-  std::string by_row_text;
-  for (const Row& r : t.rows) {
-    const Result<double> answers = AnswersMean(r);
-    by_row.push_back({{"concurrency", r.concurrency},
-                      {"answers_mean", answers.ok() ? json::value(*answers) : json::value(nullptr)}});
-    by_row_text += fmt::format("{}{} at {}", by_row_text.empty() ? "" : ", ",
-                               answers.ok() ? fmt::format("{:.0f}", *answers) : std::string("none"), r.concurrency);
-  }
-  out["derived"] = {{"answers_mean", d.answers}, {"answers_by_row", std::move(by_row)},
-                    {"prompts_mean", d.prompts}, {"prompt", d.prompt},
-                    {"output", d.output},        {"ceiling_sim", d.ceiling}};
+  const Row &low = t.rows.front(), &top = t.rows.back();
+  out["derived"] = {{"prompts_mean", d.prompts}, {"answers_mean", d.answers},        {"prompt", d.prompt},
+                    {"output", d.output},        {"ttft_p50_ms_sim", d.first_token}, {"ceiling_sim", d.ceiling}};
   if (!o.json) {
     std::printf(
-        "derived from the table:\n  answers: mean %.0f tokens (Little's law on concurrency %d: %.0f tok/s x "
-        "%.2f s / (%d - %.0f / %.0f))\n",
-        d.answers, low.concurrency, Published(low, Figure::kThroughput), Published(low, Figure::kTtftP50) / 1e3,
-        low.concurrency, Published(low, Figure::kThroughput), Published(low, Figure::kPerRequest));
-    std::printf("  the same law on every row: %s clients\n", by_row_text.c_str());
-    std::printf("  prompts: mean %.0f tokens, the source's lengths (%s) scaled so concurrency %d gives %.0f tok/s\n",
-                d.prompts, t.lengths.c_str(), t.rows.back().concurrency, Published(t.rows.back(), Figure::kThroughput));
+        "derived from the table (each load a burst of that many requests, %d runs):\n"
+        "  prompts: mean %.0f tokens, the source's lengths (%s) scaled so a burst of %d gets its first tokens in "
+        "%.2f s (p50; the source's %.2f)\n",
+        kRuns, d.prompts, t.lengths.c_str(), low.concurrency, d.first_token / 1e3,
+        Published(low, Figure::kTtftP50) / 1e3);
+    std::printf("  answers: mean %.0f tokens, so a burst of %d gives %.0f tok/s (the source's ceiling, %.0f)\n",
+                d.answers, top.concurrency, d.ceiling, Published(top, Figure::kThroughput));
     std::printf("  the workload's class:\n    prompt: %s\n    output: %s\n\n", d.prompt.c_str(), d.output.c_str());
   }
   return path;

@@ -353,8 +353,8 @@ Result<std::string> WorkloadYaml(const Row& row) {
 }
 
 std::string SimArgs(const Row& row, const std::string& workload_path) {
-  std::string a = fmt::format("sim --model {} --gpu {} --tp {} --workload {} --repeat 1 --json", ShellQuote(row.model),
-                              ShellQuote(row.gpu), row.tp, ShellQuote(workload_path));
+  std::string a = fmt::format("sim --model {} --gpu {} --tp {} --workload {} --repeat {} --json", ShellQuote(row.model),
+                              ShellQuote(row.gpu), row.tp, ShellQuote(workload_path), row.repeat);
   // Each engine's host costs from the engines catalog; SGLang's are not pinned down yet: the GPU work alone.
   a += row.engine_kind == "sglang" ? " --engine none" : " --engine " + row.engine_kind;
   if (!row.weights.empty()) a += " --weights " + ShellQuote(row.weights);

@@ -52,6 +52,7 @@ struct Row {
   int64_t requests = 0;  // 0: the workload's own count
   int concurrency = 0;   // closed loop with this many clients
   double rate = 0;       // open loop at this many requests/s; neither: all at once
+  int repeat = 1;        // runs, the figures their medians (no file sets it: perf/source_table does)
   std::vector<std::string> tags;
   std::string note;
   std::vector<Published> figures;
@@ -88,7 +89,7 @@ Result<std::vector<Row>> ReadValidationSet(const std::string& dir, const std::st
 Result<std::string> WorkloadYaml(const Row& row);
 
 // goodput sim's arguments for the row (after the binary's name), already
-// shell-quoted, running `workload_path` once (--repeat 1) with --json, with
+// shell-quoted, running `workload_path` the row's runs (once unless set) with --json, with
 // the engines catalog's host costs for vLLM rows and none for the others.
 std::string SimArgs(const Row& row, const std::string& workload_path);
 

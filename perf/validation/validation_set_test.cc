@@ -143,6 +143,9 @@ TEST(ValidationSet, ARowWithoutALoadSendsEveryRequestAtOnce) {
       << args;
   EXPECT_NE(args.find(" -c 3"), std::string::npos) << args;
   EXPECT_NE(args.find(" --engine vllm"), std::string::npos) << args;
+  Row five = (*rows)[2];
+  five.repeat = 5;  // a table's runs (perf/source_table): the figures are their medians
+  EXPECT_NE(SimArgs(five, "/tmp/w.yaml").find("--workload '/tmp/w.yaml' --repeat 5 --json"), std::string::npos);
 }
 
 // trtllm-bench's heuristic (TensorRT-LLM tensorrt_llm/bench/build/tuning.py),
