@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
   Options o;
   if (!ParseOptions(argc, argv, o)) {
     std::fprintf(stderr,
-                 "usage: published_validation [--json] [--engine-kind vllm|vllm-v0|sglang|trtllm "
+                 "usage: published_validation [--json] [--engine-kind vllm|vllm-v0|sglang|trtllm|trtllm-cpp "
                  "[--fit [--hold-kernel-latency S]]] [--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
     return 2;
   }

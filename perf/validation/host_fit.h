@@ -28,7 +28,7 @@ struct HostFactors {
 // The values tried for each factor; the search starts from the first of each.
 struct HostGrid {
   std::vector<double> step_overhead_s = {0.0005, 0.001, 0.0015, 0.002, 0.003, 0.004};
-  std::vector<double> per_sequence_s = {0, 1e-5, 2e-5, 4e-5, 6e-5, 8e-5, 1.2e-4, 1.6e-4};
+  std::vector<double> per_sequence_s = {0, 5e-6, 1e-5, 1.5e-5, 2e-5, 3e-5, 4e-5, 6e-5, 8e-5, 1.2e-4, 1.6e-4};
   std::vector<double> frontend_latency_s = {0, 0.02, 0.035, 0.05, 0.075, 0.1};
   std::vector<double> kernel_latency_s = {0, 1e-6, 2e-6, 3e-6, 4e-6, 5e-6, 6e-6, 8e-6};
 };

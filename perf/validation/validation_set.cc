@@ -1,6 +1,7 @@
 #include "validation_set.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -223,10 +224,11 @@ Status ReadSource(const YAML::Node& doc, const std::string& path, Row& proto) {
   proto.source = source["title"].as<std::string>();
   proto.url = source["url"].as<std::string>();
   proto.engine_kind = source["engine_kind"].as<std::string>();
-  constexpr std::array<std::string_view, 4> kKinds = {"vllm", "vllm-v0", "sglang", "trtllm"};
+  constexpr std::array<std::string_view, 5> kKinds = {"vllm", "vllm-v0", "sglang", "trtllm", "trtllm-cpp"};
   if (std::find(kKinds.begin(), kKinds.end(), proto.engine_kind) == kKinds.end()) {
+    const auto head = std::vector<std::string_view>(kKinds.begin(), kKinds.end() - 1);
     return YamlError(path, source["engine_kind"],
-                     fmt::format("'engine_kind' must be {}, {}, {} or {}", kKinds[0], kKinds[1], kKinds[2], kKinds[3]));
+                     fmt::format("'engine_kind' must be {} or {}", fmt::join(head, ", "), kKinds.back()));
   }
   return Status::Ok();
 }

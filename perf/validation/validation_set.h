@@ -38,7 +38,7 @@ struct Row {
   std::string where;        // "FILE:LINE", for messages
   std::string source;       // the file's source title
   std::string url;          // the file's source address
-  std::string engine_kind;  // vllm | vllm-v0 | sglang | trtllm
+  std::string engine_kind;  // vllm | vllm-v0 | sglang | trtllm | trtllm-cpp
   std::string model;
   std::string gpu;
   int tp = 1;

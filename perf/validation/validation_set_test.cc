@@ -211,7 +211,7 @@ TEST(ValidationSet, VllmV0RowsRunTheirOwnEngineEntry) {
   EXPECT_NE(SimArgs((*rows)[0], "/tmp/w.yaml").find(" --engine vllm-v0"), std::string::npos);
   auto bad = ReadSourceFile(WriteTempFile("v2.yaml", source("vllm-v2")), DataDir() + "/workloads");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("must be vllm, vllm-v0, sglang or trtllm"), std::string::npos)
+  EXPECT_NE(bad.status().message().find("must be vllm, vllm-v0, sglang, trtllm or trtllm-cpp"), std::string::npos)
       << bad.status().message();
 }
 

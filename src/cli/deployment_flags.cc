@@ -20,8 +20,9 @@ void AddEngineHostFlag(CLI::App& app, DeploymentArgs& a) {
                  "The serving engine whose host-side costs (step overhead, per-request cost, front end) every step "
                  "and request carry, from data/hardware/engines.json (docs/calibration.md): vllm (default; fitted "
                  "to published vLLM runs), vllm-v0 (vLLM's V0 engine, before 0.8: fitted to its published runs), "
-                 "trtllm (TensorRT-LLM's measured host cost, overlapped with the GPU's work) or none (the GPU work "
-                 "alone)");
+                 "trtllm (TensorRT-LLM's PyTorch backend: its measured host cost, overlapped with the GPU's work), "
+                 "trtllm-cpp (TensorRT-LLM's TensorRT engines under its C++ executor, before 1.0: fitted to their "
+                 "published runs) or none (the GPU work alone)");
 }
 
 void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {

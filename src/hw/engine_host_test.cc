@@ -31,6 +31,12 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_TRUE(trtllm->async_scheduling);
   EXPECT_NEAR(trtllm->per_sequence_s, 45.11e-3 / 1536, 1e-7);
   EXPECT_NE(trtllm->source.find("#10273"), std::string::npos);
+  // Its TensorRT engines under the C++ executor (before 1.0) do their host work in C++ and in turn with the GPU's.
+  auto cpp = FindEngineHost("trtllm-cpp");
+  ASSERT_TRUE(cpp.ok()) << cpp.status().message();
+  EXPECT_FALSE(cpp->async_scheduling);
+  EXPECT_LT(cpp->per_sequence_s, trtllm->per_sequence_s);
+  EXPECT_NE(cpp->source.find("published_validation --sim-args"), std::string::npos);
   auto none = FindEngineHost("none");
   ASSERT_TRUE(none.ok());
   EXPECT_DOUBLE_EQ(none->step_overhead_s, CostFactors{}.step_overhead_s);
@@ -38,7 +44,7 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_EQ(none->frontend_latency_s, 0);
   auto other = FindEngineHost("tgi");
   ASSERT_FALSE(other.ok());
-  EXPECT_NE(other.status().message().find("Known engines: vllm, vllm-v0, trtllm, none"), std::string::npos)
+  EXPECT_NE(other.status().message().find("Known engines: vllm, vllm-v0, trtllm, trtllm-cpp, none"), std::string::npos)
       << other.status().message();
 }
 
