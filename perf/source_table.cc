@@ -189,7 +189,7 @@ Result<std::string> AnswersSpec(const std::string& spec, const std::string& path
 // The answers' mean the workload file gives, where the derivation starts.
 double AnswersMeanOf(const std::string& spec) { return std::atof(spec.substr(spec.find(':') + 1).c_str()); }
 
-// `figure` of row `r` (as the source ran it) under prompts and answers of these means.
+// `figure` of row `r` (as the source ran it) under prompts and answers of `d`'s means (d.output: their spec).
 Result<double> SimulateUnder(const Options& o, const Table& t, Derived& d, const Row& r, Figure figure) {
   Row b = BurstOf(r);
   GOODPUT_ASSIGN_OR_RETURN(d.output, AnswersSpec(d.workload.output, r.workload, d.answers));
@@ -220,6 +220,9 @@ Result<double> Bisect(double lo, double hi, double target, const std::function<R
 Result<Derived> Derive(const Options& o, Table& t) {
   Derived d;
   const Row &low = t.rows.front(), &top = t.rows.back();
+  if (!(Published(low, Figure::kTtftP50) > 0) || !(Published(top, Figure::kThroughput) > 0))
+    return Status::InvalidArgument(low.where +
+                                   ": --derive needs the lowest load's ttft_p50_ms and the highest's throughput");
   GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
   d.answers = std::max(16.0, AnswersMeanOf(d.workload.output));  // a start; AnswersSpec checks the form
   d.prompts = LengthDistribution::FromSpec(t.lengths)->Mean();

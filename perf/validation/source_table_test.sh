@@ -12,6 +12,8 @@
 # - the card's speed is the source's: at 32-256 users one user's time per
 #   token against the requests decoding at once lies, for the simulator,
 #   within 20% of the straight line through the source's three rows;
+# - a table without the lowest load's first token cannot derive (exit 1,
+#   naming the file and line);
 # - docs/sim.md prints what the program prints.
 # Usage: source_table_test.sh SOURCE_TABLE_BINARY GOODPUT_BINARY SOURCE_DIR
 set -u
@@ -77,6 +79,19 @@ done < <(SIM="$sim" node -e '
                 `decoding, ${(1000 * t).toFixed(1)} ms, ${(100 * e).toFixed(1)}% off the line of the source`);
   }')
 [ "$seen" -eq 12 ] || fail "the table's checks printed $seen lines, not 12"
+
+# A table whose lowest load gives no first token cannot derive: exit 1 naming the file and line.
+broken=$(mktemp --suffix=.yaml)
+grep -v "fitted: {ttft_p50_ms" data/source-documents/003-b200-table.yaml |
+  sed 's/, ttft_p50_ms: 800}/}/' > "$broken"
+err=$("$table" --derive "$goodput" "$broken" 2>&1 >/dev/null)
+rc=$?
+rm -f "$broken"
+if [ "$rc" -eq 1 ] && [[ "$err" == *"$broken:"*"--derive needs the lowest load's ttft_p50_ms"* ]]; then
+  echo "ok: a table without the first token at the lowest load: $err"
+else
+  fail "a table without the first token at the lowest load: exit $rc, '$err'"
+fi
 
 # docs/sim.md's block that starts with the command is the program's output.
 first='$ build/perf/source_table --derive'
