@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -186,14 +185,11 @@ Result<std::string> AnswersSpec(const std::string& spec, const std::string& path
   return fmt::format("lognormal:{:.0f}{}", mean, spec.substr(spec.find(',')));
 }
 
-// The answers' mean the workload file gives, where the derivation starts.
-double AnswersMeanOf(const std::string& spec) { return std::atof(spec.substr(spec.find(':') + 1).c_str()); }
-
-// `figure` of row `r` (as the source ran it) under prompts and answers of `d`'s means (d.output: their spec).
-Result<double> SimulateUnder(const Options& o, const Table& t, Derived& d, const Row& r, Figure figure) {
+// `figure` of row `r` (as the source ran it) under prompts and answers of `d`'s means.
+Result<double> SimulateUnder(const Options& o, const Table& t, const Derived& d, const Row& r, Figure figure) {
   Row b = BurstOf(r);
-  GOODPUT_ASSIGN_OR_RETURN(d.output, AnswersSpec(d.workload.output, r.workload, d.answers));
-  GOODPUT_ASSIGN_OR_RETURN(b.workload, WriteWorkload(d.workload, ScaledLengths(t.lengths, d.prompts), d.output));
+  GOODPUT_ASSIGN_OR_RETURN(const std::string output, AnswersSpec(d.workload.output, r.workload, d.answers));
+  GOODPUT_ASSIGN_OR_RETURN(b.workload, WriteWorkload(d.workload, ScaledLengths(t.lengths, d.prompts), output));
   auto sim = SimulateRow(o.goodput, b, t.drafter, false);
   fs::remove(b.workload);
   if (!sim.ok()) return sim.status();
@@ -224,7 +220,9 @@ Result<Derived> Derive(const Options& o, Table& t) {
     return Status::InvalidArgument(low.where +
                                    ": --derive needs the lowest load's ttft_p50_ms and the highest's throughput");
   GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
-  d.answers = std::max(16.0, AnswersMeanOf(d.workload.output));  // a start; AnswersSpec checks the form
+  // The bisections' start: the workload file's answers (AnswersSpec checks their form).
+  const auto start = LengthDistribution::FromSpec(d.workload.output);
+  d.answers = start.ok() ? start->Mean() : 1000;
   d.prompts = LengthDistribution::FromSpec(t.lengths)->Mean();
   for (int round = 0; round < 4; ++round) {
     const double prompts = d.prompts, answers = d.answers;
@@ -241,6 +239,7 @@ Result<Derived> Derive(const Options& o, Table& t) {
   GOODPUT_ASSIGN_OR_RETURN(d.first_token, SimulateUnder(o, t, d, low, Figure::kTtftP50));
   GOODPUT_ASSIGN_OR_RETURN(d.ceiling, SimulateUnder(o, t, d, top, Figure::kThroughput));
   d.prompt = ScaledLengths(t.lengths, d.prompts);
+  GOODPUT_ASSIGN_OR_RETURN(d.output, AnswersSpec(d.workload.output, top.workload, d.answers));
   return d;
 }
 
