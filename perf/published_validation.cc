@@ -17,6 +17,7 @@
 //   kernel latency (data/hardware/gpus.json) searched beside them unless
 //   --hold-kernel-latency holds it at S seconds.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -217,9 +218,11 @@ int RunFit(const std::vector<Row>& rows, Options o) {
 int main(int argc, char** argv) {
   Options o;
   if (!ParseOptions(argc, argv, o)) {
-    std::fprintf(stderr,
-                 "usage: published_validation [--json] [--engine-kind vllm|vllm-v0|sglang|trtllm|trtllm-cpp "
-                 "[--fit [--hold-kernel-latency S]]] [--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]\n");
+    std::fprintf(stderr, "%s",
+                 fmt::format("usage: published_validation [--json] [--engine-kind {} [--fit [--hold-kernel-latency "
+                             "S]]] [--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]\n",
+                             fmt::join(kEngineKinds, "|"))
+                     .c_str());
     return 2;
   }
   auto rows = ReadValidationSet(o.dir, DataDir() + "/workloads");

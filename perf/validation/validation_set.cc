@@ -224,11 +224,10 @@ Status ReadSource(const YAML::Node& doc, const std::string& path, Row& proto) {
   proto.source = source["title"].as<std::string>();
   proto.url = source["url"].as<std::string>();
   proto.engine_kind = source["engine_kind"].as<std::string>();
-  constexpr std::array<std::string_view, 5> kKinds = {"vllm", "vllm-v0", "sglang", "trtllm", "trtllm-cpp"};
-  if (std::find(kKinds.begin(), kKinds.end(), proto.engine_kind) == kKinds.end()) {
-    const auto head = std::vector<std::string_view>(kKinds.begin(), kKinds.end() - 1);
+  if (std::find(kEngineKinds.begin(), kEngineKinds.end(), proto.engine_kind) == kEngineKinds.end()) {
+    const auto head = std::vector<std::string_view>(kEngineKinds.begin(), kEngineKinds.end() - 1);
     return YamlError(path, source["engine_kind"],
-                     fmt::format("'engine_kind' must be {} or {}", fmt::join(head, ", "), kKinds.back()));
+                     fmt::format("'engine_kind' must be {} or {}", fmt::join(head, ", "), kEngineKinds.back()));
   }
   return Status::Ok();
 }

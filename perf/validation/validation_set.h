@@ -7,9 +7,11 @@
 // group (card, engine, source, weights, tensor parallelism).
 #pragma once
 
+#include <array>
 #include <boost/json/value.hpp>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -32,6 +34,10 @@ struct Published {
   double value = 0;    // tokens/s, or milliseconds
   std::string fitted;  // the catalog factor fitted to it; empty: held out
 };
+
+// The engines a source may name (engine_kind): each runs its entry of
+// data/hardware/engines.json, sglang the GPU work alone (--engine none).
+inline constexpr std::array<std::string_view, 5> kEngineKinds = {"vllm", "vllm-v0", "sglang", "trtllm", "trtllm-cpp"};
 
 // One published measurement: what ran and what it printed.
 struct Row {
