@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "plan/weights.h"
+
 namespace goodput {
 
 DeployedModel DeployedModelFromPlan(const Plan& p) {
@@ -22,20 +24,24 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
     d.routing_imbalance = p.options.routing_imbalance;
   }
   if (p.options.num_draft_layers > 0 && !p.model.layers.empty()) {
-    // EAGLE-style: that many decoder layers of the target's shape, plus the
-    // target's LM head, which each draft pass runs too.
+    // EAGLE-style: that many decoder layers of the target's shape (a routed
+    // layer's experts_per_token touched), plus the target's LM head, which
+    // each draft pass runs too; WeightBytes reads each part at its format's
+    // bytes, so the head stays in the model dtype as a quantized checkpoint
+    // keeps it (its bytes dominate a pass at small batches).
     const ParamCounts& c = p.params;
-    const double per_layer =
-        static_cast<double>(c.mixer_linear + c.dense_mlp + c.shared_experts) /
-            static_cast<double>(p.model.layers.size()) +
-        static_cast<double>(c.routed_experts) *
-            (p.model.IsMoe() ? static_cast<double>(p.model.moe.experts_per_token) / p.model.moe.num_experts : 0) /
-            static_cast<double>(p.model.layers.size());
-    const double head = static_cast<double>(p.model.vocab_size * p.model.hidden_size);
-    const double params = (p.options.num_draft_layers * per_layer + head) / p.options.tensor_parallel;
-    d.draft_params = std::llround(params);
+    const double layers = static_cast<double>(p.options.num_draft_layers) / static_cast<double>(p.model.layers.size());
+    const double touched = p.model.IsMoe() ? static_cast<double>(p.model.moe.experts_per_token) / p.model.moe.num_experts : 0;
+    ParamCounts pass;
+    pass.mixer_linear = std::llround(static_cast<double>(c.mixer_linear) * layers);
+    pass.dense_mlp = std::llround(static_cast<double>(c.dense_mlp) * layers);
+    pass.shared_experts = std::llround(static_cast<double>(c.shared_experts) * layers);
+    pass.routed_experts = std::llround(static_cast<double>(c.routed_experts) * touched * layers);
+    pass.lm_head = p.model.vocab_size * p.model.hidden_size;
+    const int tp = p.options.tensor_parallel;
+    d.draft_params = std::llround(static_cast<double>(pass.total()) / tp);
     d.draft_layers = p.options.num_draft_layers;
-    d.draft_weight_bytes = std::llround(params * p.precision.linear_bytes);
+    d.draft_weight_bytes = WeightBytes(pass, p.precision, p.model, tp, false, tp);
   }
   for (const CacheSpec& s : p.layout.layer_specs) {
     switch (s.group.type) {

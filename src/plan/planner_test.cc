@@ -448,5 +448,27 @@ TEST(Planner, SpeculativeTokensDraftWithTheCheckpointsMtpLayers) {
   EXPECT_EQ(llama->options.num_draft_layers, 0);
 }
 
+// A drafter's pass reads its layer in the weights' format and the target's LM
+// head in the model dtype, as a quantized checkpoint keeps the head (and as
+// the target's weights count it): Qwen3.5-27B's head is 248,320 x 5,120 bf16
+// parameters in NVFP4 as in bf16, only its MTP layer shrinks.
+TEST(Planner, DrafterReadsTheLmHeadInTheModelDtype) {
+  const auto drafter = [](const char* weights) {
+    PlanOptions o = OnGpu("b200");
+    o.weights = weights;
+    o.engine.scheduler.num_speculative_tokens = 8;
+    auto p = MakePlan(Model("qwen3.5-27b"), o);
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    return DeployedModelFromPlan(*p);
+  };
+  const DeployedModel fp4 = drafter("nvfp4"), bf16 = drafter("bf16");
+  const double head = 248'320.0 * 5'120;
+  ASSERT_EQ(fp4.draft_params, bf16.draft_params);
+  const double layer = static_cast<double>(fp4.draft_params) - head;
+  EXPECT_GT(layer, 0);
+  EXPECT_NEAR(static_cast<double>(bf16.draft_weight_bytes), 2 * (head + layer), 2);
+  EXPECT_NEAR(static_cast<double>(fp4.draft_weight_bytes), 2 * head + (0.5 + 1.0 / 16) * layer, 2);
+}
+
 }  // namespace
 }  // namespace goodput
