@@ -8,7 +8,8 @@
 // With --derive, the workload the rows run is derived from the table first:
 // the prompts' scale (in the shape of the source's own request lengths) from
 // the lowest load's first token, the answers' mean from the highest load's
-// throughput (the ceiling), each by bisection.
+// throughput (the ceiling) and their spread from the next-lowest load's
+// throughput (a small burst ends with its longest answer), each by bisection.
 //
 // Usage: source_table [--json] [--derive] [GOODPUT_BINARY] [TABLE_FILE]
 //   (default: the goodput binary beside this program's directory and the data
@@ -173,73 +174,107 @@ Result<std::string> WriteWorkload(const WorkloadTemplate& t, const std::string& 
 struct Derived {
   WorkloadTemplate workload;
   double answers = 0, prompts = 0;  // means, tokens
+  double spread = 0;                // the answers' lognormal sigma
   std::string prompt, output;       // the workload's lines
   double first_token = 0;           // the simulated TTFT p50 at the lowest load under them, ms
   double ceiling = 0;               // the simulated throughput at the highest load under them
+  double small_burst = 0;           // ... and at the next-lowest load
 };
 
-// The answers' spread is the shipped workload's (the source gives none): its output must be lognormal:MEAN,SIGMA.
-Result<std::string> AnswersSpec(const std::string& spec, const std::string& path, double mean) {
-  if (spec.rfind("lognormal:", 0) != 0 || spec.find(',') == std::string::npos)
+// The answers as lognormal:MEAN,SIGMA, the form the workload file's output must have (its sigma starts the search).
+Result<double> StartingSpread(const std::string& spec, const std::string& path) {
+  const size_t comma = spec.find(',');
+  const std::string tail = comma == std::string::npos ? "" : spec.substr(comma + 1);
+  char* end = nullptr;
+  const double sigma = std::strtod(tail.c_str(), &end);
+  if (spec.rfind("lognormal:", 0) != 0 || tail.empty() || *end != '\0' || !(sigma > 0))
     return Status::InvalidArgument(path + ": --derive needs the output as lognormal:MEAN,SIGMA");
-  return fmt::format("lognormal:{:.0f}{}", mean, spec.substr(spec.find(',')));
+  return sigma;
 }
+
+std::string AnswersSpec(const Derived& d) { return fmt::format("lognormal:{:.0f},{:.3g}", d.answers, d.spread); }
 
 // `figure` of row `r` (as the source ran it) under prompts and answers of `d`'s means.
 Result<double> SimulateUnder(const Options& o, const Table& t, const Derived& d, const Row& r, Figure figure) {
   Row b = BurstOf(r);
-  GOODPUT_ASSIGN_OR_RETURN(const std::string output, AnswersSpec(d.workload.output, r.workload, d.answers));
-  GOODPUT_ASSIGN_OR_RETURN(b.workload, WriteWorkload(d.workload, ScaledLengths(t.lengths, d.prompts), output));
+  GOODPUT_ASSIGN_OR_RETURN(b.workload, WriteWorkload(d.workload, ScaledLengths(t.lengths, d.prompts), AnswersSpec(d)));
   auto sim = SimulateRow(o.goodput, b, t.drafter, false);
   fs::remove(b.workload);
   if (!sim.ok()) return sim.status();
   const double v = Simulated(*sim, figure);
-  std::fprintf(stderr, "source_table: prompts %.0f, answers %.0f tokens: %s %.4g at concurrency %d\n", d.prompts,
-               d.answers, FigureKey(figure), v, r.concurrency);
+  std::fprintf(stderr, "source_table: prompts %.0f, answers %.0f tokens (sigma %.3g): %s %.4g at concurrency %d\n",
+               d.prompts, d.answers, d.spread, FigureKey(figure), v, r.concurrency);
   return v;
 }
 
-// The x in [lo, hi] where the rising `f` reaches `target`, by bisection on a log scale.
+// The x in [lo, hi] where the rising `f` reaches `target`, by bisection on a
+// log scale: of the points tried, the one whose value came nearest, since `f`
+// may move in steps (a first token moves as a prompt's chunks do) and the
+// target lie inside one.
 Result<double> Bisect(double lo, double hi, double target, const std::function<Result<double>(double)>& f) {
+  double best = std::sqrt(lo * hi), best_miss = INFINITY;
   for (int i = 0; i < 24 && hi / lo > 1.002; ++i) {
     const double mid = std::sqrt(lo * hi);
     GOODPUT_ASSIGN_OR_RETURN(const double v, f(mid));
+    if (std::fabs(v - target) < best_miss) best = mid, best_miss = std::fabs(v - target);
     (v < target ? lo : hi) = mid;
   }
-  return std::sqrt(lo * hi);
+  return best;
 }
 
-// The prompts' mean that gives the lowest load's first token (longer prompts,
-// later first tokens) and the answers' mean that gives the highest load's
-// throughput (longer answers, less time in prefill), each found with the
-// other held, in turn until neither moves.
+// One round of the derivation, each quantity found with the others held: the
+// prompts' mean that gives the lowest load's first token (longer prompts,
+// later first tokens), the answers' mean that gives the highest load's
+// throughput (longer answers, less time in prefill) and their spread that
+// gives the next-lowest load's (a wider spread, a longer last answer for a
+// small burst to wait on: the throughput falls, so the search runs on its
+// negative).
+Status DeriveRound(const Options& o, const Table& t, Derived& d) {
+  const Row &low = t.rows.front(), &small = t.rows[1], &top = t.rows.back();
+  GOODPUT_ASSIGN_OR_RETURN(d.prompts, Bisect(256, 500'000, Published(low, Figure::kTtftP50), [&](double p) {
+                             d.prompts = p;
+                             return SimulateUnder(o, t, d, low, Figure::kTtftP50);
+                           }));
+  GOODPUT_ASSIGN_OR_RETURN(d.answers, Bisect(16, 100'000, Published(top, Figure::kThroughput), [&](double a) {
+                             d.answers = a;
+                             return SimulateUnder(o, t, d, top, Figure::kThroughput);
+                           }));
+  GOODPUT_ASSIGN_OR_RETURN(
+      d.spread, Bisect(0.01, 2, -Published(small, Figure::kThroughput), [&](double s) -> Result<double> {
+        d.spread = s;
+        GOODPUT_ASSIGN_OR_RETURN(const double v, SimulateUnder(o, t, d, small, Figure::kThroughput));
+        return -v;
+      }));
+  return Status::Ok();
+}
+
+// The three quantities in turn until none moves.
 Result<Derived> Derive(const Options& o, Table& t) {
   Derived d;
   const Row &low = t.rows.front(), &top = t.rows.back();
-  if (!(Published(low, Figure::kTtftP50) > 0) || !(Published(top, Figure::kThroughput) > 0))
+  if (t.rows.size() < 3 || !(Published(low, Figure::kTtftP50) > 0) ||
+      !(Published(t.rows[1], Figure::kThroughput) > 0) || !(Published(top, Figure::kThroughput) > 0)) {
     return Status::InvalidArgument(low.where +
-                                   ": --derive needs the lowest load's ttft_p50_ms and the highest's throughput");
+                                   ": --derive needs three loads or more, the lowest's ttft_p50_ms and the "
+                                   "next-lowest's and highest's throughput");
+  }
   GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
-  // The bisections' start: the workload file's answers (AnswersSpec checks their form).
-  const auto start = LengthDistribution::FromSpec(d.workload.output);
-  d.answers = start.ok() ? start->Mean() : 1000;
+  // The searches start from the workload file's answers and the source's lengths.
+  GOODPUT_ASSIGN_OR_RETURN(d.spread, StartingSpread(d.workload.output, top.workload));
+  d.answers = LengthDistribution::FromSpec(d.workload.output)->Mean();
   d.prompts = LengthDistribution::FromSpec(t.lengths)->Mean();
   for (int round = 0; round < 4; ++round) {
-    const double prompts = d.prompts, answers = d.answers;
-    GOODPUT_ASSIGN_OR_RETURN(d.prompts, Bisect(256, 500'000, Published(low, Figure::kTtftP50), [&](double p) {
-                               d.prompts = p;
-                               return SimulateUnder(o, t, d, low, Figure::kTtftP50);
-                             }));
-    GOODPUT_ASSIGN_OR_RETURN(d.answers, Bisect(16, 100'000, Published(top, Figure::kThroughput), [&](double a) {
-                               d.answers = a;
-                               return SimulateUnder(o, t, d, top, Figure::kThroughput);
-                             }));
-    if (std::fabs(d.prompts / prompts - 1) < 0.005 && std::fabs(d.answers / answers - 1) < 0.005) break;
+    const Derived before = d;
+    GOODPUT_RETURN_IF_ERROR(DeriveRound(o, t, d));
+    const auto moved = [](double now, double was) { return std::fabs(now / was - 1) >= 0.005; };
+    if (!moved(d.prompts, before.prompts) && !moved(d.answers, before.answers) && !moved(d.spread, before.spread))
+      break;
   }
   GOODPUT_ASSIGN_OR_RETURN(d.first_token, SimulateUnder(o, t, d, low, Figure::kTtftP50));
+  GOODPUT_ASSIGN_OR_RETURN(d.small_burst, SimulateUnder(o, t, d, t.rows[1], Figure::kThroughput));
   GOODPUT_ASSIGN_OR_RETURN(d.ceiling, SimulateUnder(o, t, d, top, Figure::kThroughput));
   d.prompt = ScaledLengths(t.lengths, d.prompts);
-  GOODPUT_ASSIGN_OR_RETURN(d.output, AnswersSpec(d.workload.output, top.workload, d.answers));
+  d.output = AnswersSpec(d);
   return d;
 }
 
@@ -322,9 +357,15 @@ Result<std::string> DeriveWorkload(const Options& o, Table& t, json::object& out
   GOODPUT_ASSIGN_OR_RETURN(const Derived d, Derive(o, t));
   GOODPUT_ASSIGN_OR_RETURN(const std::string path, WriteWorkload(d.workload, d.prompt, d.output));
   for (Row& r : t.rows) r.workload = path;
-  const Row &low = t.rows.front(), &top = t.rows.back();
-  out["derived"] = {{"prompts_mean", d.prompts}, {"answers_mean", d.answers},        {"prompt", d.prompt},
-                    {"output", d.output},        {"ttft_p50_ms_sim", d.first_token}, {"ceiling_sim", d.ceiling}};
+  const Row &low = t.rows.front(), &small = t.rows[1], &top = t.rows.back();
+  out["derived"] = {{"prompts_mean", d.prompts},
+                    {"answers_mean", d.answers},
+                    {"answers_sigma", d.spread},
+                    {"prompt", d.prompt},
+                    {"output", d.output},
+                    {"ttft_p50_ms_sim", d.first_token},
+                    {"small_burst_sim", d.small_burst},
+                    {"ceiling_sim", d.ceiling}};
   if (!o.json) {
     std::printf(
         "derived from the table (each load a burst of that many requests, %d runs):\n"
@@ -334,6 +375,10 @@ Result<std::string> DeriveWorkload(const Options& o, Table& t, json::object& out
         Published(low, Figure::kTtftP50) / 1e3);
     std::printf("  answers: mean %.0f tokens, so a burst of %d gives %.0f tok/s (the source's ceiling, %.0f)\n",
                 d.answers, top.concurrency, d.ceiling, Published(top, Figure::kThroughput));
+    std::printf(
+        "  answers' spread: lognormal sigma %.3g, so a burst of %d, which ends with its longest answer, gives %.0f "
+        "tok/s (the source's %.0f)\n",
+        d.spread, small.concurrency, d.small_burst, Published(small, Figure::kThroughput));
     std::printf("  the workload's class:\n    prompt: %s\n    output: %s\n\n", d.prompt.c_str(), d.output.c_str());
   }
   return path;

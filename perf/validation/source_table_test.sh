@@ -2,12 +2,14 @@
 # The source document's table (data/source-documents/003-b200-table.yaml),
 # every load run as the source's bursts (docs/sim.md):
 # - the shipped workload (data/workloads/source-003.yaml) is what
-#   `source_table --derive` derives from the table (means within 1%), and
-#   under it the two figures it was derived from are the source's (the first
-#   token at 8 users, the throughput at 256, within 2%);
+#   `source_table --derive` derives from the table (means within 1%, the
+#   answers' sigma within 0.03: the search lands anywhere on a flat stretch
+#   below about 0.05), and under it the three figures it was derived from
+#   are the source's (the first token at 8 users, the throughput at 32 and
+#   256, within 2%);
 # - the figures held out are as near as when the reading was taken, with a
-#   margin: throughput within 25% at every load and 10% at 128; one user's
-#   speed within 10% at 32 and 128 and 25% at 8 and 256; the first token at
+#   margin: throughput within 15% at 8 and 10% at 128; one user's speed
+#   within 10% at 8, 15% at 32 and 128 and 25% at 256; the first token at
 #   256 within 10%;
 # - the card's speed is the source's: at 32-256 users one user's time per
 #   token against the requests decoding at once lies, for the simulator,
@@ -35,17 +37,21 @@ done < <(DERIVED="$derived" SHIPPED="$shipped" node -e '
   const ship = Object.fromEntries(process.env.SHIPPED.split("\n").map(l => l.trim().split(": ")));
   const top = s => Number(s.split(",").pop().split(":")[0].split("-")[1]);
   const mean = s => Number(s.split(":")[1].split(",")[0]);
+  const sigma = s => Number(s.split(",")[1]);
   const close = (a, b) => Math.abs(a / b - 1) <= 0.01;
   console.log((close(top(ship.prompt), top(d.prompt)) ? "ok" : "FAIL") +
               ` prompts: shipped ${ship.prompt}, derived ${d.prompt}`);
   console.log((close(mean(ship.output), mean(d.output)) ? "ok" : "FAIL") +
               ` answers: shipped ${ship.output}, derived ${d.output}`);
+  console.log((Math.abs(sigma(ship.output) - sigma(d.output)) <= 0.03 ? "ok" : "FAIL") +
+              ` answers, sigma: shipped ${sigma(ship.output)}, derived ${sigma(d.output)}`);
   const near = (sim, source, bound, what) => console.log((Math.abs(sim / source - 1) <= bound ? "ok" : "FAIL") +
                                                          ` ${what}: sim ${sim.toFixed(1)}, source ${source}`);
   near(d.ttft_p50_ms_sim, 800, 0.02, "first token at 8 (ms), derived from");
+  near(d.small_burst_sim, 2500, 0.02, "throughput at 32, derived from");
   near(d.ceiling_sim, 2900, 0.02, "throughput at 256, derived from");')
 
-[ "$seen" -eq 4 ] || fail "the derivation's checks printed $seen lines, not 4"
+[ "$seen" -eq 6 ] || fail "the derivation's checks printed $seen lines, not 6"
 
 sim=$("$table" --json "$goodput" 2>/dev/null) || fail "source_table exited non-zero"
 seen=0
@@ -55,8 +61,9 @@ while read -r line; do
 done < <(SIM="$sim" node -e '
   const all = JSON.parse(process.env.SIM).rows;
   for (const r of all) {
-    const c = r.concurrency, mid = c === 32 || c === 128;
-    const checks = [["throughput", c === 128 ? 0.10 : 0.25], ["per_request_tok_s", mid ? 0.10 : 0.25],
+    const c = r.concurrency;
+    const checks = [["throughput", {8: 0.15, 128: 0.10}[c] ?? null],
+                    ["per_request_tok_s", {8: 0.10, 32: 0.15, 128: 0.15}[c] ?? 0.25],
                     ["ttft_p50_ms", c === 256 ? 0.10 : null]];
     for (const [key, bound] of checks) {
       if (bound === null) continue;
@@ -78,7 +85,7 @@ done < <(SIM="$sim" node -e '
     console.log((Math.abs(e) <= 0.20 ? "ok" : "FAIL") + ` time per token at ${r.concurrency}: ${n.toFixed(0)} ` +
                 `decoding, ${(1000 * t).toFixed(1)} ms, ${(100 * e).toFixed(1)}% off the line of the source`);
   }')
-[ "$seen" -eq 12 ] || fail "the table's checks printed $seen lines, not 12"
+[ "$seen" -eq 10 ] || fail "the table's checks printed $seen lines, not 10"
 
 # A table whose lowest load gives no first token cannot derive: exit 1 naming the file and line.
 broken=$(mktemp --suffix=.yaml)
@@ -87,7 +94,7 @@ grep -v "fitted: {ttft_p50_ms" data/source-documents/003-b200-table.yaml |
 err=$("$table" --derive "$goodput" "$broken" 2>&1 >/dev/null)
 rc=$?
 rm -f "$broken"
-if [ "$rc" -eq 1 ] && [[ "$err" == *"$broken:"*"--derive needs the lowest load's ttft_p50_ms"* ]]; then
+if [ "$rc" -eq 1 ] && [[ "$err" == *"$broken:"*"--derive needs"*"the lowest's ttft_p50_ms"* ]]; then
   echo "ok: a table without the first token at the lowest load: $err"
 else
   fail "a table without the first token at the lowest load: exit $rc, '$err'"

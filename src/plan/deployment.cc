@@ -31,7 +31,8 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
     // keeps it (its bytes dominate a pass at small batches).
     const ParamCounts& c = p.params;
     const double layers = static_cast<double>(p.options.num_draft_layers) / static_cast<double>(p.model.layers.size());
-    const double touched = p.model.IsMoe() ? static_cast<double>(p.model.moe.experts_per_token) / p.model.moe.num_experts : 0;
+    const double touched =
+        p.model.IsMoe() ? static_cast<double>(p.model.moe.experts_per_token) / p.model.moe.num_experts : 0;
     ParamCounts pass;
     pass.mixer_linear = std::llround(static_cast<double>(c.mixer_linear) * layers);
     pass.dense_mlp = std::llround(static_cast<double>(c.dense_mlp) * layers);
