@@ -280,6 +280,14 @@ Result<Derived> Derive(const Options& o, Table& t) {
 
 double Error(double simulated, double published) { return simulated / published - 1; }
 
+// How the table reads one user's speed: 1 / mean TPOT when it publishes
+// per_request_mean_tok_s, else 1 / TPOT p50; and the other reading.
+Figure SpeedOf(const Row& r) {
+  return FindFigure(r, Figure::kPerRequestMean) ? Figure::kPerRequestMean : Figure::kPerRequest;
+}
+Figure OtherSpeed(Figure f) { return f == Figure::kPerRequest ? Figure::kPerRequestMean : Figure::kPerRequest; }
+const char* SpeedReading(Figure f) { return f == Figure::kPerRequest ? "1 / TPOT p50" : "1 / mean TPOT"; }
+
 // "+5.3%", with "*" when the figure was used to derive the workload.
 std::string Cell(const Row& r, Figure f, double simulated) {
   return fmt::format("{:+.0f}%{}", 100 * Error(simulated, Published(r, f)), Fitted(r, f) ? "*" : " ");
@@ -296,19 +304,26 @@ void PrintTable(const std::vector<Line>& lines, const Table& t, const std::strin
               "error", "source", "sim", "error", "src", "sim", "source", "sim", "error", "tok/s", "per-r.");
   for (const Line& l : lines) {
     const Row& r = *l.row;
-    const double x = Simulated(l.with, Figure::kThroughput), s = Simulated(l.with, Figure::kPerRequest);
-    const double px = Published(r, Figure::kThroughput), ps = Published(r, Figure::kPerRequest);
+    const Figure speed = SpeedOf(r);
+    const double x = Simulated(l.with, Figure::kThroughput), s = Simulated(l.with, speed);
+    const double px = Published(r, Figure::kThroughput), ps = Published(r, speed);
     const double ttft = Simulated(l.with, Figure::kTtftP50);
     std::printf("%11d  %6.0f %6.0f %7s  %6.0f %5.0f %7s  %5.0f %6.0f  %6.2f %6.2f %7s  %6.0f %6.0f\n", r.concurrency,
-                px, x, Cell(r, Figure::kThroughput, x).c_str(), ps, s, Cell(r, Figure::kPerRequest, s).c_str(), px / ps,
-                x / s, Published(r, Figure::kTtftP50) / 1e3, ttft / 1e3, Cell(r, Figure::kTtftP50, ttft).c_str(),
-                Simulated(l.without, Figure::kThroughput), Simulated(l.without, Figure::kPerRequest));
+                px, x, Cell(r, Figure::kThroughput, x).c_str(), ps, s, Cell(r, speed, s).c_str(), px / ps, x / s,
+                Published(r, Figure::kTtftP50) / 1e3, ttft / 1e3, Cell(r, Figure::kTtftP50, ttft).c_str(),
+                Simulated(l.without, Figure::kThroughput), Simulated(l.without, speed));
   }
   std::printf(
       "* a figure the workload was derived from; the rest are held out\n"
       "decoding: requests decoding at once on average (throughput / per-request); the others of the burst wait "
       "for a first token or are done\n");
-  for (Figure f : {Figure::kThroughput, Figure::kPerRequest}) {
+  const Figure speed = SpeedOf(r0);
+  std::printf("per-request: one user's speed read as %s; read as %s the errors would be", SpeedReading(speed),
+              SpeedReading(OtherSpeed(speed)));
+  for (const Line& l : lines)
+    std::printf(" %+.0f%%", 100 * Error(Simulated(l.with, OtherSpeed(speed)), Published(*l.row, speed)));
+  std::printf("\n");
+  for (Figure f : {Figure::kThroughput, speed}) {
     int held = 0, within = 0;
     for (const Line& l : lines) {
       if (Fitted(*l.row, f)) continue;
@@ -321,7 +336,7 @@ void PrintTable(const std::vector<Line>& lines, const Table& t, const std::strin
 
 json::object LineJson(const Line& l) {
   json::object o{{"concurrency", l.row->concurrency}};
-  for (Figure f : {Figure::kThroughput, Figure::kPerRequest, Figure::kTtftP50}) {
+  for (Figure f : {Figure::kThroughput, SpeedOf(*l.row), Figure::kTtftP50}) {
     const double sim = Simulated(l.with, f);
     o[FigureKey(f)] = {{"source", Published(*l.row, f)},
                        {"sim", sim},

@@ -9,8 +9,8 @@
 #   256, within 2%);
 # - the figures held out are as near as when the reading was taken, with a
 #   margin: throughput within 15% at 8 and 10% at 128; one user's speed
-#   within 10% at 8, 15% at 32 and 128 and 25% at 256; the first token at
-#   256 within 10%;
+#   (read as 1 / mean TPOT, as the table file says) within 15% at every
+#   load, the issue's target; the first token at 256 within 10%;
 # - the card's speed is the source's: at 32-256 users one user's time per
 #   token against the requests decoding at once lies, for the simulator,
 #   within 20% of the straight line through the source's three rows;
@@ -63,7 +63,7 @@ done < <(SIM="$sim" node -e '
   for (const r of all) {
     const c = r.concurrency;
     const checks = [["throughput", {8: 0.15, 128: 0.10}[c] ?? null],
-                    ["per_request_tok_s", {8: 0.10, 32: 0.15, 128: 0.15}[c] ?? 0.25],
+                    ["per_request_mean_tok_s", 0.15],
                     ["ttft_p50_ms", c === 256 ? 0.10 : null]];
     for (const [key, bound] of checks) {
       if (bound === null) continue;
@@ -75,7 +75,8 @@ done < <(SIM="$sim" node -e '
   // Seconds per token of one user (1 / per-request speed) against the requests
   // decoding at once (throughput / per-request speed): the line of the source.
   const rows = all.filter(r => r.concurrency >= 32);
-  const point = (r, side) => [r.throughput[side] / r.per_request_tok_s[side], 1 / r.per_request_tok_s[side]];
+  const speed = (r, side) => r.per_request_mean_tok_s[side];
+  const point = (r, side) => [r.throughput[side] / speed(r, side), 1 / speed(r, side)];
   const src = rows.map(r => point(r, "source"));
   const mx = src.reduce((s, p) => s + p[0], 0) / src.length, my = src.reduce((s, p) => s + p[1], 0) / src.length;
   const slope = src.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0) / src.reduce((s, p) => s + (p[0] - mx) ** 2, 0);

@@ -40,7 +40,7 @@ struct FigureInfo {
   const char* metric;
   const char* stat;
 };
-constexpr std::array<FigureInfo, 7> kFigures = {{
+constexpr std::array<FigureInfo, 8> kFigures = {{
     {Figure::kThroughput, "throughput", "throughput", nullptr, "throughput_tokens_per_s"},
     {Figure::kTtftP50, "ttft_p50_ms", "ttft", "ttft", "p50_s"},
     {Figure::kTtftMean, "ttft_mean_ms", "ttft", "ttft", "mean_s"},
@@ -48,6 +48,7 @@ constexpr std::array<FigureInfo, 7> kFigures = {{
     {Figure::kTpotMean, "tpot_mean_ms", "tpot", "tpot", "mean_s"},
     {Figure::kItlP50, "itl_p50_ms", "itl", "itl", "p50_s"},
     {Figure::kPerRequest, "per_request_tok_s", "per-request", nullptr, "per_request_tokens_per_s"},
+    {Figure::kPerRequestMean, "per_request_mean_tok_s", "per-request", "tpot", "mean_s"},
 }};
 
 const FigureInfo& InfoOf(Figure f) {
@@ -91,10 +92,9 @@ Status CheckKeys(const YAML::Node& row, const std::string& where) {
 Result<Figure> FigureNamed(const std::string& key, const std::string& where, const YAML::Node& at) {
   for (const auto& i : kFigures)
     if (key == i.key) return i.figure;
-  return YamlError(where, at,
-                   fmt::format("unknown figure '{}' (throughput, ttft_p50_ms, ttft_mean_ms, "
-                               "tpot_p50_ms, tpot_mean_ms, itl_p50_ms, per_request_tok_s)",
-                               key));
+  std::string known;
+  for (const auto& i : kFigures) known += fmt::format("{}{}", known.empty() ? "" : ", ", i.key);
+  return YamlError(where, at, fmt::format("unknown figure '{}' ({})", key, known));
 }
 
 Status ReadFigures(const Fields& f, const std::string& where, Row& row) {
@@ -390,6 +390,7 @@ Result<double> SimulatedFigure(const json::value& sim, Figure f) {
   const json::value* v = PointField(sim, info.metric, info.stat);
   if (!v || !v->is_number()) return Status::InvalidArgument(fmt::format("goodput sim's output has no {}", info.key));
   const double x = v->to_number<double>();
+  if (f == Figure::kPerRequestMean) return x > 0 ? 1 / x : NAN;
   return f == Figure::kThroughput || f == Figure::kPerRequest ? x : x * 1e3;
 }
 

@@ -19,10 +19,11 @@
 namespace goodput::validation {
 
 // A figure a source prints, as `vllm bench serve` and its kin name them.
-enum class Figure { kThroughput, kTtftP50, kTtftMean, kTpotP50, kTpotMean, kItlP50, kPerRequest };
+enum class Figure { kThroughput, kTtftP50, kTtftMean, kTpotP50, kTpotMean, kItlP50, kPerRequest, kPerRequestMean };
 
 // The figure's key in a row's `published:` mapping ("throughput" in output
-// tokens/s, "ttft_p50_ms", ..., "per_request_tok_s": one user's tokens/s, 1 / TPOT p50).
+// tokens/s, "ttft_p50_ms", ..., "per_request_tok_s": one user's tokens/s, 1 / TPOT p50;
+// "per_request_mean_tok_s": 1 / mean TPOT, where a source derived its speed from a mean).
 const char* FigureKey(Figure f);
 
 // What the medians group it under: "throughput", "ttft", "tpot", "itl" or "per-request".

@@ -224,6 +224,7 @@ TEST(ValidationSet, SimulatedFiguresComeInThePublishedUnits) {
   EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kTtftMean), 500);
   EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kTpotP50), 7);
   EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kItlP50), 6);
+  EXPECT_DOUBLE_EQ(*SimulatedFigure(sim, Figure::kPerRequestMean), 125);  // 1 / 8 ms
   EXPECT_FALSE(SimulatedFigure(boost::json::parse(R"({"results": []})"), Figure::kTtftP50).ok());
   EXPECT_FALSE(SimulatedFigure(boost::json::parse("[1]"), Figure::kTtftP50).ok());
 }
