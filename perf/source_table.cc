@@ -261,7 +261,8 @@ Result<Derived> Derive(const Options& o, Table& t) {
   GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
   // The searches start from the workload file's answers and the source's lengths.
   GOODPUT_ASSIGN_OR_RETURN(d.spread, StartingSpread(d.workload.output, top.workload));
-  d.answers = LengthDistribution::FromSpec(d.workload.output)->Mean();
+  GOODPUT_ASSIGN_OR_RETURN(const LengthDistribution answers, LengthDistribution::FromSpec(d.workload.output));
+  d.answers = answers.Mean();
   d.prompts = LengthDistribution::FromSpec(t.lengths)->Mean();
   for (int round = 0; round < 4; ++round) {
     const Derived before = d;

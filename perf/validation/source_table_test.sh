@@ -14,8 +14,9 @@
 # - the card's speed is the source's: at 32-256 users one user's time per
 #   token against the requests decoding at once lies, for the simulator,
 #   within 20% of the straight line through the source's three rows;
-# - a table without the lowest load's first token cannot derive (exit 1,
-#   naming the file and line);
+# - a table without the lowest load's first token, one of two loads, or one
+#   whose workload's answers are not lognormal:MEAN,SIGMA cannot derive (exit
+#   1, naming the file);
 # - docs/sim.md prints what the program prints.
 # Usage: source_table_test.sh SOURCE_TABLE_BINARY GOODPUT_BINARY SOURCE_DIR
 set -u
@@ -100,6 +101,23 @@ if [ "$rc" -eq 1 ] && [[ "$err" == *"$broken:"*"--derive needs"*"the lowest's tt
 else
   fail "a table without the first token at the lowest load: exit $rc, '$err'"
 fi
+
+# A table of two loads, or a workload whose answers are not lognormal:MEAN,SIGMA, cannot derive: exit 1, named.
+two=$(mktemp --suffix=.yaml)
+awk '/^  - concurrency: 32$/ { skip = 1 } /^  - concurrency: 256$/ { skip = 0 } !skip' \
+  data/source-documents/003-b200-table.yaml > "$two"
+fixed=$(mktemp --suffix=.yaml)
+fixed_table=$(mktemp --suffix=.yaml)
+sed -E 's/output: lognormal:[0-9.]+,[0-9.]+/output: fixed:946/' data/workloads/source-003.yaml > "$fixed"
+sed "s|workload: source-003.yaml}|workload: $fixed}|" data/source-documents/003-b200-table.yaml > "$fixed_table"
+for case in "$two:three loads or more" "$fixed_table:$fixed: --derive needs the output as lognormal:MEAN,SIGMA"; do
+  file=${case%%:*}
+  want=${case#*:}
+  err=$("$table" --derive "$goodput" "$file" 2>&1 >/dev/null)
+  rc=$?
+  if [ "$rc" -eq 1 ] && [[ "$err" == *"$want"* ]]; then echo "ok: $err"; else fail "$file: exit $rc, '$err'"; fi
+done
+rm -f "$two" "$fixed" "$fixed_table"
 
 # docs/sim.md's block that starts with the command is the program's output.
 first='$ build/perf/source_table --derive'
