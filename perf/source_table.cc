@@ -111,6 +111,31 @@ double Simulated(const json::value& sim, Figure f) {
   return v.ok() ? *v : NAN;
 }
 
+// How the table reads its statistics: one user's speed as 1 / mean TPOT when
+// it publishes per_request_mean_tok_s (else 1 / TPOT p50), the first token as
+// the mean when it publishes ttft_mean_ms (else the p50).
+Figure SpeedOf(const Row& r) {
+  return FindFigure(r, Figure::kPerRequestMean) ? Figure::kPerRequestMean : Figure::kPerRequest;
+}
+Figure FirstTokenOf(const Row& r) { return FindFigure(r, Figure::kTtftMean) ? Figure::kTtftMean : Figure::kTtftP50; }
+
+// Each statistic a figure may be read as, and the same figure's other reading.
+struct Reading {
+  Figure figure, other;
+  const char* name;
+};
+constexpr Reading kReadings[] = {
+    {Figure::kPerRequest, Figure::kPerRequestMean, "1 / TPOT p50"},
+    {Figure::kPerRequestMean, Figure::kPerRequest, "1 / mean TPOT"},
+    {Figure::kTtftP50, Figure::kTtftMean, "the p50"},
+    {Figure::kTtftMean, Figure::kTtftP50, "the mean"},
+};
+const Reading& ReadingOf(Figure f) {
+  for (const Reading& r : kReadings)
+    if (r.figure == f) return r;
+  return kReadings[0];  // unreachable: only the four figures above are read two ways
+}
+
 // The source's runs at each load: a burst of `concurrency` requests, as many
 // running at once (max_num_seqs), five runs, the figures their medians.
 constexpr int kRuns = 5;
@@ -231,9 +256,9 @@ Result<double> Bisect(double lo, double hi, double target, const std::function<R
 // negative).
 Status DeriveRound(const Options& o, const Table& t, Derived& d) {
   const Row &low = t.rows.front(), &small = t.rows[1], &top = t.rows.back();
-  GOODPUT_ASSIGN_OR_RETURN(d.prompts, Bisect(256, 500'000, Published(low, Figure::kTtftP50), [&](double p) {
+  GOODPUT_ASSIGN_OR_RETURN(d.prompts, Bisect(256, 500'000, Published(low, FirstTokenOf(low)), [&](double p) {
                              d.prompts = p;
-                             return SimulateUnder(o, t, d, low, Figure::kTtftP50);
+                             return SimulateUnder(o, t, d, low, FirstTokenOf(low));
                            }));
   GOODPUT_ASSIGN_OR_RETURN(d.answers, Bisect(16, 100'000, Published(top, Figure::kThroughput), [&](double a) {
                              d.answers = a;
@@ -252,11 +277,12 @@ Status DeriveRound(const Options& o, const Table& t, Derived& d) {
 Result<Derived> Derive(const Options& o, Table& t) {
   Derived d;
   const Row &low = t.rows.front(), &top = t.rows.back();
-  if (t.rows.size() < 3 || !(Published(low, Figure::kTtftP50) > 0) ||
+  if (t.rows.size() < 3 || !(Published(low, FirstTokenOf(low)) > 0) ||
       !(Published(t.rows[1], Figure::kThroughput) > 0) || !(Published(top, Figure::kThroughput) > 0)) {
-    return Status::InvalidArgument(low.where +
-                                   ": --derive needs three loads or more, the lowest's ttft_p50_ms and the "
-                                   "next-lowest's and highest's throughput");
+    return Status::InvalidArgument(
+        low.where +
+        ": --derive needs three loads or more, the lowest's first token (ttft_p50_ms or ttft_mean_ms) and the "
+        "next-lowest's and highest's throughput");
   }
   GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
   // The searches start from the workload file's answers and the source's lengths.
@@ -271,7 +297,7 @@ Result<Derived> Derive(const Options& o, Table& t) {
     if (!moved(d.prompts, before.prompts) && !moved(d.answers, before.answers) && !moved(d.spread, before.spread))
       break;
   }
-  GOODPUT_ASSIGN_OR_RETURN(d.first_token, SimulateUnder(o, t, d, low, Figure::kTtftP50));
+  GOODPUT_ASSIGN_OR_RETURN(d.first_token, SimulateUnder(o, t, d, low, FirstTokenOf(low)));
   GOODPUT_ASSIGN_OR_RETURN(d.small_burst, SimulateUnder(o, t, d, t.rows[1], Figure::kThroughput));
   GOODPUT_ASSIGN_OR_RETURN(d.ceiling, SimulateUnder(o, t, d, top, Figure::kThroughput));
   d.prompt = ScaledLengths(t.lengths, d.prompts);
@@ -281,17 +307,19 @@ Result<Derived> Derive(const Options& o, Table& t) {
 
 double Error(double simulated, double published) { return simulated / published - 1; }
 
-// How the table reads one user's speed: 1 / mean TPOT when it publishes
-// per_request_mean_tok_s, else 1 / TPOT p50; and the other reading.
-Figure SpeedOf(const Row& r) {
-  return FindFigure(r, Figure::kPerRequestMean) ? Figure::kPerRequestMean : Figure::kPerRequest;
-}
-Figure OtherSpeed(Figure f) { return f == Figure::kPerRequest ? Figure::kPerRequestMean : Figure::kPerRequest; }
-const char* SpeedReading(Figure f) { return f == Figure::kPerRequest ? "1 / TPOT p50" : "1 / mean TPOT"; }
-
 // "+5.3%", with "*" when the figure was used to derive the workload.
 std::string Cell(const Row& r, Figure f, double simulated) {
   return fmt::format("{:+.0f}%{}", 100 * Error(simulated, Published(r, f)), Fitted(r, f) ? "*" : " ");
+}
+
+// "per-request: ... read as 1 / mean TPOT; read as 1 / TPOT p50 the errors would be -4% ...": the source names
+// neither statistic, so the table shows what the other reading gives.
+void PrintOtherReading(const std::vector<Line>& lines, const char* what, Figure f) {
+  std::printf("%s read as %s; read as %s the errors would be", what, ReadingOf(f).name,
+              ReadingOf(ReadingOf(f).other).name);
+  for (const Line& l : lines)
+    std::printf(" %+.0f%%", 100 * Error(Simulated(l.with, ReadingOf(f).other), Published(*l.row, f)));
+  std::printf("\n");
 }
 
 void PrintTable(const std::vector<Line>& lines, const Table& t, const std::string& workload) {
@@ -308,10 +336,11 @@ void PrintTable(const std::vector<Line>& lines, const Table& t, const std::strin
     const Figure speed = SpeedOf(r);
     const double x = Simulated(l.with, Figure::kThroughput), s = Simulated(l.with, speed);
     const double px = Published(r, Figure::kThroughput), ps = Published(r, speed);
-    const double ttft = Simulated(l.with, Figure::kTtftP50);
+    const Figure first = FirstTokenOf(r);
+    const double ttft = Simulated(l.with, first);
     std::printf("%11d  %6.0f %6.0f %7s  %6.0f %5.0f %7s  %5.0f %6.0f  %6.2f %6.2f %7s  %6.0f %6.0f\n", r.concurrency,
                 px, x, Cell(r, Figure::kThroughput, x).c_str(), ps, s, Cell(r, speed, s).c_str(), px / ps, x / s,
-                Published(r, Figure::kTtftP50) / 1e3, ttft / 1e3, Cell(r, Figure::kTtftP50, ttft).c_str(),
+                Published(r, first) / 1e3, ttft / 1e3, Cell(r, first, ttft).c_str(),
                 Simulated(l.without, Figure::kThroughput), Simulated(l.without, speed));
   }
   std::printf(
@@ -319,11 +348,8 @@ void PrintTable(const std::vector<Line>& lines, const Table& t, const std::strin
       "decoding: requests decoding at once on average (throughput / per-request); the others of the burst wait "
       "for a first token or are done\n");
   const Figure speed = SpeedOf(r0);
-  std::printf("per-request: one user's speed read as %s; read as %s the errors would be", SpeedReading(speed),
-              SpeedReading(OtherSpeed(speed)));
-  for (const Line& l : lines)
-    std::printf(" %+.0f%%", 100 * Error(Simulated(l.with, OtherSpeed(speed)), Published(*l.row, speed)));
-  std::printf("\n");
+  PrintOtherReading(lines, "per-request: one user's speed", speed);
+  PrintOtherReading(lines, "first token", FirstTokenOf(r0));
   for (Figure f : {Figure::kThroughput, speed}) {
     int held = 0, within = 0;
     for (const Line& l : lines) {
@@ -337,7 +363,7 @@ void PrintTable(const std::vector<Line>& lines, const Table& t, const std::strin
 
 json::object LineJson(const Line& l) {
   json::object o{{"concurrency", l.row->concurrency}};
-  for (Figure f : {Figure::kThroughput, SpeedOf(*l.row), Figure::kTtftP50}) {
+  for (Figure f : {Figure::kThroughput, SpeedOf(*l.row), FirstTokenOf(*l.row)}) {
     const double sim = Simulated(l.with, f);
     o[FigureKey(f)] = {{"source", Published(*l.row, f)},
                        {"sim", sim},
@@ -379,16 +405,16 @@ Result<std::string> DeriveWorkload(const Options& o, Table& t, json::object& out
                     {"answers_sigma", d.spread},
                     {"prompt", d.prompt},
                     {"output", d.output},
-                    {"ttft_p50_ms_sim", d.first_token},
+                    {"first_token_ms_sim", d.first_token},
                     {"small_burst_sim", d.small_burst},
                     {"ceiling_sim", d.ceiling}};
   if (!o.json) {
     std::printf(
         "derived from the table (each load a burst of that many requests, %d runs):\n"
         "  prompts: mean %.0f tokens, the source's lengths (%s) scaled so a burst of %d gets its first tokens in "
-        "%.2f s (p50; the source's %.2f)\n",
-        kRuns, d.prompts, t.lengths.c_str(), low.concurrency, d.first_token / 1e3,
-        Published(low, Figure::kTtftP50) / 1e3);
+        "%.2f s (%s; the source's %.2f)\n",
+        kRuns, d.prompts, t.lengths.c_str(), low.concurrency, d.first_token / 1e3, ReadingOf(FirstTokenOf(low)).name,
+        Published(low, FirstTokenOf(low)) / 1e3);
     std::printf("  answers: mean %.0f tokens, so a burst of %d gives %.0f tok/s (the source's ceiling, %.0f)\n",
                 d.answers, top.concurrency, d.ceiling, Published(top, Figure::kThroughput));
     std::printf(

@@ -10,7 +10,7 @@
 # - the figures held out are as near as when the reading was taken, with a
 #   margin: throughput within 15% at 8 and 10% at 128; one user's speed
 #   (read as 1 / mean TPOT, as the table file says) within 15% at every
-#   load, the issue's target; the first token at 256 within 10%;
+#   load, the issue's target; the first token at 256 within 15%;
 # - the card's speed is the source's: at 32-256 users one user's time per
 #   token against the requests decoding at once lies, for the simulator,
 #   within 20% of the straight line through the source's three rows;
@@ -48,7 +48,7 @@ done < <(DERIVED="$derived" SHIPPED="$shipped" node -e '
               ` answers, sigma: shipped ${sigma(ship.output)}, derived ${sigma(d.output)}`);
   const near = (sim, source, bound, what) => console.log((Math.abs(sim / source - 1) <= bound ? "ok" : "FAIL") +
                                                          ` ${what}: sim ${sim.toFixed(1)}, source ${source}`);
-  near(d.ttft_p50_ms_sim, 800, 0.02, "first token at 8 (ms), derived from");
+  near(d.first_token_ms_sim, 800, 0.02, "first token at 8 (ms), derived from");
   near(d.small_burst_sim, 2500, 0.02, "throughput at 32, derived from");
   near(d.ceiling_sim, 2900, 0.02, "throughput at 256, derived from");')
 
@@ -65,7 +65,7 @@ done < <(SIM="$sim" node -e '
     const c = r.concurrency;
     const checks = [["throughput", {8: 0.15, 128: 0.10}[c] ?? null],
                     ["per_request_mean_tok_s", 0.15],
-                    ["ttft_p50_ms", c === 256 ? 0.10 : null]];
+                    ["ttft_mean_ms", c === 256 ? 0.15 : null]];
     for (const [key, bound] of checks) {
       if (bound === null) continue;
       const e = r[key].error;
@@ -91,12 +91,12 @@ done < <(SIM="$sim" node -e '
 
 # A table whose lowest load gives no first token cannot derive: exit 1 naming the file and line.
 broken=$(mktemp --suffix=.yaml)
-grep -v "fitted: {ttft_p50_ms" data/source-documents/003-b200-table.yaml |
-  sed 's/, ttft_p50_ms: 800}/}/' > "$broken"
+grep -v "fitted: {ttft_mean_ms" data/source-documents/003-b200-table.yaml |
+  sed 's/, ttft_mean_ms: 800}/}/' > "$broken"
 err=$("$table" --derive "$goodput" "$broken" 2>&1 >/dev/null)
 rc=$?
 rm -f "$broken"
-if [ "$rc" -eq 1 ] && [[ "$err" == *"$broken:"*"--derive needs"*"the lowest's ttft_p50_ms"* ]]; then
+if [ "$rc" -eq 1 ] && [[ "$err" == *"$broken:"*"--derive needs"*"the lowest's first token"* ]]; then
   echo "ok: a table without the first token at the lowest load: $err"
 else
   fail "a table without the first token at the lowest load: exit $rc, '$err'"
