@@ -188,6 +188,7 @@ std::string CalibrationToJson(const Calibration& c) {
       {"factors", json::object{{"peak_flops", JsonNumber(f.peak_flops)},
                                {"bandwidth", JsonNumber(f.bandwidth)},
                                {"compute_efficiency", JsonNumber(f.compute_efficiency)},
+                               {"head_rate", JsonNumber(f.head_rate)},
                                {"expert_efficiency", JsonNumber(f.expert_efficiency)},
                                {"efficiency_curve", curve},
                                {"attention_curve", attention},
@@ -246,6 +247,7 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   k.peak_flops = f.Number("peak_flops", 0, true);
   k.bandwidth = f.Number("bandwidth", 0, true);
   k.compute_efficiency = f.Number("compute_efficiency", k.compute_efficiency);
+  k.head_rate = f.Number("head_rate", 1);  // absent in files written before: the head at the weights' rate
   k.expert_efficiency = f.Number("expert_efficiency", 0);  // absent in files written before: as the dense matmuls
   k.bandwidth_efficiency = f.Number("bandwidth_efficiency", k.bandwidth_efficiency);
   k.step_overhead_s = f.Number("step_overhead_s", k.step_overhead_s);

@@ -96,6 +96,14 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   text.replace(text.find("\"expert_efficiency\": 0"), 22, "\"expert_efficiency\": 1.5");
   EXPECT_NE(err(text).find("expert_efficiency must be in [0, 1]"), std::string::npos) << text;
   text = CalibrationToJson(Example());
+  text.replace(text.find("\"head_rate\": 1"), 14, "\"head_rate\": 0");
+  EXPECT_NE(err(text).find("head_rate must be positive"), std::string::npos) << text;
+  text = CalibrationToJson(Example());
+  text.replace(text.find(",\n    \"head_rate\": 1"), 20, "");
+  auto before_head = ParseCalibration(text, "old.json");  // written before the head kept its own rate
+  ASSERT_TRUE(before_head.ok()) << text;
+  EXPECT_EQ(before_head->factors.head_rate, 1);
+  text = CalibrationToJson(Example());
   text.replace(text.find("\"async_scheduling\": false"), 25, "\"async_scheduling\": 1");
   EXPECT_NE(err(text).find("'async_scheduling' must be true or false"), std::string::npos) << text;
   text = CalibrationToJson(Example());

@@ -87,6 +87,8 @@ Result<CostFactors> FactorsFor(const HardwareSpec& hw, const std::string& precis
     // constant curve, relative to this format's peak).
     f.attention_curve = {{1.0, attention * *hw.bf16_flops / peak}};
   }
+  if (hw.bf16_flops && *hw.bf16_flops > 0)
+    f.head_rate = *hw.bf16_flops * hw.ComputeEfficiencyFor("bf16") / (peak * f.compute_efficiency);
   return f;
 }
 
@@ -102,6 +104,7 @@ Result<CostFactors> FactorsForWeights(const CostFactors& fitted, const HardwareS
   f.peak_flops = fitted.peak_flops * peak_ratio;
   f.compute_efficiency = fitted.compute_efficiency * matmul_ratio;
   f.expert_efficiency = hw.ExpertEfficiencyFor(precision);  // the format's kernel, as the entry measured it
+  f.head_rate = fitted.head_rate / (peak_ratio * matmul_ratio);  // the head's 16-bit rate stays
   for (auto& point : f.efficiency_curve) point.second *= matmul_ratio;
   // Attention's rate moves only as the entry's attention efficiency does (it
   // runs in 16-bit whatever the weights), now relative to the new peak.
@@ -185,7 +188,7 @@ double CostModel::MatmulSeconds(const Step& s) const {
   // A GPU computes its replica's share of the dense layers and the LM head,
   // and its share of every replica's routed tokens (ExpertMatmulSeconds).
   const double dp = m_.data_parallel;
-  const double dense = (dense_flops_per_token_ * s.tokens + lm_head_flops_ * s.samples) / dp;
+  const double dense = (dense_flops_per_token_ * s.tokens + lm_head_flops_ * s.samples / f_.head_rate) / dp;
   return dense / (f_.peak_flops * f_.EfficiencyAt(s.tokens / dp)) + ExpertMatmulSeconds(s);
 }
 
@@ -256,8 +259,10 @@ double CostModel::DraftSeconds(const Step& s) const {
   // The drafter runs once per draft token over the drafting requests, each
   // pass reading its weights and computing one token per request.
   const double drafting = s.drafting / m_.data_parallel;  // each replica drafts for its own
-  const double compute =
-      2.0 * static_cast<double>(m_.draft_params) * drafting / (f_.peak_flops * f_.EfficiencyAt(drafting));
+  // Its layers at the weights' rate, the LM head (its last part) at the head's.
+  const double head = std::min(lm_head_flops_ / 2, static_cast<double>(m_.draft_params));
+  const double flops = 2.0 * (static_cast<double>(m_.draft_params) - head + head / f_.head_rate) * drafting;
+  const double compute = flops / (f_.peak_flops * f_.EfficiencyAt(drafting));
   const double memory = static_cast<double>(m_.draft_weight_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
   // Its layers all-reduce among the tensor-parallel GPUs as the target's do.
   const double reduces = 2.0 * m_.draft_layers * AllReduceSeconds(drafting);
@@ -276,6 +281,7 @@ Status CheckFactors(const CostFactors& f, const std::string& where) {
     return bad("efficiencies must be in (0, 1]");
   }
   if (!(f.expert_efficiency >= 0 && f.expert_efficiency <= 1)) return bad("expert_efficiency must be in [0, 1]");
+  if (!(f.head_rate > 0)) return bad("head_rate must be positive");
   if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
     return bad("overheads and the front end's and kernels' latencies must be >= 0");
   }

@@ -83,6 +83,11 @@ struct CostFactors {
   // a kernel of its own) at this efficiency of peak_flops instead; 0: at the
   // dense matmuls' (EfficiencyAt).
   double expert_efficiency = 0;
+  // The LM head's matmul rate over the weights' (peak_flops x efficiency):
+  // quantized checkpoints keep the head in the model's 16-bit dtype, as the
+  // planner counts its bytes, so it runs at the card's 16-bit rate (FactorsFor
+  // sets the ratio); 1: at the weights' rate.
+  double head_rate = 1.0;
   double bandwidth_efficiency = 0.85;
   double step_overhead_s = 0.0005;
   double per_sequence_s = 0;  // host-side cost per scheduled request (inputs, sampling, bookkeeping)

@@ -150,6 +150,28 @@ TEST(CostModel, B200MatmulRatesAreTheMeasuredGemms) {
   EXPECT_NEAR(nvfp4.peak_flops * nvfp4.AttentionEfficiencyAt(1), 0.6 * *b200.bf16_flops, 1e9);
 }
 
+// The LM head stays in the model's 16-bit dtype in quantized checkpoints (the
+// planner counts its bytes so), so its matmul runs at the card's 16-bit rate
+// whatever the weights' format: on a B200 under NVFP4, 2.25 PFLOP/s x 0.6, not
+// the NVFP4 GEMM's 9 x 0.43. By hand, 1,000 sampled tokens of Llama-3.1-8B's
+// 128,256 x 4,096 head: 2 x 525,336,576 x 1,000 / 1.35e15 = 0.778 ms.
+TEST(CostModel, LmHeadRunsAtTheSixteenBitRate) {
+  const HardwareSpec b200 = *FindGpu("b200");
+  const CostFactors fp4 = *FactorsFor(b200, "nvfp4");
+  EXPECT_NEAR(fp4.peak_flops * fp4.compute_efficiency * fp4.head_rate, 2.25e15 * 0.6, 1e6);
+  EXPECT_DOUBLE_EQ(FactorsFor(b200, "bf16")->head_rate, 1.0);
+  DeployedModel d;
+  d.model = *LoadModel("llama-3.1-8b");
+  d.params = CountParams(d.model);
+  const CostModel m(d, fp4);
+  CostModel::Step sampled, not_sampled;
+  for (int i = 0; i < 1000; ++i) {
+    m.Add(sampled, 100, 1, true);
+    m.Add(not_sampled, 100, 1, false);
+  }
+  EXPECT_NEAR(m.MatmulSeconds(sampled) - m.MatmulSeconds(not_sampled), 2.0 * 525'336'576 * 1000 / 1.35e15, 1e-9);
+}
+
 // Factors fitted with one weight format, carried to another through the
 // card's entry: fitted to the entry's own BF16 factors, the FP8 and MXFP4
 // factors give the rates the entry gives those formats directly (matmul at
@@ -169,6 +191,9 @@ TEST(CostModel, FittedFactorsCarryToAnotherWeightFormat) {
     EXPECT_DOUBLE_EQ(carried.EfficiencyAt(4096), direct.EfficiencyAt(4096)) << format;
     EXPECT_DOUBLE_EQ(carried.AttentionEfficiencyAt(1), direct.AttentionEfficiencyAt(1)) << format;
     EXPECT_DOUBLE_EQ(carried.expert_efficiency, direct.expert_efficiency) << format;
+    EXPECT_NEAR(carried.peak_flops * carried.EfficiencyAt(64) * carried.head_rate,
+                direct.peak_flops * direct.EfficiencyAt(64) * direct.head_rate, 1e3)
+        << format << ": the head at the card's 16-bit rate either way";
     const CostFactors back = *FactorsForWeights(carried, card, format, "bf16");
     EXPECT_DOUBLE_EQ(back.peak_flops * back.EfficiencyAt(64), bf16.peak_flops * bf16.EfficiencyAt(64)) << format;
     EXPECT_DOUBLE_EQ(back.peak_flops * back.AttentionEfficiencyAt(64), bf16.peak_flops * bf16.compute_efficiency)
