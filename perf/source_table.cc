@@ -111,14 +111,6 @@ double Simulated(const json::value& sim, Figure f) {
   return v.ok() ? *v : NAN;
 }
 
-// How the table reads its statistics: one user's speed as 1 / mean TPOT when
-// it publishes per_request_mean_tok_s (else 1 / TPOT p50), the first token as
-// the mean when it publishes ttft_mean_ms (else the p50).
-Figure SpeedOf(const Row& r) {
-  return FindFigure(r, Figure::kPerRequestMean) ? Figure::kPerRequestMean : Figure::kPerRequest;
-}
-Figure FirstTokenOf(const Row& r) { return FindFigure(r, Figure::kTtftMean) ? Figure::kTtftMean : Figure::kTtftP50; }
-
 // Each statistic a figure may be read as, and the same figure's other reading.
 struct Reading {
   Figure figure, other;
@@ -135,6 +127,14 @@ const Reading& ReadingOf(Figure f) {
     if (r.figure == f) return r;
   return kReadings[0];  // unreachable: only the four figures above are read two ways
 }
+
+// How the table reads a figure: as the mean when a row publishes the mean's
+// reading of `median` (per_request_mean_tok_s, ttft_mean_ms), else the p50's.
+Figure ReadAs(const Row& r, Figure median) {
+  return FindFigure(r, ReadingOf(median).other) ? ReadingOf(median).other : median;
+}
+Figure SpeedOf(const Row& r) { return ReadAs(r, Figure::kPerRequest); }
+Figure FirstTokenOf(const Row& r) { return ReadAs(r, Figure::kTtftP50); }
 
 // The source's runs at each load: a burst of `concurrency` requests, as many
 // running at once (max_num_seqs), five runs, the figures their medians.
@@ -201,20 +201,20 @@ struct Derived {
   double answers = 0, prompts = 0;  // means, tokens
   double spread = 0;                // the answers' lognormal sigma
   std::string prompt, output;       // the workload's lines
-  double first_token = 0;           // the simulated TTFT p50 at the lowest load under them, ms
+  double first_token = 0;           // the simulated first token (as the table reads it) at the lowest load, ms
   double ceiling = 0;               // the simulated throughput at the highest load under them
   double small_burst = 0;           // ... and at the next-lowest load
 };
 
-// The answers as lognormal:MEAN,SIGMA, the form the workload file's output must have (its sigma starts the search).
-Result<double> StartingSpread(const std::string& spec, const std::string& path) {
-  const size_t comma = spec.find(',');
-  const std::string tail = comma == std::string::npos ? "" : spec.substr(comma + 1);
-  char* end = nullptr;
-  const double sigma = std::strtod(tail.c_str(), &end);
-  if (spec.rfind("lognormal:", 0) != 0 || tail.empty() || *end != '\0' || !(sigma > 0))
+// The searches' start: the workload file's answers, which must be lognormal:MEAN,SIGMA (LengthDistribution checks
+// the numbers).
+Status StartFromAnswers(const std::string& spec, const std::string& path, Derived& d) {
+  const auto answers = LengthDistribution::FromSpec(spec);
+  if (!answers.ok() || spec.rfind("lognormal:", 0) != 0)
     return Status::InvalidArgument(path + ": --derive needs the output as lognormal:MEAN,SIGMA");
-  return sigma;
+  d.answers = answers->Mean();
+  d.spread = std::stod(spec.substr(spec.find(',') + 1));
+  return Status::Ok();
 }
 
 std::string AnswersSpec(const Derived& d) { return fmt::format("lognormal:{:.0f},{:.3g}", d.answers, d.spread); }
@@ -285,10 +285,7 @@ Result<Derived> Derive(const Options& o, Table& t) {
         "next-lowest's and highest's throughput");
   }
   GOODPUT_ASSIGN_OR_RETURN(d.workload, LoadTemplate(top.workload));
-  // The searches start from the workload file's answers and the source's lengths.
-  GOODPUT_ASSIGN_OR_RETURN(d.spread, StartingSpread(d.workload.output, top.workload));
-  GOODPUT_ASSIGN_OR_RETURN(const LengthDistribution answers, LengthDistribution::FromSpec(d.workload.output));
-  d.answers = answers.Mean();
+  GOODPUT_RETURN_IF_ERROR(StartFromAnswers(d.workload.output, top.workload, d));
   d.prompts = LengthDistribution::FromSpec(t.lengths)->Mean();
   for (int round = 0; round < 4; ++round) {
     const Derived before = d;
