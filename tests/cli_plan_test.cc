@@ -80,14 +80,36 @@ TEST(CliPlan, PinnedPoolsMarginIsShownPerFormat) {
   const std::string base = "plan --model qwen3.5-27b --gpu b200 --weights int4 --max-model-len 1M ";
   auto r = RunGoodput(base + "--kv-cache-memory 150.5GiB --compare kv-cache-dtype=fp8");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  beyond graphs + buffer GiB             -1.34               -1.34"), std::string::npos)
+  EXPECT_NE(r.out.find("  margin GiB                             -1.34               -1.34"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("margin: only 1.16 GiB is left"), std::string::npos) << r.out;
   auto ok = RunGoodput(base + "--kv-cache-memory 148.5GiB --compare kv-cache-dtype=fp8");
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_NE(ok.out.find("  beyond graphs + buffer GiB              0.66                0.66"), std::string::npos)
+  EXPECT_NE(ok.out.find("  margin GiB                              0.66                0.66"), std::string::npos)
       << ok.out;
   EXPECT_EQ(ok.out.find("margin: only"), std::string::npos) << ok.out;
+}
+
+// The same pin with the query left unquantized (vLLM's
+// disable_flashinfer_q_quantization): the fp8 column owes one prefill's bf16
+// copy of its pages, which vLLM's suggestion never saw: 0.93 GiB at 240,000
+// tokens (by hand in src/plan/prefill_kv_copy_test.cc), so the pin that
+// clears the bf16 column by 0.66 GiB leaves the fp8 one 0.27 GiB short.
+TEST(CliPlan, UnquantizedQueryShowsTheFp8ColumnsPrefillCopy) {
+  auto r = RunGoodput(
+      "plan --model qwen3.5-27b --gpu b200 --weights int4 --max-model-len 240000 --kv-cache-memory 148.5GiB "
+      "--compare kv-cache-dtype=fp8 --disable-flashinfer-q-quantization");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("    one prefill's KV copy GiB               0.00                0.93"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    margin GiB                              0.66               -0.27"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("0.93 GiB per prefilling request in a step"), std::string::npos) << r.out;
+  auto j = RunGoodput(
+      "plan --model qwen3.5-27b --gpu b200 --max-model-len 240000 --kv-cache-dtype fp8 "
+      "--disable-flashinfer-q-quantization --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(boost::json::parse(j.out).at("memory").at("prefill_kv_copy").as_int64(), int64_t{155} * 1568 * 4096);
 }
 
 // Data-parallel replicas with whole experts per GPU: the plan is one

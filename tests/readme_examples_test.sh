@@ -46,6 +46,9 @@ check() {
 check "goodput plan" README.md "What one 1,048,576-token sequence keeps" \
   "$goodput" plan --model qwen3.5-27b --gpu b200 --weights int4 --max-model-len 1M \
   --length-dist "0-200k:0.7,200k-500k:0.3" --compare kv-cache-dtype=fp8
+check "plan, an unquantized query's prefill copy" docs/plan.md '$ build/goodput plan --model qwen3.5-27b' \
+  "$goodput" plan --model qwen3.5-27b --gpu b200 --weights int4 --max-model-len 240000 --kv-cache-memory 148.5GiB \
+  --compare kv-cache-dtype=fp8 --disable-flashinfer-q-quantization
 check "goodput sim" README.md "target: sim:b200 (qwen3.5-27b" \
   "$goodput" sim --model qwen3.5-27b --gpu b200 --weights nvfp4 --workload data/workloads/source-003.yaml \
   --num-speculative-tokens 8 --mean-acceptance-length 3.4 --concurrency 1,8,32,128,256 --repeat 5

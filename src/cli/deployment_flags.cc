@@ -111,6 +111,7 @@ Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a, const HardwareSpec& h
   o.kernel_block_alignment = a.kernel_block_alignment;
   o.num_draft_layers = a.num_draft_layers;
   o.disable_hybrid_kv_cache_manager = a.disable_hybrid;
+  o.disable_flashinfer_q_quantization = a.disable_q_quantization;
   GOODPUT_RETURN_IF_ERROR(ParseSize(a.weights_memory, "--weights-memory", &o.weights_memory));
   GOODPUT_RETURN_IF_ERROR(ParseSize(a.activation_memory, "--activation-memory", &o.activation_memory));
   GOODPUT_RETURN_IF_ERROR(ParseSize(a.non_torch_memory, "--non-torch-memory", &o.non_torch_memory));

@@ -29,6 +29,7 @@ struct DeploymentArgs {
   int64_t kernel_block_alignment = 16;
   int num_draft_layers = 0;
   bool disable_hybrid = false;
+  bool disable_q_quantization = false;  // plan only: --disable-flashinfer-q-quantization
   EngineArgs engine;
   std::string engine_host;  // --engine (sim, calibrate): host costs from data/hardware/engines.json; empty: vllm
 };

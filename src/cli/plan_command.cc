@@ -48,6 +48,10 @@ constexpr const char* kFooter = R"(Definitions:
 
 void AddPlanFlags(CLI::App& c, PlanArgs& a) {
   AddDeploymentFlags(c, a.d, kEngineSizeFlags);
+  c.add_flag("--disable-flashinfer-q-quantization", a.d.disable_q_quantization,
+             "With an fp8 KV cache keep the query in the model dtype, as vLLM's attention config "
+             "disable_flashinfer_q_quantization: on sm100 each prefill then copies its pages to 16 bits, memory "
+             "no profile counts (docs/plan.md)");
   c.add_option("--lengths", a.lengths_file, "File of request lengths (prompt + output tokens), one per line");
   c.add_option("--length-dist", a.length_dist,
                "Length distribution: fixed:8k | 0-200k:0.7,200k-500k:0.3 | p50=2k,p90=8k,p100=32k");

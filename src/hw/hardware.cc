@@ -146,6 +146,10 @@ bool IsGpuArch(const std::string& arch) {
   return arch.starts_with("gfx") && arch.size() <= 8 && all(3, hex);
 }
 
+int SmVersion(const std::string& arch) {
+  return IsGpuArch(arch) && arch.starts_with("sm") ? std::stoi(arch.substr(2)) : 0;
+}
+
 namespace {
 
 std::string CatalogPath() { return DataDir() + "/hardware/gpus.json"; }

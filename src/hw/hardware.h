@@ -75,6 +75,10 @@ struct HardwareSpec {
 // an AMD target (gfx942).
 bool IsGpuArch(const std::string& arch);
 
+// The compute capability of an NVIDIA `arch` ("sm90" -> 90, "sm100" -> 100);
+// 0 for anything else (AMD targets, empty, malformed).
+int SmVersion(const std::string& arch);
+
 // All catalog entries, in file order. Errors name the file and entry.
 Result<std::vector<HardwareSpec>> LoadHardwareCatalog();
 

@@ -65,6 +65,9 @@ std::string MemorySection(const Plan& p) {
   row(o.engine.cache.kv_cache_memory ? "KV pool (--kv-cache-memory)" : "KV pool (requested - the above)", p.kv_pool,
       "");
   row("CUDA graphs (taken from headroom)", p.cuda_graphs.bytes, Tag(p.cuda_graphs));
+  if (p.prefill_kv_copy > 0) {
+    row("fp8 KV copy, one prefill (headroom)", p.prefill_kv_copy, "not profiled (unquantized query)");
+  }
   row(o.engine.cache.kv_cache_memory ? "headroom (total - all of the above)" : "headroom (total - requested)",
       p.headroom, "");
   return s + "\n";
@@ -173,6 +176,7 @@ json::object MemoryJson(const Plan& p) {
       {"activation", ActivationJson(p)},
       {"non_torch", item(p.non_torch)},
       {"cuda_graphs", item(p.cuda_graphs)},
+      {"prefill_kv_copy", p.prefill_kv_copy},
       {"kv_pool", p.kv_pool},
       {"headroom", p.headroom},
       {"vllm_suggests_kv_cache_memory",
@@ -278,8 +282,8 @@ std::string FormatPlanComparison(const Plan& a, const Plan& b, const std::string
       {"weights GiB", [](const Plan& p) { return Gib(p.weights.bytes); }},
       {"KV pool GiB", [](const Plan& p) { return Gib(p.kv_pool); }},
       {"headroom GiB", [](const Plan& p) { return Gib(p.headroom); }},
-      {"  beyond graphs + buffer GiB",
-       [](const Plan& p) { return Gib(p.Margin()); }},
+      {"  one prefill's KV copy GiB", [](const Plan& p) { return Gib(p.prefill_kv_copy); }},
+      {"  margin GiB", [](const Plan& p) { return Gib(p.Margin()); }},
       {"attention block size", [](const Plan& p) { return FormatCount(p.layout.attention_block_size); }},
       {"blocks", [](const Plan& p) { return FormatCount(p.capacity.num_blocks); }},
       {"GPU KV cache size (tokens)", [](const Plan& p) { return FormatCount(p.capacity.tokens_concurrency); }},

@@ -7,6 +7,7 @@
 
 #include "core/stats.h"
 #include "core/units.h"
+#include "hw/hardware.h"
 
 namespace goodput {
 namespace {
@@ -182,13 +183,24 @@ void AddWarnings(Plan& p) {
     const bool hybrid = std::any_of(p.layout.groups.begin(), p.layout.groups.end(),
                                     [](const CacheGroup& g) { return g.spec.is_state(); });
     p.warnings.push_back(fmt::format(
-        "margin: only {} is left outside the KV pool and the profiled memory, but CUDA graphs need about {} plus a "
-        "{} buffer. The engine may fail to start or crash under load; lower --gpu-memory-utilization or "
+        "margin: only {} is left outside the KV pool and the profiled memory, but CUDA graphs need about {}{} plus "
+        "a {} buffer. The engine may fail to start or crash under load; lower --gpu-memory-utilization or "
         "--kv-cache-memory.{}",
-        FormatGiB(p.headroom), FormatGiB(p.cuda_graphs.bytes), FormatGiB(o.safety_buffer),
+        FormatGiB(p.headroom), FormatGiB(p.cuda_graphs.bytes),
+        p.prefill_kv_copy > 0 ? fmt::format(", a prefill's fp8 KV copy {}", FormatGiB(p.prefill_kv_copy)) : "",
+        FormatGiB(o.safety_buffer),
         hybrid ? " A hybrid model needs the buffer most: vLLM profiles without its linear-attention layers, whose "
                  "prefill intermediates grow with --max-num-batched-tokens."
                : ""));
+  }
+  if (p.prefill_kv_copy > 0) {
+    p.warnings.push_back(fmt::format(
+        "an fp8 KV cache with the query unquantized (--disable-flashinfer-q-quantization): TensorRT-LLM's prefill "
+        "kernel on {} reads a {} copy of each prefill's pages, {} per prefilling request in a step (the block "
+        "table's full width at max model length {}, whatever the prompt), which vLLM's profiling run does not "
+        "count. The margin takes one; a step with N prefills needs N times it. Quantizing the query (vLLM's "
+        "default) or the model dtype's KV cache avoids it (docs/plan.md, \"The margin\").",
+        o.gpu, DTypeName(p.model.dtype), FormatGiB(p.prefill_kv_copy), FormatCount(o.engine.scheduler.max_model_len)));
   }
   if (o.engine.cache.kv_cache_memory) {
     p.warnings.push_back(
@@ -258,6 +270,20 @@ int64_t EstimateSamplerPeak(const ModelSpec& m, int64_t max_num_batched_tokens, 
 // tensor parallelism.
 int64_t EstimateNonTorch(int tp) { return tp > 1 ? 640 * (int64_t{1} << 20) : 140 * (int64_t{1} << 20); }
 
+int64_t PrefillKvCopyBytes(const Plan& p) {
+  const PlanOptions& o = p.options;
+  const bool fp8 = p.kv_dtype == DType::kFp8E4M3 || p.kv_dtype == DType::kFp8E5M2;
+  // is_device_capability_family(100): sm100 and sm103.
+  if (o.cpu || !fp8 || !o.disable_flashinfer_q_quantization || SmVersion(o.gpu_arch) / 10 != 10) return 0;
+  const auto attention = std::find_if(p.layout.layer_specs.begin(), p.layout.layer_specs.end(),
+                                      [](const CacheSpec& s) { return !s.is_state() && s.kind != LayerKind::kMla; });
+  const int64_t block = p.layout.attention_block_size;
+  if (attention == p.layout.layer_specs.end() || block <= 0) return 0;
+  if (!p.model.attn.sinks && block <= 64) return 0;  // FlashInfer's own prefill reads the fp8 pages
+  const int64_t pages = (o.engine.scheduler.max_model_len + block - 1) / block + 1;
+  return pages * block * attention->bytes_per_token / DTypeBytes(p.kv_dtype) * DTypeBytes(p.model.dtype);
+}
+
 // Typical "Graph capturing finished ... took X GiB" values run 0.3-2 GiB.
 int64_t EstimateCudaGraphs() { return kGiB; }
 
@@ -312,6 +338,7 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
   p.non_torch = item(o.non_torch_memory, EstimateNonTorch(o.tensor_parallel));
   p.cuda_graphs = item(o.cuda_graph_memory, EstimateCudaGraphs());
   ComputeMemory(p);
+  p.prefill_kv_copy = PrefillKvCopyBytes(p);
   p.kinds = KindShares(with_draft, p.layout, o.engine.scheduler.max_model_len);
   p.capacity = ComputeCapacity(p.layout, std::max<int64_t>(0, p.kv_pool), o.engine.scheduler.max_model_len,
                                o.engine.scheduler.max_num_batched_tokens);

@@ -48,6 +48,10 @@ struct PlanOptions {
   int data_parallel = 1;
   double routing_imbalance = 1.0;            // expert parallel: the busiest GPU's load / the mean
   bool disable_hybrid_kv_cache_manager = false;
+  // vLLM's --attention-config '{"disable_flashinfer_q_quantization": true}'
+  // (VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION=1 in earlier releases): with an
+  // fp8 KV cache the query stays in the model dtype (PrefillKvCopyBytes).
+  bool disable_flashinfer_q_quantization = false;
   std::optional<int64_t> weights_memory;     // measured values (vLLM's profiling log) replace estimates
   std::optional<int64_t> activation_memory;
   std::optional<int64_t> non_torch_memory;
@@ -106,8 +110,13 @@ struct Plan {
   std::string activation_peak;
   int64_t kv_pool = 0;
   int64_t headroom = 0;  // memory left outside requested (or outside everything, with --kv-cache-memory)
-  // What the headroom leaves beyond the CUDA graphs and the safety buffer; below zero the engine may not start.
-  int64_t Margin() const { return headroom - cuda_graphs.bytes - options.safety_buffer; }
+  // Memory one prefilling request takes during a step that no profile counts
+  // (PrefillKvCopyBytes); 0 on every other path.
+  int64_t prefill_kv_copy = 0;
+  // What the headroom leaves beyond the CUDA graphs, one prefill's KV copy and
+  // the safety buffer; below zero the engine may not start, or dies at its
+  // first prefill.
+  int64_t Margin() const { return headroom - cuda_graphs.bytes - prefill_kv_copy - options.safety_buffer; }
   // vLLM's start-up suggestion when it profiled (no --kv-cache-memory): the
   // pool that fits the requested memory, and the one that fills the card,
   // each less its 150 MiB redundancy (VllmKvCacheMemorySuggestion).
@@ -142,6 +151,20 @@ void VllmKvCacheMemorySuggestion(Plan& p);
 int64_t EstimateForwardPeak(const ModelSpec& m, int tp, int64_t max_num_batched_tokens);
 int64_t EstimateSamplerPeak(const ModelSpec& m, int64_t max_num_batched_tokens, int64_t max_num_seqs);
 int64_t EstimateNonTorch(int tp);
+
+// Non-KV memory that only an fp8 KV cache with an unquantized query takes:
+// vLLM's FlashInfer backend on sm100 (flashinfer.py,
+// trtllm_prefill_attn_kvfp8_dequant, vLLM pull request #24197) runs a prefill
+// on TensorRT-LLM's kernel, which takes no 16-bit query over an fp8 cache, so
+// each attention layer first copies its prefills' pages into a cache in the
+// model dtype: num_prefills x cdiv(max_model_len, block size) + 1 pages, the
+// block table's full width whatever the context. The prefill takes that
+// kernel when FlashInfer's own cannot serve it on sm100: attention sinks
+// (gpt-oss) or pages over 64 tokens (a hybrid model's raised block size).
+// vLLM's profiling run skips attention, so no budget holds it. Returns the
+// bytes for one prefilling request (0 off that path); a step with N
+// prefills takes N times it.
+int64_t PrefillKvCopyBytes(const Plan& p);
 int64_t EstimateCudaGraphs();
 
 }  // namespace goodput

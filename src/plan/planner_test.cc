@@ -9,6 +9,7 @@
 #include "hw/hardware.h"
 #include "model/catalog.h"
 #include "plan/deployment.h"
+#include "plan/plan_testing.h"
 
 namespace goodput {
 namespace {
@@ -18,17 +19,6 @@ constexpr int64_t kGiB = int64_t{1} << 30;
 int64_t GiB(double g) { return static_cast<int64_t>(g * kGiB); }
 
 ModelSpec Model(const std::string& name) { return *LoadModel(name); }
-
-PlanOptions OnGpu(const std::string& gpu) {
-  auto g = FindGpu(gpu);
-  EXPECT_TRUE(g.ok());
-  PlanOptions o;
-  o.gpu = g->name;
-  o.gpu_arch = g->arch;
-  o.total_memory = g->TotalMemoryBytes();
-  o.total_is_nominal = g->total_is_nominal();
-  return o;
-}
 
 // The published vLLM figures for Llama-3.1-8B on one H100 (79.18 GiB),
 // utilization 0.9, with weights 14.99 GiB, activation peak 4.76 GiB and

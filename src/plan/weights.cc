@@ -13,11 +13,6 @@ namespace {
 
 int64_t RoundUp(int64_t n, int64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
-// The compute capability of "sm90", "sm100"; 0 for anything else.
-int SmVersion(const std::string& arch) {
-  return IsGpuArch(arch) && arch.starts_with("sm") ? std::stoi(arch.substr(2)) : 0;
-}
-
 }  // namespace
 
 Result<ExpertPadding> ResolveMxfp4MoeBackend(const std::string& name, const std::string& gpu_arch) {
