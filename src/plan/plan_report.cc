@@ -303,8 +303,9 @@ std::string FormatPlanComparison(const Plan& a, const Plan& b, const std::string
     s += fmt::format("  capacity ratio {:.2f}x\n", b.capacity.max_concurrency / a.capacity.max_concurrency);
   }
   if (a.kv_dtype != b.kv_dtype) {
-    s += "  note: a different KV format also changes the block size (hybrid models), activation and CUDA-graph\n"
-         "  memory; measure again before pinning --kv-cache-memory from the other run.\n";
+    s += "  note: a different KV format also changes the block size (hybrid models) and, with the query\n"
+         "  unquantized, a prefill's copy of its pages; measure again before pinning --kv-cache-memory from the\n"
+         "  other run.\n";
   }
   return s;
 }

@@ -204,8 +204,9 @@ void AddWarnings(Plan& p) {
   }
   if (o.engine.cache.kv_cache_memory) {
     p.warnings.push_back(
-        "--kv-cache-memory pins the pool: a value measured under one --kv-cache-dtype does not carry over to another, "
-        "because the block size (hybrid models), activation and CUDA-graph memory change with it. Re-measure after "
+        "--kv-cache-memory pins the pool: a value measured under one --kv-cache-dtype does not carry over to another: "
+        "the block size changes with it (hybrid models), an unquantized query adds a prefill's copy of its pages "
+        "(--disable-flashinfer-q-quantization), and one start's figures leave only vLLM's 150 MiB. Re-measure after "
         "changing the KV format.");
   }
   if (o.engine.scheduler.max_model_len > p.model.max_position_embeddings) {
