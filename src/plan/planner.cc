@@ -198,7 +198,7 @@ void AddWarnings(Plan& p) {
         "an fp8 KV cache with the query unquantized (--disable-flashinfer-q-quantization): TensorRT-LLM's prefill "
         "kernel on {} reads a {} copy of each prefill's pages, {} per prefilling request in a step (the block "
         "table's full width at max model length {}, whatever the prompt), which vLLM's profiling run does not "
-        "count. The margin takes one; a step with N prefills needs N times it. Quantizing the query (vLLM's "
+        "count. The margin takes one; a step with N prefills needs about N times it. Quantizing the query (vLLM's "
         "default) or the model dtype's KV cache avoids it (docs/plan.md, \"The margin\").",
         o.gpu, DTypeName(p.model.dtype), FormatGiB(p.prefill_kv_copy), FormatCount(o.engine.scheduler.max_model_len)));
   }

@@ -163,7 +163,7 @@ int64_t EstimateNonTorch(int tp);
 // (gpt-oss) or pages over 64 tokens (a hybrid model's raised block size).
 // vLLM's profiling run skips attention, so no budget holds it. Returns the
 // bytes for one prefilling request (0 off that path); a step with N
-// prefills takes N times it.
+// prefills takes N x (width) + 1 pages, about N times it.
 int64_t PrefillKvCopyBytes(const Plan& p);
 int64_t EstimateCudaGraphs();
 
