@@ -181,6 +181,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"plan --model llama-3.1-70b --gpu h100 --dp 0", "--data-parallel-size must be at least 1"},
         BadCase{"plan --model qwen3-30b-a3b --gpu h100 --routing-imbalance 0.5",
                 "--routing-imbalance must be at least 1"},
+        BadCase{"plan --model deepseek-v3 --gpu b200 --weights nvfp4 --unquantized attention,routers",
+                "--unquantized: unknown part 'routers'"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --unquantized attention", "are not quantized"},
         BadCase{"plan --model /nonexistent/config.json --gpu h100", "unknown model"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --no-such-flag", "no-such-flag"}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
@@ -279,6 +282,28 @@ TEST(CliPlan, ListsCatalogs) {
     EXPECT_EQ(g.at("compute_efficiency_by_precision").at("nvfp4").to_number<double>(), 0.43);
   }
   EXPECT_TRUE(saw_b200);
+}
+
+// NVIDIA's NVFP4 DeepSeek-R1 keeps attention in bf16: --unquantized attention
+// reads each GPU's share of it at two bytes a parameter, not NVFP4's 0.5625,
+// and the header and --json say so.
+TEST(CliPlan, UnquantizedAttentionReadsTwoBytesAParameter) {
+  const std::string base = "plan --model deepseek-v3 --gpu b200 --tp 8 --weights nvfp4 --json";
+  auto all = RunGoodput(base);
+  auto kept = RunGoodput(base + " --unquantized attention");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  const auto weights = [](const std::string& out) {
+    return boost::json::parse(out).at("memory").at("weights").at("bytes").to_number<double>();
+  };
+  // Per layer: q_b 1,536 x 128 x 192, kv_b 512 x 128 x 256 and o 128 x 128 x 7,168 split over
+  // eight GPUs; q_a 7,168 x 1,536 and kv_a 7,168 x 576 whole on each. 61 layers.
+  const double split = 1'536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7'168;
+  const double whole = 7'168.0 * (1'536 + 576);
+  EXPECT_NEAR(weights(kept.out) - weights(all.out), 61 * (split / 8 + whole) * (2 - 0.5625), 64.0);
+  EXPECT_EQ(boost::json::parse(kept.out).at("options").at("unquantized").as_string(), "attention");
+  auto text = RunGoodput("plan --model deepseek-v3 --gpu b200 --tp 8 --weights nvfp4 --unquantized attention,draft");
+  EXPECT_NE(text.out.find("weights nvfp4 (attention,draft in bf16)"), std::string::npos) << text.out;
 }
 
 }  // namespace

@@ -99,6 +99,19 @@ TEST(CliSim, DataParallelReplicasSayWhatTheyAre) {
   testing::ExpectEachFails({{base + "--dp 0", "--data-parallel-size must be at least 1"}});
 }
 
+// --unquantized reaches the simulated deployment as it does the plan: the
+// checkpoint's bf16 attention shows in the target's weights, and a part the
+// flag does not know, or a checkpoint with nothing quantized, is refused.
+TEST(CliSim, UnquantizedPartsReachTheDeployment) {
+  const std::string base = "sim --model deepseek-v3 --gpu b200 --tp 8 --engine none --max-model-len 8192 --workload " +
+                           kData + "/workloads/chat.yaml --requests 16 --repeat 1 --concurrency 4 ";
+  auto r = RunGoodput(base + "--weights nvfp4 --unquantized attention,draft --num-speculative-tokens 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nvfp4 (attention,draft in bf16) weights"), std::string::npos) << r.out;
+  testing::ExpectEachFails({{base + "--weights nvfp4 --unquantized attention,routers", "unknown part 'routers'"},
+                            {base + "--weights bf16 --unquantized attention", "are not quantized"}});
+}
+
 TEST(CliSim, PerRequestCostOverrideSlowsBigBatchesAndRefusesNegatives) {
   const std::string base = "sim --model llama-3.1-8b --gpu h100 --engine none --max-model-len 32k --workload " +
                            kData + "/workloads/chat.yaml --requests 200 --repeat 1 --concurrency 64 --json";

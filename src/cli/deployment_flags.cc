@@ -43,6 +43,10 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
                "Weight precision: auto (the checkpoint's), bf16, fp16, fp32, fp8, fp8-block, int8, int4 (g128), "
                "mxfp4, nvfp4")
       ->capture_default_str();
+  c.add_option("--unquantized", a.unquantized,
+               "Parts a quantized checkpoint leaves in the model dtype (its config's ignore list), comma-separated: "
+               "attention, dense-mlp, shared-experts, draft (the multi-token-prediction layers); e.g. "
+               "attention,draft for NVIDIA's NVFP4 DeepSeek-R1 (docs/sim.md)");
   c.add_option("--mxfp4-moe-backend", a.mxfp4_moe_backend,
                "vLLM's MXFP4 MoE kernel, which pads the experts: auto (vLLM's pick for the GPU: marlin below "
                "sm90, triton on sm90, flashinfer-sm100 on sm100), marlin, triton, flashinfer-sm90, flashinfer-sm100, "
@@ -103,6 +107,7 @@ Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a, const HardwareSpec& h
   if (!(a.routing_imbalance >= 1)) return Status::InvalidArgument("--routing-imbalance must be at least 1");
   o.routing_imbalance = a.routing_imbalance;
   o.weights = a.weights;
+  o.unquantized = a.unquantized;
   o.gpu_arch = hw.arch;
   o.mxfp4_moe_backend = a.mxfp4_moe_backend;
   o.mamba_ssm_cache_dtype = a.mamba_ssm_cache_dtype;

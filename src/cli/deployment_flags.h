@@ -20,6 +20,7 @@ namespace goodput {
 // Sizes and lengths stay strings so our parsers can say what is wrong.
 struct DeploymentArgs {
   std::string model, gpu, gpu_memory, weights = "auto", mamba_ssm_cache_dtype = "auto", mxfp4_moe_backend = "auto";
+  std::string unquantized;
   std::string weights_memory, activation_memory, non_torch_memory, cuda_graph_memory, safety_buffer = "1.5GiB";
   int tensor_parallel = 1;
   bool expert_parallel = false;

@@ -140,14 +140,19 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
   attn_flops_per_pair_sliding_ = per_layer_standard * static_cast<double>(s.CountLayers(LayerKind::kSlidingAttention));
   moe_touch_ = s.IsMoe() ? static_cast<double>(s.moe.experts_per_token) / static_cast<double>(s.moe.num_experts) : 0;
   const double expert_flops = 2.0 * static_cast<double>(p.routed_experts) * moe_touch_;
-  dense_flops_per_token_ = (per_token - expert_flops) / tp;
+  // Each tensor-parallel GPU multiplies the parts it holds whole (MLA's
+  // down-projections, the routers) for every token, the rest for its share.
+  const double whole = 2.0 * static_cast<double>(p.mixer_replicated + p.router);
+  dense_flops_per_token_ = (per_token - expert_flops - whole) / tp + whole;
+  model_dtype_flops_per_token_ = 2.0 * UnquantizedParamsPerGpu(p, m_.unquantized, m_.tensor_parallel);
   expert_flops_per_token_ = expert_flops / (tp * m_.data_parallel);
   moe_layers_ = static_cast<int>(
       std::count_if(s.layers.begin(), s.layers.end(), [](const LayerSpec& l) { return l.mlp == MlpKind::kMoe; }));
   activation_bytes_per_token_ = 2.0 * static_cast<double>(s.hidden_size);  // bf16 activations
   layers_ = static_cast<int>(s.layers.size());
   kernels_per_forward_ = KernelsPerForward(s, m_.weight_precision);
-  kernels_per_draft_pass_ = KernelsPerDraftPass(s, m_.draft_layers, m_.weight_precision);
+  const std::string draft_precision = m_.unquantized.draft ? DTypeName(s.dtype) : m_.weight_precision;
+  kernels_per_draft_pass_ = KernelsPerDraftPass(s, m_.draft_layers, draft_precision);
 }
 
 void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t drafts) const {
@@ -188,7 +193,10 @@ double CostModel::MatmulSeconds(const Step& s) const {
   // A GPU computes its replica's share of the dense layers and the LM head,
   // and its share of every replica's routed tokens (ExpertMatmulSeconds).
   const double dp = m_.data_parallel;
-  const double dense = (dense_flops_per_token_ * s.tokens + lm_head_flops_ * s.samples / f_.head_rate) / dp;
+  // The LM head and what the checkpoint leaves unquantized run at the 16-bit rate.
+  const double quantized = dense_flops_per_token_ - model_dtype_flops_per_token_;
+  const double model_dtype = model_dtype_flops_per_token_ * s.tokens + lm_head_flops_ * s.samples;
+  const double dense = (quantized * s.tokens + model_dtype / f_.head_rate) / dp;
   return dense / (f_.peak_flops * f_.EfficiencyAt(s.tokens / dp)) + ExpertMatmulSeconds(s);
 }
 
@@ -259,9 +267,11 @@ double CostModel::DraftSeconds(const Step& s) const {
   // The drafter runs once per draft token over the drafting requests, each
   // pass reading its weights and computing one token per request.
   const double drafting = s.drafting / m_.data_parallel;  // each replica drafts for its own
-  // Its layers at the weights' rate, the LM head (its last part) at the head's.
+  // Its layers at the weights' rate (the head's where the checkpoint leaves
+  // them unquantized), the LM head (its last part) at the head's.
   const double head = std::min(lm_head_flops_ / 2, static_cast<double>(m_.draft_params));
-  const double flops = 2.0 * (static_cast<double>(m_.draft_params) - head + head / f_.head_rate) * drafting;
+  const double layers = static_cast<double>(m_.draft_params) - head;
+  const double flops = 2.0 * ((m_.unquantized.draft ? layers / f_.head_rate : layers) + head / f_.head_rate) * drafting;
   const double compute = flops / (f_.peak_flops * f_.EfficiencyAt(drafting));
   const double memory = static_cast<double>(m_.draft_weight_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
   // Its layers all-reduce among the tensor-parallel GPUs as the target's do.

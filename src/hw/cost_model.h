@@ -72,6 +72,9 @@ struct DeployedModel {
   // A drafter (EAGLE-style layers) run once per draft token of a step.
   int64_t draft_params = 0;     // per GPU
   int64_t draft_weight_bytes = 0;
+  // Parts of the linear layers the checkpoint leaves in the model dtype (read
+  // into weight_bytes already): multiplied at the 16-bit rate, as the LM head.
+  UnquantizedParts unquantized;
   int draft_layers = 0;         // decoder layers per draft pass (DeepSeek's MTP: 1)
 };
 
@@ -197,6 +200,7 @@ class CostModel {
   DeployedModel m_;
   CostFactors f_;
   double dense_flops_per_token_ = 0;  // per GPU: the linear layers but the routed experts
+  double model_dtype_flops_per_token_ = 0;  // of those, the parts the checkpoint leaves in the model dtype
   double lm_head_flops_ = 0;
   double attn_flops_per_pair_full_ = 0;
   double attn_flops_per_pair_absorbed_ = 0;  // full/MLA layers, a decode in MLA's absorbed form

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "hw/kernel_count.h"
 #include "model/catalog.h"
 
 namespace goodput {
@@ -37,6 +38,58 @@ TEST(CostModel, TensorParallelAllReducesByHand) {
   d.tensor_parallel = 1;
   CostModel tp1(d, *FactorsFor(*FindGpu("h100-sxm"), "bf16"));
   EXPECT_EQ(tp1.CommunicationSeconds(s), 0);
+}
+
+// What every tensor-parallel GPU holds whole it also multiplies whole: each of
+// DeepSeek-V3's eight GPUs runs MLA's down-projections and the routers for
+// all 4,096 tokens, 2 x (61 x 7,168 x 2,112 + 58 x 7,168 x 256) FLOPs a token,
+// and an eighth of the rest of the dense layers.
+TEST(CostModel, TensorParallelGpusMultiplyWhatTheyHoldWhole) {
+  DeployedModel d = Bf16Over4("deepseek-v3");
+  d.tensor_parallel = 8;
+  const auto f = *FactorsFor(*FindGpu("h200"), "bf16");
+  CostModel tp8(d, f);
+  d.tensor_parallel = 1;
+  CostModel tp1(d, f);
+  CostModel::Step s;
+  tp8.Add(s, 0, 4096, true);
+  const double dense8 = tp8.MatmulSeconds(s) - tp8.ExpertMatmulSeconds(s);
+  const double dense1 = tp1.MatmulSeconds(s) - tp1.ExpertMatmulSeconds(s);
+  const double whole = 2.0 * (61.0 * 7168 * 2112 + 58.0 * 7168 * 256) * 4096;
+  EXPECT_NEAR(dense8 - dense1 / 8, whole * 7 / 8 / (f.peak_flops * f.EfficiencyAt(4096)), 1e-9);
+}
+
+// What a checkpoint leaves unquantized multiplies at the 16-bit rate, as the
+// LM head does: NVIDIA's NVFP4 DeepSeek-R1 on eight B200s with its attention
+// in bf16 spends, on 2,048 tokens, (attention's FLOPs per GPU) x (1 / the
+// head's rate - 1) more than with every dense layer in NVFP4; its drafter,
+// left in bf16 too, runs all its layers at that rate.
+TEST(CostModel, UnquantizedPartsMultiplyAtTheSixteenBitRate) {
+  DeployedModel d = Bf16Over4("deepseek-v3");
+  d.tensor_parallel = 8;
+  d.weight_precision = "nvfp4";
+  d.draft_params = 500'000'000;
+  d.draft_layers = 1;
+  const auto f = *FactorsFor(*FindGpu("b200"), "nvfp4");
+  ASSERT_LT(f.head_rate, 1);  // bf16 runs slower than NVFP4 on a B200
+  CostModel quantized(d, f);
+  d.unquantized.attention = true;
+  d.unquantized.draft = true;
+  CostModel kept(d, f);
+  CostModel::Step s;
+  kept.Add(s, 0, 2048, true, 1);
+  const double attention = 2.0 * UnquantizedParamsPerGpu(d.params, d.unquantized, 8) * 2048;
+  const double rate = f.peak_flops * f.EfficiencyAt(2048);
+  EXPECT_NEAR(kept.MatmulSeconds(s) - quantized.MatmulSeconds(s), attention * (1 / f.head_rate - 1) / rate, 1e-9);
+  for (int i = 1; i < 4096; ++i) kept.Add(s, 100, 1, true, 1);  // compute-bound drafting
+  const double head = 2.0 * 129'280 * 7'168 / 8 / 2;
+  const double layers = 2.0 * (5e8 - head) * s.drafting;
+  // Less the activation-quantizing kernels a bf16 drafter does not launch.
+  const int fewer = KernelsPerDraftPass(d.model, 1, "nvfp4") - KernelsPerDraftPass(d.model, 1, "bf16");
+  ASSERT_GT(fewer, 0);
+  EXPECT_NEAR(kept.DraftSeconds(s) - quantized.DraftSeconds(s),
+              layers * (1 / f.head_rate - 1) / (f.peak_flops * f.EfficiencyAt(s.drafting)) - fewer * f.kernel_latency_s,
+              1e-9);
 }
 
 // Expert parallelism: the busiest GPU computes imbalance x its share of the

@@ -1,10 +1,15 @@
 #include "model/params.h"
 
+#include <fmt/format.h>
+
+#include "core/text.h"
+
 namespace goodput {
 namespace {
 
 struct Part {
   int64_t linear = 0;
+  int64_t replicated = 0;  // of linear: held whole by every tensor-parallel rank
   int64_t small = 0;
 };
 
@@ -27,13 +32,18 @@ Part Mla(const ModelSpec& m) {
   const int64_t heads = m.attn.num_heads;
   const int64_t qk_head = d.qk_nope_head_dim + d.qk_rope_head_dim;
   Part p;
+  // The down-projections to the latents (q_a, kv_a with the rope key) are not
+  // split by heads: vLLM, SGLang and TensorRT-LLM hold them whole on every
+  // tensor-parallel rank (ReplicatedLinear; TensorRT-LLM's "Fuse_A" GEMM).
+  p.replicated = h * (d.kv_lora_rank + d.qk_rope_head_dim);
   if (d.q_lora_rank > 0) {
-    p.linear += h * d.q_lora_rank + d.q_lora_rank * heads * qk_head;
+    p.replicated += h * d.q_lora_rank;
+    p.linear += d.q_lora_rank * heads * qk_head;
     p.small += d.q_lora_rank;
   } else {
     p.linear += h * heads * qk_head;
   }
-  p.linear += h * (d.kv_lora_rank + d.qk_rope_head_dim);
+  p.linear += p.replicated;
   p.linear += d.kv_lora_rank * heads * (d.qk_nope_head_dim + d.v_head_dim);
   p.linear += heads * d.v_head_dim * h;
   p.small += d.kv_lora_rank;
@@ -114,6 +124,7 @@ ParamCounts CountParams(const ModelSpec& m) {
   for (const LayerSpec& l : m.layers) {
     const Part mixer = Mixer(m, l.kind);
     c.mixer_linear += mixer.linear;
+    c.mixer_replicated += mixer.replicated;
     c.small += mixer.small + m.norms_per_layer * h;
     if (l.mlp == MlpKind::kDense) c.dense_mlp += MlpMatrices(m) * h * m.intermediate_size;
     if (l.mlp != MlpKind::kMoe) continue;
@@ -128,6 +139,52 @@ ParamCounts CountParams(const ModelSpec& m) {
   c.active = c.lm_head + c.mixer_linear + c.dense_mlp + active_experts + c.shared_experts + c.router + c.small;
   if (m.tie_word_embeddings) c.active += c.embedding;  // the tied table is also the output projection
   return c;
+}
+
+Result<UnquantizedParts> ParseUnquantizedParts(const std::string& list) {
+  UnquantizedParts parts;
+  if (list.empty()) return parts;
+  for (const std::string& name : Split(list, ',')) {
+    if (name == "attention") {
+      parts.attention = true;
+    } else if (name == "dense-mlp") {
+      parts.dense_mlp = true;
+    } else if (name == "shared-experts") {
+      parts.shared_experts = true;
+    } else if (name == "draft") {
+      parts.draft = true;
+    } else {
+      return Status::InvalidArgument(
+          fmt::format("unknown part '{}' (use attention, dense-mlp, shared-experts, draft)", name));
+    }
+  }
+  return parts;
+}
+
+std::string UnquantizedPartsName(const UnquantizedParts& parts) {
+  std::string out;
+  auto add = [&out](bool on, const char* name) {
+    if (!on) return;
+    if (!out.empty()) out += ',';
+    out += name;
+  };
+  add(parts.attention, "attention");
+  add(parts.dense_mlp, "dense-mlp");
+  add(parts.shared_experts, "shared-experts");
+  add(parts.draft, "draft");
+  return out;
+}
+
+double UnquantizedParamsPerGpu(const ParamCounts& p, const UnquantizedParts& parts, int tensor_parallel) {
+  const double tp = static_cast<double>(tensor_parallel);
+  double split = 0, whole = 0;
+  if (parts.attention) {
+    split += static_cast<double>(p.mixer_linear - p.mixer_replicated);
+    whole += static_cast<double>(p.mixer_replicated);
+  }
+  if (parts.dense_mlp) split += static_cast<double>(p.dense_mlp);
+  if (parts.shared_experts) split += static_cast<double>(p.shared_experts);
+  return split / tp + whole;
 }
 
 }  // namespace goodput

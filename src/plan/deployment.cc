@@ -13,6 +13,9 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
   d.weight_bytes = p.weights.bytes;
   d.unread_weight_bytes = UnreadWeightBytes(p.params, p.model, p.options.tensor_parallel);
   d.weight_precision = p.precision.name;
+  d.unquantized = p.precision.unquantized;
+  // Kernel counts take the checkpoint's word for which projections quantize activations.
+  d.model.quant.attention_excluded |= d.unquantized.attention;
   d.tensor_parallel = p.options.tensor_parallel;
   const int group = MoeGroupSize(p.options);
   d.data_parallel = p.options.data_parallel;
@@ -35,14 +38,19 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
         p.model.IsMoe() ? static_cast<double>(p.model.moe.experts_per_token) / p.model.moe.num_experts : 0;
     ParamCounts pass;
     pass.mixer_linear = std::llround(static_cast<double>(c.mixer_linear) * layers);
+    pass.mixer_replicated = std::llround(static_cast<double>(c.mixer_replicated) * layers);
     pass.dense_mlp = std::llround(static_cast<double>(c.dense_mlp) * layers);
     pass.shared_experts = std::llround(static_cast<double>(c.shared_experts) * layers);
     pass.routed_experts = std::llround(static_cast<double>(c.routed_experts) * touched * layers);
     pass.lm_head = p.model.vocab_size * p.model.hidden_size;
     const int tp = p.options.tensor_parallel;
-    d.draft_params = std::llround(static_cast<double>(pass.total()) / tp);
+    d.draft_params = std::llround(static_cast<double>(pass.total() - pass.mixer_replicated) / tp +
+                                  static_cast<double>(pass.mixer_replicated));
     d.draft_layers = p.options.num_draft_layers;
-    d.draft_weight_bytes = WeightBytes(pass, p.precision, p.model, tp, false, tp);
+    // A drafter the checkpoint leaves unquantized is read in the model dtype.
+    const Result<WeightPrecision> model_dtype = ResolveWeightPrecision(DTypeName(p.model.dtype), p.model);
+    const WeightPrecision& draft = d.unquantized.draft && model_dtype.ok() ? *model_dtype : p.precision;
+    d.draft_weight_bytes = WeightBytes(pass, draft, p.model, tp, false, tp);
   }
   for (const CacheSpec& s : p.layout.layer_specs) {
     switch (s.group.type) {

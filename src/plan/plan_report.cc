@@ -25,9 +25,9 @@ std::string Header(const Plan& p) {
     gpus += fmt::format(" per replica, {} replicas, {} GPUs in all", o.data_parallel, MoeGroupSize(o));
   }
   if (o.expert_parallel && p.model.IsMoe()) gpus += fmt::format("; whole experts over {} GPUs", MoeGroupSize(o));
+  const std::string weights = WeightPrecisionLabel(p.precision, p.model);
   return fmt::format("goodput plan: {} on {} ({}), weights {}, KV cache {}, max model length {}\n\n", p.model.name,
-                     o.gpu, gpus, p.precision.name, DTypeName(p.kv_dtype),
-                     FormatCount(o.engine.scheduler.max_model_len));
+                     o.gpu, gpus, weights, DTypeName(p.kv_dtype), FormatCount(o.engine.scheduler.max_model_len));
 }
 
 // Which of the profiling run's two peaks the estimate is, so the reader knows
@@ -252,6 +252,7 @@ json::value PlanToJson(const Plan& p) {
                     {"tensor_parallel_size", o.tensor_parallel},
                     {"weights", p.precision.name},
                     {"mxfp4_moe_backend", p.precision.expert_padding.backend},
+                    {"unquantized", UnquantizedPartsName(p.precision.unquantized)},
                     {"kv_cache_dtype", DTypeName(p.kv_dtype)},
                     {"mamba_ssm_cache_dtype", DTypeName(p.ssm_dtype)},
                     {"gpu_memory_utilization", o.gpu_memory_utilization},

@@ -326,6 +326,7 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
     mxfp4_padding = *backend;
   }
   GOODPUT_ASSIGN_OR_RETURN(p.precision, ResolveWeightPrecision(o.weights, model, mxfp4_padding));
+  GOODPUT_RETURN_IF_ERROR(LeaveUnquantized(o.unquantized, model, p.precision));
   auto item = [](const std::optional<int64_t>& measured, int64_t estimate) {
     return measured ? MemoryItem{*measured, true} : MemoryItem{estimate, false};
   };

@@ -34,6 +34,9 @@ struct PlanOptions {
   // fp32; kv_cache_memory: the pool size, skipping profiling.
   EngineConfig engine;
   std::string weights = "auto";              // see ResolveWeightPrecision
+  // Parts a quantized checkpoint leaves in the model dtype, beside what its
+  // config says (ParseUnquantizedParts: "attention,draft", ...).
+  std::string unquantized;
   std::string gpu_arch;                      // "sm90", ...; empty when not known
   std::string mxfp4_moe_backend = "auto";    // see ResolveMxfp4MoeBackend
   std::string mamba_ssm_cache_dtype = "auto";  // auto: the config's mamba_ssm_dtype, else the model dtype

@@ -279,7 +279,7 @@ TEST(Weights, PrecisionFamiliesByHand) {
   auto mx = ResolveWeightPrecision("auto", oss);
   ASSERT_TRUE(mx.ok());
   EXPECT_EQ(mx->name, "mxfp4");
-  EXPECT_TRUE(mx->experts_only);
+  EXPECT_TRUE(mx->unquantized.attention);
   // About 61 GiB: OpenAI's 120b checkpoint is a 60.8 GiB download.
   EXPECT_NEAR(ToGiB(WeightBytes(CountParams(oss), *mx, oss, 1)), 60.8, 2.0);
   // DeepSeek-V3's checkpoint is fp8 with 128x128 block scales.
@@ -289,7 +289,8 @@ TEST(Weights, PrecisionFamiliesByHand) {
 // Data-parallel replicas with expert parallelism: DeepSeek-V3 as eight
 // one-GPU replicas keeps all its attention, dense layers and embeddings on
 // every GPU and an eighth of the routed experts; under TP 8 each GPU holds an
-// eighth of everything. By hand, the difference is 7/8 of the rest. The MLA
+// eighth of everything but what every GPU holds whole (MLA's down-projections,
+// the routers). By hand, the difference is 7/8 of the rest. The MLA
 // cache is one latent head whatever the split, so a replica's GPU holds the
 // latents of its own requests only: the eight replicas hold more tokens in
 // all than TP 8, whose GPUs each hold every request's.
@@ -300,7 +301,9 @@ TEST(Planner, DataParallelReplicasHoldTheirAttentionWhole) {
   ASSERT_TRUE(fp8.ok());
   const int64_t tp8 = WeightBytes(c, *fp8, m, 8, true);
   const int64_t dp8 = WeightBytes(c, *fp8, m, 1, true, 8);
-  const double rest = static_cast<double>(tp8) * 8 - static_cast<double>(c.routed_experts) * fp8->linear_bytes;
+  const double whole = static_cast<double>(c.mixer_replicated) * fp8->linear_bytes + static_cast<double>(c.router) * 2;
+  const double rest =
+      (static_cast<double>(tp8) - whole) * 8 - static_cast<double>(c.routed_experts) * fp8->linear_bytes;
   EXPECT_NEAR(static_cast<double>(dp8 - tp8), rest * 7 / 8, 8.0);
   PlanOptions o = OnGpu("h200");
   o.expert_parallel = true;

@@ -55,8 +55,9 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
     if (model.quant.method == "fp8") return ResolveWeightPrecision(model.quant.block > 0 ? "fp8-block" : "fp8", model);
     if (model.quant.method == "mxfp4") {
       GOODPUT_ASSIGN_OR_RETURN(w, ResolveWeightPrecision("mxfp4", model, mxfp4_backend));
-      w.experts_only = model.quant.attention_excluded;
-      if (w.experts_only) w.description += "; attention and router stay in the model dtype (checkpoint config)";
+      w.unquantized.attention = model.quant.attention_excluded;
+      if (w.unquantized.attention)
+        w.description += "; attention and router stay in the model dtype (checkpoint config)";
       return w;
     }
     if (!model.quant.method.empty()) {
@@ -100,18 +101,44 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
   return w;
 }
 
+std::string WeightPrecisionLabel(const WeightPrecision& w, const ModelSpec& model) {
+  if (!w.unquantized.any()) return w.name;
+  return fmt::format("{} ({} in {})", w.name, UnquantizedPartsName(w.unquantized), DTypeName(model.dtype));
+}
+
+Status LeaveUnquantized(const std::string& list, const ModelSpec& model, WeightPrecision& w) {
+  if (list.empty()) return Status::Ok();
+  auto parts = ParseUnquantizedParts(list);
+  if (!parts.ok()) return parts.status().WithContext("--unquantized");
+  if (w.linear_bytes >= DTypeBytes(model.dtype)) {
+    return Status::InvalidArgument(fmt::format(
+        "--unquantized: weights '{}' are not quantized, so no part is left out (give --weights too)", w.name));
+  }
+  UnquantizedParts& u = w.unquantized;
+  u.attention |= parts->attention;
+  u.dense_mlp |= parts->dense_mlp;
+  u.shared_experts |= parts->shared_experts;
+  u.draft |= parts->draft;
+  w.description += fmt::format("; {} in the model dtype (--unquantized)", UnquantizedPartsName(*parts));
+  return Status::Ok();
+}
+
 int64_t WeightBytes(const ParamCounts& p, const WeightPrecision& w, const ModelSpec& model, int tensor_parallel,
                     bool expert_parallel, int moe_group) {
   if (moe_group <= 0) moe_group = tensor_parallel;
   const double dense = DTypeBytes(model.dtype);
-  const double mixer = w.experts_only ? dense : w.linear_bytes;
-  const double mlp = w.experts_only ? dense : w.linear_bytes;
+  const double mixer = w.unquantized.attention ? dense : w.linear_bytes;
+  const double mlp = w.unquantized.dense_mlp ? dense : w.linear_bytes;
+  const double shared = w.unquantized.shared_experts ? dense : w.linear_bytes;
   const double padding = ExpertPaddingFactor(w, model, moe_group, expert_parallel);
-  const double replicated = static_cast<double>(p.mixer_linear) * mixer + static_cast<double>(p.dense_mlp) * mlp +
-                            static_cast<double>(p.shared_experts) * w.linear_bytes +
-                            static_cast<double>(p.embedding + p.lm_head + p.router + p.small + p.vision) * dense;
+  // Every tensor-parallel GPU holds the MLA down-projections and the routers
+  // whole; the other dense parts are split, the routed experts spread over the MoE group.
+  const double whole = static_cast<double>(p.mixer_replicated) * mixer + static_cast<double>(p.router) * dense;
+  const double split = static_cast<double>(p.mixer_linear - p.mixer_replicated) * mixer +
+                       static_cast<double>(p.dense_mlp) * mlp + static_cast<double>(p.shared_experts) * shared +
+                       static_cast<double>(p.embedding + p.lm_head + p.small + p.vision) * dense;
   const double experts = static_cast<double>(p.routed_experts) * padding * w.linear_bytes;
-  return static_cast<int64_t>(std::llround(replicated / tensor_parallel + experts / moe_group));
+  return static_cast<int64_t>(std::llround(whole + split / tensor_parallel + experts / moe_group));
 }
 
 int64_t UnreadWeightBytes(const ParamCounts& p, const ModelSpec& model, int tensor_parallel) {

@@ -22,7 +22,7 @@ struct ExpertPadding {
 struct WeightPrecision {
   std::string name;              // "bf16", "fp8-block", "int4", "mxfp4", ...
   double linear_bytes = 2;       // bytes per quantized linear-layer parameter, scales included
-  bool experts_only = false;     // only expert projections are quantized (gpt-oss's mxfp4)
+  UnquantizedParts unquantized;  // parts left in the model dtype (gpt-oss's mxfp4 attention)
   ExpertPadding expert_padding;  // mxfp4 on an MoE model: the kernel's padding
   std::string description;       // how the bytes were counted
 };
@@ -54,10 +54,20 @@ Result<WeightPrecision> ResolveWeightPrecision(const std::string& name, const Mo
 double ExpertPaddingFactor(const WeightPrecision& precision, const ModelSpec& model, int moe_group,
                            bool expert_parallel);
 
+// The precision's name, with the parts it leaves in the model dtype where it
+// leaves any: "nvfp4", "nvfp4 (attention,draft in bf16)".
+std::string WeightPrecisionLabel(const WeightPrecision& w, const ModelSpec& model);
+
+// Adds the parts named in `list` (ParseUnquantizedParts) to those `w` leaves
+// in the model dtype. Fails on an unknown part, or when `w` is the model
+// dtype already (nothing is quantized to leave out).
+Status LeaveUnquantized(const std::string& list, const ModelSpec& model, WeightPrecision& w);
+
 // Bytes of all weights on one GPU: quantized linear layers at the precision
 // (routed experts padded as the precision's kernel pads them), everything else
 // (embeddings, LM head, norms, routers, vision tower) in the model dtype,
-// divided across `tensor_parallel` GPUs, the routed experts across
+// divided across `tensor_parallel` GPUs but for the routers and MLA's
+// down-projections, which each of them holds whole, the routed experts across
 // `moe_group` GPUs (0: tensor_parallel; whole experts per GPU when
 // `expert_parallel`).
 int64_t WeightBytes(const ParamCounts& params, const WeightPrecision& precision, const ModelSpec& model,

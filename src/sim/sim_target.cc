@@ -60,9 +60,9 @@ std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, c
   if (sc.prefill_first) policy += ", prefill first";
   if (sc.num_scheduler_steps > 1) policy += fmt::format(", {}-step runs", sc.num_scheduler_steps);
   return fmt::format("sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})",
-                     where, plan.model.name, gpus, plan.precision.name, DTypeName(plan.kv_dtype),
-                     plan.capacity.num_blocks, plan.layout.attention_block_size, sc.max_num_seqs, policy,
-                     frontend > 0 ? fmt::format(", front end {:.1f} ms", frontend * 1e3) : "",
+                     where, plan.model.name, gpus, WeightPrecisionLabel(plan.precision, plan.model),
+                     DTypeName(plan.kv_dtype), plan.capacity.num_blocks, plan.layout.attention_block_size,
+                     sc.max_num_seqs, policy, frontend > 0 ? fmt::format(", front end {:.1f} ms", frontend * 1e3) : "",
                      flags.empty() ? "" : "; ", flags);
 }
 
