@@ -300,7 +300,9 @@ TEST(CliPlan, UnquantizedAttentionReadsTwoBytesAParameter) {
   // eight GPUs; q_a 7,168 x 1,536 and kv_a 7,168 x 576 whole on each. 61 layers.
   const double split = 1'536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7'168;
   const double whole = 7'168.0 * (1'536 + 576);
-  EXPECT_NEAR(weights(kept.out) - weights(all.out), 61 * (split / 8 + whole) * (2 - 0.5625), 64.0);
+  // Less the bf16 copy of kv_b (512 x 128 x 256) vLLM keeps for decode only beside a quantized one.
+  const double copy = 61.0 * 512 * 128 * 256 / 8 * 2;
+  EXPECT_NEAR(weights(kept.out) - weights(all.out), 61 * (split / 8 + whole) * (2 - 0.5625) - copy, 64.0);
   EXPECT_EQ(boost::json::parse(kept.out).at("options").at("unquantized").as_string(), "attention");
   auto text = RunGoodput("plan --model deepseek-v3 --gpu b200 --tp 8 --weights nvfp4 --unquantized attention,draft");
   EXPECT_NE(text.out.find("weights nvfp4 (attention,draft in bf16)"), std::string::npos) << text.out;

@@ -331,7 +331,8 @@ Result<Plan> MakePlan(const ModelSpec& model, const PlanOptions& options) {
     return measured ? MemoryItem{*measured, true} : MemoryItem{estimate, false};
   };
   p.weights = item(o.weights_memory,
-                   WeightBytes(p.params, p.precision, model, o.tensor_parallel, o.expert_parallel, MoeGroupSize(o)));
+                   WeightBytes(p.params, p.precision, model, o.tensor_parallel, o.expert_parallel, MoeGroupSize(o)) +
+                       MlaDecodeCopyBytes(model, p.precision, o.tensor_parallel));
   const int64_t forward = EstimateForwardPeak(model, o.tensor_parallel, o.engine.scheduler.max_num_batched_tokens);
   const int64_t sampler =
       EstimateSamplerPeak(model, o.engine.scheduler.max_num_batched_tokens, o.engine.scheduler.max_num_seqs);

@@ -141,6 +141,14 @@ int64_t WeightBytes(const ParamCounts& p, const WeightPrecision& w, const ModelS
   return static_cast<int64_t>(std::llround(whole + split / tensor_parallel + experts / moe_group));
 }
 
+int64_t MlaDecodeCopyBytes(const ModelSpec& model, const WeightPrecision& precision, int tensor_parallel) {
+  const int64_t dense = DTypeBytes(model.dtype);
+  if (precision.unquantized.attention || precision.linear_bytes >= dense) return 0;
+  const MlaDims& d = model.mla;
+  const int64_t per_layer = d.kv_lora_rank * model.attn.num_heads * (d.qk_nope_head_dim + d.v_head_dim);
+  return model.CountLayers(LayerKind::kMla) * per_layer / tensor_parallel * dense;
+}
+
 int64_t UnreadWeightBytes(const ParamCounts& p, const ModelSpec& model, int tensor_parallel) {
   const int64_t input_table = p.lm_head > 0 ? p.embedding : 0;
   const double bytes = static_cast<double>(input_table + p.vision) * DTypeBytes(model.dtype);

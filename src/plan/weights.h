@@ -73,6 +73,14 @@ Status LeaveUnquantized(const std::string& list, const ModelSpec& model, WeightP
 int64_t WeightBytes(const ParamCounts& params, const WeightPrecision& precision, const ModelSpec& model,
                     int tensor_parallel, bool expert_parallel = false, int moe_group = 0);
 
+// vLLM's MLA keeps a 16-bit copy of each layer's kv_b_proj for its decode
+// bmm's (W_UK_T and W_UV; MLACommonImpl.process_weights_after_loading: "we
+// currently do not have quantized bmm's ... we just store fp16/bf16 copies")
+// beside the quantized kv_b_proj its prefill runs: its heads' share on one of
+// `tensor_parallel` GPUs in the model dtype, or 0 when attention is not
+// quantized (no copy is made) or the model has no MLA.
+int64_t MlaDecodeCopyBytes(const ModelSpec& model, const WeightPrecision& precision, int tensor_parallel);
+
 // Bytes of those weights on one GPU that an engine step over text does not
 // stream: the vision tower, and an untied input embedding table, of which a
 // step gathers only its tokens' rows (a few KB; a tied table is the LM head,

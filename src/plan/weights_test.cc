@@ -43,6 +43,23 @@ TEST(Weights, MlaDownProjectionsAndRoutersAreWholeOnEveryGpu) {
               static_cast<double>(WeightBytes(l, *bf16, llama, 1)) / 2, 1.0);
 }
 
+// vLLM's MLA keeps a bf16 copy of kv_b_proj (512 x 128 heads x (128 + 128))
+// for its decode beside an fp8 one: 61 layers, an eighth of the heads on each
+// of eight GPUs, 255,852,544 bytes. None when attention stays in bf16.
+TEST(Weights, VllmKeepsABf16CopyOfMlasUpProjectionForDecode) {
+  const ModelSpec m = Model("deepseek-v3");
+  auto fp8 = ResolveWeightPrecision("auto", m);
+  ASSERT_TRUE(fp8.ok());
+  EXPECT_EQ(MlaDecodeCopyBytes(m, *fp8, 8), int64_t{61} * 512 * 128 * 256 / 8 * 2);
+  EXPECT_EQ(MlaDecodeCopyBytes(m, *fp8, 8), 255'852'544);
+  WeightPrecision kept = *fp8;
+  ASSERT_TRUE(LeaveUnquantized("attention", m, kept).ok());
+  EXPECT_EQ(MlaDecodeCopyBytes(m, kept, 8), 0);
+  EXPECT_EQ(MlaDecodeCopyBytes(m, *ResolveWeightPrecision("bf16", m), 8), 0);
+  const ModelSpec llama = Model("llama-3.1-8b");
+  EXPECT_EQ(MlaDecodeCopyBytes(llama, *ResolveWeightPrecision("fp8", llama), 1), 0);
+}
+
 // NVIDIA's NVFP4 DeepSeek-R1 (TensorRT-LLM's blog on it, "Precision
 // Strategy": attention and the MTP layer bf16, dense and MoE feed-forward
 // layers nvfp4): --unquantized attention keeps the mixer's projections at two
