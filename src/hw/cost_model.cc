@@ -270,8 +270,10 @@ double CostModel::DraftSeconds(const Step& s) const {
   // Its layers at the weights' rate (the head's where the checkpoint leaves
   // them unquantized), the LM head (its last part) at the head's.
   const double head = std::min(lm_head_flops_ / 2, static_cast<double>(m_.draft_params));
-  const double layers = static_cast<double>(m_.draft_params) - head;
-  const double flops = 2.0 * ((m_.unquantized.draft ? layers / f_.head_rate : layers) + head / f_.head_rate) * drafting;
+  const double join = static_cast<double>(m_.draft_join_params);
+  const double layers = std::max(0.0, static_cast<double>(m_.draft_params) - head - join);
+  const double sixteen_bit = head + join + (m_.unquantized.draft ? layers : 0);
+  const double flops = 2.0 * ((m_.unquantized.draft ? 0 : layers) + sixteen_bit / f_.head_rate) * drafting;
   const double compute = flops / (f_.peak_flops * f_.EfficiencyAt(drafting));
   const double memory = static_cast<double>(m_.draft_weight_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
   // Its layers all-reduce among the tensor-parallel GPUs as the target's do.

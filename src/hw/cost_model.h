@@ -72,6 +72,12 @@ struct DeployedModel {
   // A drafter (EAGLE-style layers) run once per draft token of a step.
   int64_t draft_params = 0;     // per GPU
   int64_t draft_weight_bytes = 0;
+  // Of those, the projection joining the target's hidden state and the
+  // token's embedding (DeepSeek's MTP eh_proj, EAGLE's fc, Qwen's mtp.fc:
+  // 2 x hidden x hidden, whole on each GPU or its share where the model's code
+  // splits it), which checkpoints keep in the model dtype: multiplied at the
+  // 16-bit rate.
+  int64_t draft_join_params = 0;
   // Parts of the linear layers the checkpoint leaves in the model dtype (read
   // into weight_bytes already): multiplied at the 16-bit rate, as the LM head.
   UnquantizedParts unquantized;

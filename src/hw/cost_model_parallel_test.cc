@@ -59,17 +59,23 @@ TEST(CostModel, TensorParallelGpusMultiplyWhatTheyHoldWhole) {
   EXPECT_NEAR(dense8 - dense1 / 8, whole * 7 / 8 / (f.peak_flops * f.EfficiencyAt(4096)), 1e-9);
 }
 
+// DeepSeek-V3 in NVFP4 over eight GPUs with a drafter of 500M parameters a GPU.
+DeployedModel Nvfp4DeepSeekOnEightB200WithADrafter() {
+  DeployedModel d = Bf16Over4("deepseek-v3");
+  d.tensor_parallel = 8;
+  d.weight_precision = "nvfp4";
+  d.draft_params = 500'000'000;
+  d.draft_layers = 1;
+  return d;
+}
+
 // What a checkpoint leaves unquantized multiplies at the 16-bit rate, as the
 // LM head does: NVIDIA's NVFP4 DeepSeek-R1 on eight B200s with its attention
 // in bf16 spends, on 2,048 tokens, (attention's FLOPs per GPU) x (1 / the
 // head's rate - 1) more than with every dense layer in NVFP4; its drafter,
 // left in bf16 too, runs all its layers at that rate.
 TEST(CostModel, UnquantizedPartsMultiplyAtTheSixteenBitRate) {
-  DeployedModel d = Bf16Over4("deepseek-v3");
-  d.tensor_parallel = 8;
-  d.weight_precision = "nvfp4";
-  d.draft_params = 500'000'000;
-  d.draft_layers = 1;
+  DeployedModel d = Nvfp4DeepSeekOnEightB200WithADrafter();
   const auto f = *FactorsFor(*FindGpu("b200"), "nvfp4");
   ASSERT_LT(f.head_rate, 1);  // bf16 runs slower than NVFP4 on a B200
   CostModel quantized(d, f);
@@ -90,6 +96,23 @@ TEST(CostModel, UnquantizedPartsMultiplyAtTheSixteenBitRate) {
   EXPECT_NEAR(kept.DraftSeconds(s) - quantized.DraftSeconds(s),
               layers * (1 / f.head_rate - 1) / (f.peak_flops * f.EfficiencyAt(s.drafting)) - fewer * f.kernel_latency_s,
               1e-9);
+}
+
+// A drafter's join (DeepSeek's eh_proj, EAGLE's fc) is a bf16 linear layer
+// in an NVFP4 checkpoint: of the same parameters, naming 2 x 7,168 x 7,168 of
+// them the join moves them to the 16-bit rate.
+TEST(CostModel, ADraftersJoinMultipliesAtTheSixteenBitRate) {
+  DeployedModel d = Nvfp4DeepSeekOnEightB200WithADrafter();
+  const auto f = *FactorsFor(*FindGpu("b200"), "nvfp4");
+  CostModel without(d, f);
+  d.draft_join_params = 2 * 7'168 * 7'168;
+  CostModel with(d, f);
+  CostModel::Step s;
+  for (int i = 0; i < 4096; ++i) with.Add(s, 100, 1, true, 1);  // compute-bound drafting
+  EXPECT_NEAR(
+      with.DraftSeconds(s) - without.DraftSeconds(s),
+      2.0 * d.draft_join_params * s.drafting * (1 / f.head_rate - 1) / (f.peak_flops * f.EfficiencyAt(s.drafting)),
+      1e-9);
 }
 
 // Expert parallelism: the busiest GPU computes imbalance x its share of the

@@ -444,7 +444,9 @@ TEST(Planner, SpeculativeTokensDraftWithTheCheckpointsMtpLayers) {
 // A drafter's pass reads its layer in the weights' format and the target's LM
 // head in the model dtype, as a quantized checkpoint keeps the head (and as
 // the target's weights count it): Qwen3.5-27B's head is 248,320 x 5,120 bf16
-// parameters in NVFP4 as in bf16, only its MTP layer shrinks.
+// parameters in NVFP4 as in bf16, only its MTP layer shrinks. So is the join
+// of hidden state and embedding (eh_proj: 2 x 5,120 x 5,120), a plain linear
+// layer the checkpoint keeps in bf16.
 TEST(Planner, DrafterReadsTheLmHeadInTheModelDtype) {
   const auto drafter = [](const char* weights) {
     PlanOptions o = OnGpu("b200");
@@ -455,12 +457,30 @@ TEST(Planner, DrafterReadsTheLmHeadInTheModelDtype) {
     return DeployedModelFromPlan(*p);
   };
   const DeployedModel fp4 = drafter("nvfp4"), bf16 = drafter("bf16");
-  const double head = 248'320.0 * 5'120;
+  const double head = 248'320.0 * 5'120, join = 2.0 * 5'120 * 5'120;
   ASSERT_EQ(fp4.draft_params, bf16.draft_params);
-  const double layer = static_cast<double>(fp4.draft_params) - head;
+  EXPECT_EQ(fp4.draft_join_params, join);
+  const double layer = static_cast<double>(fp4.draft_params) - head - join;
   EXPECT_GT(layer, 0);
-  EXPECT_NEAR(static_cast<double>(bf16.draft_weight_bytes), 2 * (head + layer), 2);
-  EXPECT_NEAR(static_cast<double>(fp4.draft_weight_bytes), 2 * head + (0.5 + 1.0 / 16) * layer, 2);
+  EXPECT_NEAR(static_cast<double>(bf16.draft_weight_bytes), 2 * (head + join + layer), 2);
+  EXPECT_NEAR(static_cast<double>(fp4.draft_weight_bytes), 2 * (head + join) + (0.5 + 1.0 / 16) * layer, 2);
+}
+
+// The join is split over tensor-parallel GPUs where the model's code splits it
+// (Qwen3.5's mtp.fc, a ColumnParallelLinear in vLLM) and whole where it does
+// not (DeepSeek's eh_proj, a plain nn.Linear).
+TEST(Planner, ADraftersJoinIsSplitAsTheModelsCodeSplitsIt) {
+  const auto join = [](const char* model, int tp) {
+    PlanOptions o = OnGpu("h200");
+    o.tensor_parallel = tp;
+    o.engine.scheduler.num_speculative_tokens = 1;
+    o.engine.scheduler.max_model_len = 8192;
+    auto p = MakePlan(Model(model), o);
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    return p.ok() ? DeployedModelFromPlan(*p).draft_join_params : -1;
+  };
+  EXPECT_EQ(join("qwen3.5-27b", 2), int64_t{5'120} * 5'120);
+  EXPECT_EQ(join("deepseek-v3", 8), int64_t{2} * 7'168 * 7'168);
 }
 
 }  // namespace
