@@ -33,13 +33,13 @@ struct ParamCounts {
 // The parts of the linear layers a quantized checkpoint leaves in the model
 // dtype (its config's ignore / exclude_modules / modules_to_not_convert list):
 // gpt-oss's attention; NVIDIA's NVFP4 DeepSeek-R1 keeps attention and its
-// multi-token-prediction layer in bf16, Model Optimizer quantizing only the
-// MoE blocks.
+// multi-token-prediction layer in bf16, Model Optimizer quantizing only its
+// feed-forward layers.
 struct UnquantizedParts {
   bool attention = false;       // the mixer's projections (attention, MLA, DeltaNet, Mamba)
   bool dense_mlp = false;       // dense feed-forward layers
   bool shared_experts = false;  // MoE shared experts
-  bool draft = false;           // multi-token-prediction / draft layers, whole
+  bool draft = false;           // multi-token-prediction / draft layers, every part of them
   bool any() const { return attention || dense_mlp || shared_experts || draft; }
 };
 

@@ -77,8 +77,9 @@ int64_t WeightBytes(const ParamCounts& params, const WeightPrecision& precision,
 // bmm's (W_UK_T and W_UV; MLACommonImpl.process_weights_after_loading: "we
 // currently do not have quantized bmm's ... we just store fp16/bf16 copies")
 // beside the quantized kv_b_proj its prefill runs: its heads' share on one of
-// `tensor_parallel` GPUs in the model dtype, or 0 when attention is not
-// quantized (no copy is made) or the model has no MLA.
+// `tensor_parallel` GPUs in the model dtype; 0 when the model has no MLA or
+// its attention is not quantized (counted as the bmm's reading kv_b_proj's
+// own 16-bit weights).
 int64_t MlaDecodeCopyBytes(const ModelSpec& model, const WeightPrecision& precision, int tensor_parallel);
 
 // Bytes of those weights on one GPU that an engine step over text does not
