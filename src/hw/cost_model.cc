@@ -150,9 +150,9 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
       std::count_if(s.layers.begin(), s.layers.end(), [](const LayerSpec& l) { return l.mlp == MlpKind::kMoe; }));
   activation_bytes_per_token_ = 2.0 * static_cast<double>(s.hidden_size);  // bf16 activations
   layers_ = static_cast<int>(s.layers.size());
-  kernels_per_forward_ = KernelsPerForward(s, m_.weight_precision);
+  kernels_per_forward_ = KernelsPerForward(s, m_.weight_precision, m_.unquantized.attention);
   const std::string draft_precision = m_.unquantized.draft ? DTypeName(s.dtype) : m_.weight_precision;
-  kernels_per_draft_pass_ = KernelsPerDraftPass(s, m_.draft_layers, draft_precision);
+  kernels_per_draft_pass_ = KernelsPerDraftPass(s, m_.draft_layers, draft_precision, m_.unquantized.attention);
 }
 
 void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t drafts) const {

@@ -68,32 +68,34 @@ Kernels Mlp(const ModelSpec& m, MlpKind kind) {
 
 }  // namespace
 
-int KernelsInLayer(const ModelSpec& m, const LayerSpec& layer, const std::string& precision) {
+int KernelsInLayer(const ModelSpec& m, const LayerSpec& layer, const std::string& precision,
+                   bool attention_unquantized) {
   const Kernels mixer = Mixer(m, layer.kind);
   const Kernels mlp = Mlp(m, layer.mlp);
   const bool quantized = QuantizesActivations(precision);
   // gpt-oss keeps attention out of its checkpoint's quantization.
-  const int quantized_projections =
-      quantized ? (m.quant.attention_excluded ? 0 : mixer.projections) + mlp.projections : 0;
+  const bool attention_kept = attention_unquantized || m.quant.attention_excluded;
+  const int quantized_projections = quantized ? (attention_kept ? 0 : mixer.projections) + mlp.projections : 0;
   return static_cast<int>(m.norms_per_layer) + mixer.other + mixer.projections + mlp.other + mlp.projections +
          quantized_projections;
 }
 
-int KernelsPerForward(const ModelSpec& m, const std::string& precision) {
+int KernelsPerForward(const ModelSpec& m, const std::string& precision, bool attention_unquantized) {
   int kernels = 0;
-  for (const LayerSpec& layer : m.layers) kernels += KernelsInLayer(m, layer, precision);
+  for (const LayerSpec& layer : m.layers) kernels += KernelsInLayer(m, layer, precision, attention_unquantized);
   // Embedding lookup, final norm, LM head, and the sampler's two (logits
   // processing and the pick).
   return kernels + 5;
 }
 
-int KernelsPerDraftPass(const ModelSpec& m, int draft_layers, const std::string& precision) {
+int KernelsPerDraftPass(const ModelSpec& m, int draft_layers, const std::string& precision,
+                        bool attention_unquantized) {
   const std::optional<LayerSpec> layer = m.DraftLayer();
   if (draft_layers <= 0 || !layer) return 0;
   // DeepSeek's MTP layer (deepseek_mtp.py): enorm and hnorm, the eh_proj
   // joining them, then a decoder layer; EAGLE's fc plays eh_proj's part.
   const int join = 3 + (QuantizesActivations(precision) ? 1 : 0);
-  return draft_layers * (join + KernelsInLayer(m, *layer, precision)) + 4;
+  return draft_layers * (join + KernelsInLayer(m, *layer, precision, attention_unquantized)) + 4;
 }
 
 }  // namespace goodput

@@ -17,19 +17,23 @@ namespace goodput {
 // Mamba), its MLP (dense or routed experts with a shared expert), and one
 // activation-quantization kernel before each projection that runs in an
 // 8-bit or 4-bit activation format (`weight_precision` fp8, fp8-block, int8,
-// nvfp4). Tensor-parallel all-reduces are not counted: the cost model times
-// them from the link.
-int KernelsInLayer(const ModelSpec& model, const LayerSpec& layer, const std::string& weight_precision);
+// nvfp4), but for the mixer's projections when the checkpoint leaves attention
+// unquantized (its config, as gpt-oss's, or `attention_unquantized`: the
+// deployment's UnquantizedParts). Tensor-parallel all-reduces are not counted:
+// the cost model times them from the link.
+int KernelsInLayer(const ModelSpec& model, const LayerSpec& layer, const std::string& weight_precision,
+                   bool attention_unquantized = false);
 
 // Kernels in one forward pass: every layer's, plus the embedding lookup, the
 // final norm, the LM head and sampling.
-int KernelsPerForward(const ModelSpec& model, const std::string& weight_precision);
+int KernelsPerForward(const ModelSpec& model, const std::string& weight_precision, bool attention_unquantized = false);
 
 // Kernels in one drafter pass of `draft_layers` layers shaped as
 // ModelSpec::DraftLayer says (DeepSeek's MTP layer, EAGLE's decoder layer),
 // each with the input
 // projection that joins the token's embedding to the hidden state, then the
 // shared LM head and sampling. 0 when draft_layers is 0.
-int KernelsPerDraftPass(const ModelSpec& model, int draft_layers, const std::string& weight_precision);
+int KernelsPerDraftPass(const ModelSpec& model, int draft_layers, const std::string& weight_precision,
+                        bool attention_unquantized = false);
 
 }  // namespace goodput

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "core/text.h"
 
 namespace goodput {
@@ -141,37 +145,44 @@ ParamCounts CountParams(const ModelSpec& m) {
   return c;
 }
 
+namespace {
+
+// The parts --unquantized names, in the order UnquantizedPartsName lists them.
+constexpr std::pair<const char*, bool UnquantizedParts::*> kUnquantizedParts[] = {
+    {"attention", &UnquantizedParts::attention},
+    {"dense-mlp", &UnquantizedParts::dense_mlp},
+    {"shared-experts", &UnquantizedParts::shared_experts},
+    {"draft", &UnquantizedParts::draft},
+};
+
+}  // namespace
+
+void UnquantizedParts::Merge(const UnquantizedParts& other) {
+  for (const auto& [name, field] : kUnquantizedParts) this->*field = this->*field || other.*field;
+}
+
 Result<UnquantizedParts> ParseUnquantizedParts(const std::string& list) {
   UnquantizedParts parts;
   if (list.empty()) return parts;
   for (const std::string& name : Split(list, ',')) {
-    if (name == "attention") {
-      parts.attention = true;
-    } else if (name == "dense-mlp") {
-      parts.dense_mlp = true;
-    } else if (name == "shared-experts") {
-      parts.shared_experts = true;
-    } else if (name == "draft") {
-      parts.draft = true;
-    } else {
+    const auto* part = std::find_if(std::begin(kUnquantizedParts), std::end(kUnquantizedParts),
+                                    [&name](const auto& p) { return name == p.first; });
+    if (part == std::end(kUnquantizedParts)) {
       return Status::InvalidArgument(
           fmt::format("unknown part '{}' (use attention, dense-mlp, shared-experts, draft)", name));
     }
+    parts.*(part->second) = true;
   }
   return parts;
 }
 
 std::string UnquantizedPartsName(const UnquantizedParts& parts) {
   std::string out;
-  auto add = [&out](bool on, const char* name) {
-    if (!on) return;
+  for (const auto& [name, field] : kUnquantizedParts) {
+    if (!(parts.*field)) continue;
     if (!out.empty()) out += ',';
     out += name;
-  };
-  add(parts.attention, "attention");
-  add(parts.dense_mlp, "dense-mlp");
-  add(parts.shared_experts, "shared-experts");
-  add(parts.draft, "draft");
+  }
   return out;
 }
 
@@ -185,6 +196,10 @@ double UnquantizedParamsPerGpu(const ParamCounts& p, const UnquantizedParts& par
   if (parts.dense_mlp) split += static_cast<double>(p.dense_mlp);
   if (parts.shared_experts) split += static_cast<double>(p.shared_experts);
   return split / tp + whole;
+}
+
+double DenseLinearParamsPerGpu(const ParamCounts& p, int tensor_parallel) {
+  return UnquantizedParamsPerGpu(p, {.attention = true, .dense_mlp = true, .shared_experts = true}, tensor_parallel);
 }
 
 }  // namespace goodput

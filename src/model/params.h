@@ -41,6 +41,7 @@ struct UnquantizedParts {
   bool shared_experts = false;  // MoE shared experts
   bool draft = false;           // multi-token-prediction / draft layers, every part of them
   bool any() const { return attention || dense_mlp || shared_experts || draft; }
+  void Merge(const UnquantizedParts& other);  // every part either leaves out
 };
 
 // Parses a comma-separated list of attention, dense-mlp, shared-experts and
@@ -53,6 +54,9 @@ std::string UnquantizedPartsName(const UnquantizedParts& parts);
 // in the model dtype under `parts`: per GPU of `tensor_parallel`, which holds
 // the replicated ones whole.
 double UnquantizedParamsPerGpu(const ParamCounts& p, const UnquantizedParts& parts, int tensor_parallel);
+// All of the target's dense linear parameters (the mixer's, dense MLPs' and
+// shared experts') on one of `tensor_parallel` GPUs, the replicated ones whole.
+double DenseLinearParamsPerGpu(const ParamCounts& p, int tensor_parallel);
 
 // Counts parameters from the config alone (no checkpoint). Multi-token-
 // prediction layers are left out: vLLM loads them only with speculative

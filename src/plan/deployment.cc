@@ -54,8 +54,6 @@ DeployedModel DeployedModelFromPlan(const Plan& p) {
   d.unread_weight_bytes = UnreadWeightBytes(p.params, p.model, p.options.tensor_parallel);
   d.weight_precision = p.precision.name;
   d.unquantized = p.precision.unquantized;
-  // Kernel counts take the checkpoint's word for which projections quantize activations.
-  d.model.quant.attention_excluded |= d.unquantized.attention;
   d.tensor_parallel = p.options.tensor_parallel;
   const int group = MoeGroupSize(p.options);
   d.data_parallel = p.options.data_parallel;

@@ -114,11 +114,7 @@ Status LeaveUnquantized(const std::string& list, const ModelSpec& model, WeightP
     return Status::InvalidArgument(fmt::format(
         "--unquantized: weights '{}' are not quantized, so no part is left out (give --weights too)", w.name));
   }
-  UnquantizedParts& u = w.unquantized;
-  u.attention |= parts->attention;
-  u.dense_mlp |= parts->dense_mlp;
-  u.shared_experts |= parts->shared_experts;
-  u.draft |= parts->draft;
+  w.unquantized.Merge(*parts);
   w.description += fmt::format("; {} in the model dtype (--unquantized)", UnquantizedPartsName(*parts));
   return Status::Ok();
 }
@@ -127,18 +123,16 @@ int64_t WeightBytes(const ParamCounts& p, const WeightPrecision& w, const ModelS
                     bool expert_parallel, int moe_group) {
   if (moe_group <= 0) moe_group = tensor_parallel;
   const double dense = DTypeBytes(model.dtype);
-  const double mixer = w.unquantized.attention ? dense : w.linear_bytes;
-  const double mlp = w.unquantized.dense_mlp ? dense : w.linear_bytes;
-  const double shared = w.unquantized.shared_experts ? dense : w.linear_bytes;
   const double padding = ExpertPaddingFactor(w, model, moe_group, expert_parallel);
-  // Every tensor-parallel GPU holds the MLA down-projections and the routers
-  // whole; the other dense parts are split, the routed experts spread over the MoE group.
-  const double whole = static_cast<double>(p.mixer_replicated) * mixer + static_cast<double>(p.router) * dense;
-  const double split = static_cast<double>(p.mixer_linear - p.mixer_replicated) * mixer +
-                       static_cast<double>(p.dense_mlp) * mlp + static_cast<double>(p.shared_experts) * shared +
-                       static_cast<double>(p.embedding + p.lm_head + p.small + p.vision) * dense;
+  // The dense linear layers as each GPU holds them (MLA's down-projections
+  // whole), at the format's bytes but for what the checkpoint leaves out; the
+  // routers whole on every GPU; the rest split; the routed experts over the MoE group.
+  const double kept = UnquantizedParamsPerGpu(p, w.unquantized, tensor_parallel);
+  const double linear = (DenseLinearParamsPerGpu(p, tensor_parallel) - kept) * w.linear_bytes + kept * dense;
+  const double other = static_cast<double>(p.router) * dense +
+                       static_cast<double>(p.embedding + p.lm_head + p.small + p.vision) * dense / tensor_parallel;
   const double experts = static_cast<double>(p.routed_experts) * padding * w.linear_bytes;
-  return static_cast<int64_t>(std::llround(whole + split / tensor_parallel + experts / moe_group));
+  return static_cast<int64_t>(std::llround(linear + other + experts / moe_group));
 }
 
 int64_t MlaDecodeCopyBytes(const ModelSpec& model, const WeightPrecision& precision, int tensor_parallel) {
