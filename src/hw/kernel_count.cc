@@ -93,8 +93,9 @@ int KernelsPerDraftPass(const ModelSpec& m, int draft_layers, const std::string&
   const std::optional<LayerSpec> layer = m.DraftLayer();
   if (draft_layers <= 0 || !layer) return 0;
   // DeepSeek's MTP layer (deepseek_mtp.py): enorm and hnorm, the eh_proj
-  // joining them, then a decoder layer; EAGLE's fc plays eh_proj's part.
-  const int join = 3 + (QuantizesActivations(precision) ? 1 : 0);
+  // joining them, then a decoder layer; EAGLE's fc plays eh_proj's part. The
+  // join is a plain nn.Linear in the model dtype, so no activation quantization.
+  const int join = 3;
   return draft_layers * (join + KernelsInLayer(m, *layer, precision, attention_unquantized)) + 4;
 }
 

@@ -30,9 +30,9 @@ int KernelsPerForward(const ModelSpec& model, const std::string& weight_precisio
 
 // Kernels in one drafter pass of `draft_layers` layers shaped as
 // ModelSpec::DraftLayer says (DeepSeek's MTP layer, EAGLE's decoder layer),
-// each with the input
-// projection that joins the token's embedding to the hidden state, then the
-// shared LM head and sampling. 0 when draft_layers is 0.
+// each with the input projection that joins the token's embedding to the
+// hidden state (in the model dtype: no quantization kernel), then the shared
+// LM head and sampling. 0 when draft_layers is 0.
 int KernelsPerDraftPass(const ModelSpec& model, int draft_layers, const std::string& weight_precision,
                         bool attention_unquantized = false);
 
