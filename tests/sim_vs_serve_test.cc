@@ -11,6 +11,7 @@
 // missing wait for the running step, a pool of another size.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -63,15 +64,20 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   ASSERT_TRUE(w.ok()) << w.status().message();
   MeasurementSpec spec;
   spec.workload = *w;
+  // Two passes over the loads: a slow spell of a shared machine on one load's
+  // only run (TPOT 16, 42 and 54 ms at 2, 4 and 8 clients in one make test
+  // run; 19, 36 and 58 in a quieter one) made the fit to its steps predict 8
+  // clients 46% slow; with two, each load's steps come from two stretches.
+  spec.repeat = 2;
   for (int c : {2, 4, 8}) spec.loads.push_back(ArrivalSpec{ArrivalKind::kClosedLoop, c, 1, 1});
   auto held_out = CompareSimToServeHeldOut(GOODPUT_BINARY, {{config, spec}});
   ASSERT_TRUE(held_out.ok()) << held_out.status().message();
   std::printf("%s\n", FormatResiduals(held_out->all_steps).c_str());
   // goodput serve's loop around its steps is measured in its logs: three
-  // closed loops, their finishes followed by the clients' next requests.
+  // closed loops run twice, their finishes followed by the clients' next requests.
   const EngineLoopFit& loop = held_out->all_steps.engine_loop;
   ASSERT_TRUE(loop.loop.measured);
-  EXPECT_EQ(loop.closed_logs, 3);
+  EXPECT_EQ(loop.closed_logs, 6);
   EXPECT_GT(loop.follow_ups, 50);
   EXPECT_GT(loop.gaps, 100);
   EXPECT_GT(loop.races, 20) << "follow-ups of steps the engine followed at once";
@@ -87,11 +93,12 @@ TEST(SimVsServe, TheCalibratedSimulatorPredictsTheRealEngine) {
   for (const Comparison::Row& r : cmp.rows) {
     EXPECT_GT(r.fit_steps, 0) << "each load is fitted to the other loads' steps";
     EXPECT_LT(r.fit_steps, held_out->all_steps.measurements) << "and not to its own: " << r.serve.label;
-    // One repetition a load: each side's repetition alone is the point itself.
-    ASSERT_EQ(r.serve_runs.size(), 1u);
-    ASSERT_EQ(r.sim_runs.size(), 1u);
-    EXPECT_DOUBLE_EQ(r.serve_runs[0].throughput, r.serve.throughput);
-    EXPECT_DOUBLE_EQ(r.sim_runs[0].ttft.p50, r.sim.ttft.p50);
+    // Both repetitions pooled: the median of the pooled requests lies between the runs' own.
+    ASSERT_EQ(r.serve_runs.size(), 2u);
+    ASSERT_EQ(r.sim_runs.size(), 2u);
+    const auto [low, high] = std::minmax(r.serve_runs[0].tpot.p50, r.serve_runs[1].tpot.p50);
+    EXPECT_GE(r.serve.tpot.p50, low) << r.serve.label;
+    EXPECT_LE(r.serve.tpot.p50, high) << r.serve.label;
     const auto ratio = [](double sim, double serve) { return serve > 0 ? sim / serve : NAN; };
     EXPECT_NEAR(ratio(r.sim.throughput, r.serve.throughput), 1.0, 0.30) << "throughput at " << r.serve.label;
     ASSERT_TRUE(r.sim_in_sample.has_value()) << "each load is also fitted to its own steps";
