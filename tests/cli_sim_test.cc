@@ -145,6 +145,26 @@ TEST(CliSim, AsyncSchedulingHidesTheGpuBehindAHostBoundStep) {
   EXPECT_GT(tpot(off.out), tpot(on.out) + 0.005);
 }
 
+// TensorRT-LLM's scheduler: a request enters only with blocks to its end
+// (a 1 GiB pool holds seven of 1,024 + 128 tokens, so sixteen clients never
+// preempt; vLLM's admission does), and a prompt enters whole (1,024 tokens
+// over a 512-token budget are refused unless chunked).
+TEST(CliSim, TensorRtLlmAdmitsWholeRequestsAndWholePrompts) {
+  const std::string base =
+      "sim --model llama-3.1-8b --gpu h100 --engine trtllm --kv-cache-memory 1GiB --max-model-len 4096 --workload " +
+      kData + "/workloads/random-1024-128.yaml --requests 64 --repeat 1 --concurrency 16 --json";
+  const auto point = [](const std::string& out) { return Points(out).at(0); };
+  auto trt = RunGoodput(base), evicting = RunGoodput(base + " --no-guaranteed-no-evict"),
+       small = RunGoodput(base + " --max-num-batched-tokens 512"),
+       chunked = RunGoodput(base + " --max-num-batched-tokens 512 --enable-chunked-prefill");
+  for (const auto* r : {&trt, &evicting, &small, &chunked}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_NE(trt.out.find("guaranteed no evict, whole prompts"), std::string::npos) << trt.out.substr(0, 400);
+  EXPECT_EQ(point(trt.out).at("preemptions").to_number<double>(), 0);
+  EXPECT_GT(point(evicting.out).at("preemptions").to_number<double>(), 0);
+  EXPECT_EQ(point(small.out).at("rejected").to_number<double>(), 64);
+  EXPECT_EQ(point(chunked.out).at("rejected").to_number<double>(), 0);
+}
+
 TEST(CliSim, JsonPointsAreMonotoneInThroughput) {
   auto r = RunGoodput(kBase + "--concurrency 1,4,16 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -198,12 +198,17 @@ Result<std::string> TrtllmBenchArgs(const Row& row, const std::string& where) {
   const double kv_bytes = 2.0 * m.CountLayers(LayerKind::kFullAttention) *
                           std::max<int64_t>(row.tp, m.attn.num_kv_heads) * m.attn.head_dim *
                           TrtllmBytesPerElement(row.kv_cache_dtype);
-  const BatchLimits l = TrtllmBenchLimits(gib, row.tp, weight_gib, kv_bytes, isl, osl);
+  BatchLimits l = TrtllmBenchLimits(gib, row.tp, weight_gib, kv_bytes, isl, osl);
+  // The PyTorch backend's trtllm-bench runs without chunked context and so
+  // raises the budget to hold a whole prompt beside a full batch of decodes
+  // (tensorrt_llm/bench/benchmark/utils/general.py, get_settings).
+  if (row.engine_kind == "trtllm") l.max_num_tokens = std::max(l.max_num_tokens, isl + l.max_batch_size);
   return fmt::format("--max-num-seqs {} --max-num-batched-tokens {}", l.max_batch_size, l.max_num_tokens);
 }
 
-Result<Row> ReadRow(const Fields& f, const std::string& file, const std::string& workloads_dir) {
+Result<Row> ReadRow(const Fields& f, const std::string& file, const std::string& workloads_dir, const Row& proto) {
   Row row;
+  row.source = proto.source, row.url = proto.url, row.engine_kind = proto.engine_kind;
   row.where = fmt::format("{}:{}", file, f.row.Mark().line + 1);
   GOODPUT_RETURN_IF_ERROR(CheckKeys(f.row, file));
   GOODPUT_RETURN_IF_ERROR(ReadDeployment(f, file, row));
@@ -302,12 +307,11 @@ Result<std::vector<Row>> ReadSourceFile(const std::string& path, const std::stri
   for (const auto& r : rows) {
     Result<Row> read = Status::InvalidArgument(path + ": row not read");
     try {  // a list or mapping where a word belongs: yaml-cpp throws on as<std::string>()
-      read = ReadRow(Fields{r, defaults}, path, workloads_dir);
+      read = ReadRow(Fields{r, defaults}, path, workloads_dir, proto);
     } catch (const YAML::Exception& e) {
       return YamlError(path, r, "a field is not of its kind: " + e.msg);
     }
     GOODPUT_ASSIGN_OR_RETURN(Row row, std::move(read));
-    row.source = proto.source, row.url = proto.url, row.engine_kind = proto.engine_kind;
     out.push_back(std::move(row));
   }
   return out;

@@ -198,6 +198,29 @@ rows:
   EXPECT_NE(args.find(" --engine trtllm"), std::string::npos) << args;
 }
 
+// The PyTorch backend's trtllm-bench takes prompts whole, so it raises the
+// token budget to the longest prompt plus the batch; the C++ executor's rows
+// (chunked context) keep the heuristic's. 20,000 + 2,000 tokens at 64 KiB:
+// 68.1 GiB / (22,000 x 64 KiB) = 50.7 requests -> 64; 64 x 11 = 704 tokens -> 2,048.
+TEST(ValidationSet, TrtllmBenchWithoutChunkingHoldsAWholePrompt) {
+  const auto args_of = [](const std::string& kind) {
+    auto rows = ReadSourceFile(WriteTempFile("trt_" + kind + ".yaml",
+                                             "source:\n  title: T\n  url: https://example.org/t\n"
+                                             "  engine: TensorRT-LLM\n  engine_kind: " +
+                                                 kind + R"(
+rows:
+  - {model: llama-3.1-8b, gpu: h100, weights: fp8, kv_cache_dtype: fp8, prompt: 20000, output: 2000,
+     limits: trtllm-bench, args: --gpu-memory-utilization 0.95, published: {throughput: 1351}}
+)"),
+                               DataDir() + "/workloads");
+    EXPECT_TRUE(rows.ok()) << rows.status().message();
+    return rows.ok() ? SimArgs((*rows)[0], "/tmp/w.yaml") : std::string();
+  };
+  const std::string pytorch = args_of("trtllm"), cpp = args_of("trtllm-cpp");
+  EXPECT_NE(pytorch.find("--max-num-seqs 64 --max-num-batched-tokens 20064"), std::string::npos) << pytorch;
+  EXPECT_NE(cpp.find("--max-num-seqs 64 --max-num-batched-tokens 2048"), std::string::npos) << cpp;
+}
+
 // vLLM's V0 engine has host costs of its own (data/hardware/engines.json's
 // vllm-v0); an engine the catalog has no kind for is refused, naming the kinds.
 TEST(ValidationSet, VllmV0RowsRunTheirOwnEngineEntry) {

@@ -40,6 +40,7 @@ struct SimArgs {
   std::optional<double> compute_efficiency, expert_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
   std::optional<double> frontend_latency, kernel_latency, overlap;
   int async_scheduling = 0;  // +1 --async-scheduling, -1 --no-async-scheduling, 0 the engine's (CLI11 counts a flag)
+  int guaranteed_no_evict = 0, chunked_prefill = 0;  // the same for these two
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   bool capacity = false;  // set by the `capacity` subcommand
   bool fleet = false;     // set by the `fleet` subcommand
@@ -104,6 +105,14 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
              "Override whether the engine prepares the next step while the GPU runs this one, so a step takes the "
              "longer of its host and GPU work instead of their sum (vLLM's --async-scheduling; SGLang's and "
              "TensorRT-LLM's overlap schedulers; default: --engine's)");
+  c.add_flag("--guaranteed-no-evict,!--no-guaranteed-no-evict", a.guaranteed_no_evict,
+             "Override whether the scheduler admits a request only while the KV cache also holds every running "
+             "request's blocks to its max tokens, so none is preempted (TensorRT-LLM's GUARANTEED_NO_EVICT; off: "
+             "vLLM's admission, as TensorRT-LLM's MAX_UTILIZATION; default: --engine's)");
+  c.add_flag("--enable-chunked-prefill,!--no-enable-chunked-prefill", a.chunked_prefill,
+             "Override whether a prompt may be split over steps (vLLM's flag); without, a prompt enters a step "
+             "whole or waits, and one over --max-num-batched-tokens is refused (TensorRT-LLM's default; default: "
+             "--engine's)");
   AddEngineHostFlag(c, a.d);
   c.add_option("--calibration", a.calibration,
                "A calibration file (goodput calibrate): its hardware and fitted factors replace --gpu's (with "
@@ -229,6 +238,9 @@ Result<SimSetup> SetupFor(const SimArgs& a, const ModelSpec& model, const SimHar
                                                ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
                                                : SetupSimulation(model, h.plan, h.hw, nullptr, EngineHostName(a.d)));
   GOODPUT_RETURN_IF_ERROR(ApplyCostOverrides(OverridesOf(a), kOverrideFlags, setup));
+  SchedulerConfig& sc = setup.options.scheduler;
+  if (a.guaranteed_no_evict != 0) sc.guaranteed_no_evict = a.guaranteed_no_evict > 0;
+  if (a.chunked_prefill != 0) sc.chunked_prefill = a.chunked_prefill > 0;
   return setup;
 }
 

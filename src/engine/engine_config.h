@@ -38,6 +38,16 @@ struct SchedulerConfig {
   // requests, no request admitted until the run ends (a request arriving
   // within it waits for its end: the scheduler looks again only then).
   int num_scheduler_steps = 1;
+  // TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler (its default): a
+  // waiting request is admitted only while the pool's free blocks also hold
+  // what every running request still needs to reach its max_tokens, so no
+  // request is ever preempted. Off: vLLM's, admit while this step's blocks fit
+  // and preempt when the pool runs out (TensorRT-LLM's MAX_UTILIZATION).
+  bool guaranteed_no_evict = false;
+  // Off: a prompt enters a step whole, beside the decodes, or waits while the
+  // step's budget cannot hold it (TensorRT-LLM without chunked context, its
+  // default; a prompt over the budget is refused). vLLM V1 chunks.
+  bool chunked_prefill = true;
 };
 
 struct CacheConfig {

@@ -198,6 +198,21 @@ void KvCacheManager::Free(RequestId id) {
   hashed_.erase(id);
 }
 
+int64_t KvCacheManager::BlocksToReach(RequestId id, int64_t tokens, int64_t max_chunk) const {
+  const BlockTable* t = Table(id);
+  int64_t needed = 0;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const std::vector<int32_t>* blocks = t ? &t->groups[g] : nullptr;
+    // Only a sliding-window group has released (null) slots.
+    const int64_t have = !blocks ? 0
+                         : groups_[g].type == KvGroupSpec::Type::kSlidingWindow
+                             ? std::count_if(blocks->begin(), blocks->end(), [](int32_t b) { return b != kNullBlock; })
+                             : static_cast<int64_t>(blocks->size());
+    needed += std::max<int64_t>(0, groups_[g].PeakBlocks(tokens, max_chunk) - have);
+  }
+  return needed;
+}
+
 const BlockTable* KvCacheManager::Table(RequestId id) const {
   auto it = tables_.find(id);
   return it == tables_.end() ? nullptr : &it->second;

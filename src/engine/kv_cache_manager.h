@@ -56,6 +56,10 @@ class KvCacheManager {
     return goodput::PeakBlocks(groups_, tokens, max_chunk);
   }
 
+  // Blocks request `id` would still have to take to hold `tokens` tokens at
+  // its peak: PeakBlocks less those it holds (all of them for an id holding none).
+  int64_t BlocksToReach(RequestId id, int64_t tokens, int64_t max_chunk) const;
+
   const BlockTable* Table(RequestId id) const;
   int64_t num_blocks() const { return num_blocks_; }
   int64_t free_blocks() const { return pool_.free(); }

@@ -100,6 +100,19 @@ TEST(KvCacheManager, PeakBlocksIsTheMostAChunkedRequestHolds) {
   EXPECT_EQ(MostSlidingBlocksHeld(64), 12);
 }
 
+// What a request still has to take to reach a length: its peak less the
+// blocks it holds (a sliding group's released slots not counted).
+TEST(KvCacheManager, BlocksToReachIsThePeakLessWhatIsHeld) {
+  KvCacheManager kv({{Type::kFull, 4, 0}, {Type::kSlidingWindow, 4, 8}}, 100);
+  // Nothing held: full ceil(30/4) = 8; sliding min(8, ceil((7 + 4) / 4) + 1 = 4).
+  EXPECT_EQ(kv.BlocksToReach(1, 30, 4), 8 + 4);
+  ASSERT_NE(kv.AllocateSlots(1, 0, 12), nullptr);
+  ASSERT_NE(kv.AllocateSlots(1, 12, 1), nullptr);  // 13 tokens: full 4 blocks; sliding 4 slots, the first released
+  EXPECT_EQ(Live(kv.Table(1), 1), 3);
+  EXPECT_EQ(kv.BlocksToReach(1, 30, 4), (8 - 4) + (4 - 3));
+  EXPECT_EQ(kv.BlocksToReach(1, 8, 4), 0 + 0);  // already past it
+}
+
 // vLLM's capacity count (max_memory_usage_bytes) reserves a sliding group's
 // window + chunk + 1 block even for a short request; the peak does not.
 TEST(KvGroupSpec, ReservedBlocksAsVllmCountsThem) {

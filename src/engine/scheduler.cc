@@ -45,7 +45,7 @@ std::optional<RequestEvent> Scheduler::Add(Request request) {
   RequestEvent rejected{request.id, 0, {}, true, FinishReason::kRejected, {}};
   const int64_t longest = std::min(request.num_prompt_tokens + request.sampling.max_tokens, config_.max_model_len);
   if (request.num_prompt_tokens < 1 || request.num_prompt_tokens >= config_.max_model_len ||
-      (config_.prefill_first && request.num_prompt_tokens > config_.max_num_batched_tokens) ||
+      (WholePromptsOnly() && request.num_prompt_tokens > config_.max_num_batched_tokens) ||
       kv_->PeakBlocks(longest, config_.max_num_batched_tokens) > kv_->num_blocks() || requests_.count(request.id) > 0) {
     return rejected;
   }
@@ -172,7 +172,20 @@ void Scheduler::ScheduleRunning(int64_t& budget) {
   }
 }
 
+int64_t Scheduler::BlocksToComplete(const Request& r) const {
+  const int64_t longest = std::min(r.num_prompt_tokens + r.sampling.max_tokens, config_.max_model_len);
+  return kv_->BlocksToReach(r.id, longest, config_.max_num_batched_tokens);
+}
+
+int64_t Scheduler::SpareBlocks() const {
+  int64_t spare = kv_->free_blocks();
+  for (const Request* r : running_) spare -= BlocksToComplete(*r);
+  return spare;
+}
+
 void Scheduler::ScheduleWaiting(int64_t& budget) {
+  // guaranteed_no_evict: what the pool holds beyond the running requests' growth.
+  int64_t spare = config_.guaranteed_no_evict ? SpareBlocks() : 0;
   for (size_t i = 0; i < waiting_.size() && budget > 0;) {
     Request& r = *waiting_[i];
     if (static_cast<int64_t>(running_.size()) >= config_.max_num_seqs) {
@@ -187,12 +200,14 @@ void Scheduler::ScheduleWaiting(int64_t& budget) {
     const int64_t cached = capped ? 0 : kv_->AcquireCachedPrefix(r.id, r.token_ids);
     r.num_computed_tokens = std::max(cached, std::min(r.num_external_computed_tokens, r.num_tokens() - 1));
     const int32_t n = capped ? 0 : TokensThatFit(r, TokensToCompute(r, budget));
-    if (config_.prefill_first && n > 0 && n < r.num_tokens() - r.num_computed_tokens) {  // whole prompts only
+    if (WholePromptsOnly() && n > 0 && n < r.num_tokens() - r.num_computed_tokens) {
       if (cached > 0) kv_->Free(r.id);
       r.num_computed_tokens = 0;
       return;
     }
-    const BlockTable* table = n > 0 ? kv_->AllocateSlots(r.id, r.num_computed_tokens, n) : nullptr;
+    const int64_t reserve = config_.guaranteed_no_evict && n > 0 ? BlocksToComplete(r) : 0;
+    const bool room = !config_.guaranteed_no_evict || reserve <= spare;
+    const BlockTable* table = n > 0 && room ? kv_->AllocateSlots(r.id, r.num_computed_tokens, n) : nullptr;
     if (!table) {
       if (cached > 0) kv_->Free(r.id);  // the shared prefix goes back until the request can run
       r.num_computed_tokens = 0;
@@ -203,6 +218,7 @@ void Scheduler::ScheduleWaiting(int64_t& budget) {
       continue;
     }
     if (!table) return;  // no room: wait for blocks to free up (never preempt for a waiting request)
+    spare -= reserve;
     prefix_queried_tokens_ += r.num_tokens();
     prefix_hit_tokens_ += cached;
     waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));

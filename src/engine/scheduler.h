@@ -84,12 +84,17 @@ class Scheduler {
 
  private:
   bool ClassAware() const { return config_.policy != SchedulingPolicy::kFcfs; }
+  bool WholePromptsOnly() const { return config_.prefill_first || !config_.chunked_prefill; }
   bool WaitingBefore(const Request& a, const Request& b) const;
   bool RunningBefore(const Request& a, const Request& b) const;
   int32_t TokensToCompute(const Request& r, int64_t budget) const;
   int32_t TokensThatFit(const Request& r, int32_t num_new) const;
   void ScheduleRunning(int64_t& budget);
   void ScheduleWaiting(int64_t& budget);
+  // Blocks `r` still needs to reach its max_tokens (guaranteed_no_evict).
+  int64_t BlocksToComplete(const Request& r) const;
+  // guaranteed_no_evict: free blocks beyond what the running requests still need.
+  int64_t SpareBlocks() const;
   void Preempt(int64_t& budget);
   void InsertWaiting(Request* r);
   void InsertRunning(Request* r);

@@ -130,23 +130,43 @@ TEST(Scheduler, AHeldPrefillKeepsItsBlocksUntilReleased) {
   EXPECT_EQ(h.kv.free_blocks(), 1000);
 }
 
-// vLLM V0 without chunked prefill: a step that admits computes whole
-// prompts only, and the running requests' decodes wait for the next step; a
-// prompt over the budget could never run.
-TEST(Scheduler, PrefillFirstStepsComputeWholePromptsAlone) {
-  SchedulerConfig c = Config();
+// A budget of 10: request 1 (8 tokens), then 2 and 3 (6 each) arrive; the
+// first four steps' plans under `c`. A prompt over the budget never runs.
+std::vector<Plan> ThreePromptsUnderABudgetOfTen(SchedulerConfig c) {
   c.max_num_batched_tokens = 10;
-  c.prefill_first = true;
   Harness h(c);
   h.sched.Add(Req(1, 8, 3));
-  EXPECT_EQ(h.Step(), (Plan{{1, 8}}));
+  std::vector<Plan> plans{h.Step()};
   h.sched.Add(Req(2, 6, 3, 1.0));
   h.sched.Add(Req(3, 6, 3, 2.0));
-  EXPECT_EQ(h.Step(), (Plan{{2, 6}}));  // 1 does not decode; 3's whole prompt does not fit beside 2's
-  EXPECT_EQ(h.Step(), (Plan{{3, 6}}));
-  EXPECT_EQ(h.Step(), (Plan{{1, 1}, {2, 1}, {3, 1}}));
+  for (int i = 0; i < 3; ++i) plans.push_back(h.Step());
   EXPECT_TRUE(h.sched.Add(Req(4, 11, 3)).has_value());
+  return plans;
+}
 
+// vLLM V0 without chunked prefill: a step that admits computes whole
+// prompts only, and the running requests' decodes wait for the next step.
+// TensorRT-LLM without chunked context: a prompt enters a step whole beside
+// the decodes, or waits for a step with room.
+TEST(Scheduler, WholePromptsFirstOrBesideTheDecodes) {
+  SchedulerConfig c = Config();
+  c.prefill_first = true;
+  EXPECT_EQ(ThreePromptsUnderABudgetOfTen(c),
+            (std::vector<Plan>{{{1, 8}},
+                               {{2, 6}},  // 1 does not decode; 3's whole prompt does not fit beside 2's
+                               {{3, 6}},
+                               {{1, 1}, {2, 1}, {3, 1}}}));
+  c.prefill_first = false;
+  c.chunked_prefill = false;
+  EXPECT_EQ(ThreePromptsUnderABudgetOfTen(c),
+            (std::vector<Plan>{{{1, 8}},
+                               {{1, 1}, {2, 6}},  // 3's 6 tokens do not fit the 3 left; not split
+                               {{1, 1}, {2, 1}, {3, 6}},
+                               {{2, 1}, {3, 1}}}));
+
+  c.chunked_prefill = true;
+  c.prefill_first = true;
+  c.max_num_batched_tokens = 10;
   c.max_offline_seqs = 1;  // an offline request held by its cap does not hold up the one behind it
   Harness capped(c);
   capped.sched.Add(Req(5, 4, 3, 0, /*offline=*/true));
@@ -154,6 +174,33 @@ TEST(Scheduler, PrefillFirstStepsComputeWholePromptsAlone) {
   capped.sched.Add(Req(6, 4, 3, 1, /*offline=*/true));
   capped.sched.Add(Req(7, 4, 3, 2));
   EXPECT_EQ(capped.Step(), (Plan{{7, 4}}));
+}
+
+// TensorRT-LLM's GUARANTEED_NO_EVICT: a request is admitted only while the
+// free blocks also hold what every running request needs to reach its max
+// tokens. Blocks of 4: request 1 (8 + 10 tokens) needs 5 blocks to its end,
+// request 2 (4 + 10) 4; a pool of 6 holds one at a time, so 2 waits for 1
+// and nobody is preempted (vLLM's admission preempts 2 in the same pool:
+// PreemptedRequestRestartsWithItsOutputs); a pool of 9 holds both.
+TEST(Scheduler, GuaranteedNoEvictAdmitsOnlyWithBlocksToTheEnd) {
+  SchedulerConfig c = Config();
+  c.guaranteed_no_evict = true;
+  Harness h(c, /*blocks=*/6);
+  h.sched.Add(Req(1, 8, 10, 0.0));
+  h.sched.Add(Req(2, 4, 10, 0.1));
+  EXPECT_EQ(h.Step(), (Plan{{1, 8}}));
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(h.Step(), (Plan{{1, 1}})) << "decode " << i;
+  EXPECT_EQ(h.finished, (std::vector<RequestId>{1}));
+  EXPECT_EQ(h.Step(), (Plan{{2, 4}}));
+  EXPECT_EQ(h.sched.num_preemptions(), 0);
+
+  Harness both(c, /*blocks=*/9);
+  both.sched.Add(Req(1, 8, 10, 0.0));
+  both.sched.Add(Req(2, 4, 10, 0.1));
+  EXPECT_EQ(both.Step(), (Plan{{1, 8}, {2, 4}}));
+  while (both.sched.HasWork()) both.Step();
+  EXPECT_EQ(both.sched.num_preemptions(), 0);
+  EXPECT_EQ(both.kv.free_blocks(), 9);
 }
 
 // vLLM V0's multi-step scheduling: a step of decodes alone starts a run of

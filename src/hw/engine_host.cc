@@ -32,9 +32,13 @@ Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path
   GOODPUT_ASSIGN_OR_RETURN(e.step_overhead_s, Seconds(o, "step_overhead_s", where));
   GOODPUT_ASSIGN_OR_RETURN(e.per_sequence_s, Seconds(o, "per_sequence_s", where));
   GOODPUT_ASSIGN_OR_RETURN(e.frontend_latency_s, Seconds(o, "frontend_latency_s", where));
-  if (const json::value* a = o.if_contains("async_scheduling")) {
-    if (!a->is_bool()) return Status::InvalidArgument(where + ": \"async_scheduling\" must be true or false");
-    e.async_scheduling = a->as_bool();
+  for (auto [key, field] :
+       {std::pair{"async_scheduling", &e.async_scheduling}, std::pair{"guaranteed_no_evict", &e.guaranteed_no_evict},
+        std::pair{"chunked_prefill", &e.chunked_prefill}}) {
+    const json::value* a = o.if_contains(key);
+    if (!a) continue;
+    if (!a->is_bool()) return Status::InvalidArgument(fmt::format("{}: \"{}\" must be true or false", where, key));
+    *field = a->as_bool();
   }
   if (const json::value* s = o.if_contains("source"); s && s->is_string()) e.source = std::string(s->as_string());
   return e;

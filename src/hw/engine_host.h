@@ -18,6 +18,11 @@ struct EngineHost {
   double per_sequence_s = 0;        // per request in the step (inputs, sampling, detokenizing, streaming)
   double frontend_latency_s = 0;    // the API server's time before the scheduler sees a request
   bool async_scheduling = false;    // host work overlaps the GPU's (CostFactors::async_scheduling)
+  // Its scheduler admits a request only with blocks for its whole length
+  // (SchedulerConfig::guaranteed_no_evict, TensorRT-LLM's default).
+  bool guaranteed_no_evict = false;
+  // Its scheduler splits a prompt over steps (SchedulerConfig::chunked_prefill).
+  bool chunked_prefill = true;
   std::string source;
 };
 

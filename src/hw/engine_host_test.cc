@@ -31,6 +31,11 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_TRUE(trtllm->async_scheduling);
   EXPECT_NEAR(trtllm->per_sequence_s, 45.11e-3 / 1536, 1e-7);
   EXPECT_NE(trtllm->source.find("#10273"), std::string::npos);
+  // It admits a request only with blocks for its whole length, and takes prompts whole.
+  EXPECT_TRUE(trtllm->guaranteed_no_evict);
+  EXPECT_FALSE(trtllm->chunked_prefill);
+  EXPECT_FALSE(vllm->guaranteed_no_evict);
+  EXPECT_TRUE(vllm->chunked_prefill);
   // Its TensorRT engines under the C++ executor (before 1.0) do their host work in C++ and in turn with the GPU's.
   auto cpp = FindEngineHost("trtllm-cpp");
   ASSERT_TRUE(cpp.ok()) << cpp.status().message();
@@ -52,7 +57,9 @@ TEST(EngineHost, ItReplacesTheHostFactorsAndNothingElse) {
   CostFactors f;
   f.bandwidth_efficiency = 0.7;
   f.compute_efficiency = 0.5;
-  const CostFactors g = WithEngineHost(f, EngineHost{"x", 0.002, 3e-5, 0.04, true, ""});
+  EngineHost e;
+  e.step_overhead_s = 0.002, e.per_sequence_s = 3e-5, e.frontend_latency_s = 0.04, e.async_scheduling = true;
+  const CostFactors g = WithEngineHost(f, e);
   EXPECT_TRUE(g.async_scheduling);
   EXPECT_DOUBLE_EQ(g.step_overhead_s, 0.002);
   EXPECT_DOUBLE_EQ(g.per_sequence_s, 3e-5);
@@ -82,6 +89,9 @@ TEST(EngineHost, ABrokenCatalogNamesTheFileAndTheEntry) {
       {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
                         "async_scheduling": "yes"}]})",
        "engine a: \"async_scheduling\" must be true or false"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "chunked_prefill": 0}]})",
+       "engine a: \"chunked_prefill\" must be true or false"},
       {"not json", "engines.json"},
   };
   const char* saved = std::getenv("GOODPUT_DATA_DIR");

@@ -14,16 +14,22 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   GOODPUT_ASSIGN_OR_RETURN(s.plan, MakePlan(model, plan_options));
   if (!s.plan.startup_error.empty()) return Status::FailedPrecondition(s.plan.startup_error);
   CostFactors factors;
+  // A calibration's engine schedules as vLLM unless the flags say otherwise.
+  bool guaranteed_no_evict = false, chunked_prefill = true;
   if (calibrated) {
     factors = *calibrated;
   } else {
     GOODPUT_ASSIGN_OR_RETURN(factors, FactorsFor(hw, s.plan.precision.name));
     GOODPUT_ASSIGN_OR_RETURN(const EngineHost host, FindEngineHost(engine));
     factors = WithEngineHost(factors, host);
+    guaranteed_no_evict = host.guaranteed_no_evict;
+    chunked_prefill = host.chunked_prefill;
     if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.startup_lines.push_back(*w);
   }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
   s.options.scheduler = s.plan.options.engine.scheduler;  // sizes resolved by the plan
+  s.options.scheduler.guaranteed_no_evict = guaranteed_no_evict;
+  s.options.scheduler.chunked_prefill = chunked_prefill;
   s.options.kv_groups = s.plan.layout.EngineGroups();
   s.options.prefix_caching = s.plan.options.engine.cache.enable_prefix_caching;
   s.options.num_blocks = s.plan.capacity.num_blocks;
