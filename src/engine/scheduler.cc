@@ -301,6 +301,7 @@ void Scheduler::ReleaseKv(RequestId id) { kv_->Free(id); }
 
 std::vector<RequestEvent> Scheduler::Update(const StepPlan& plan, const StepResult& result) {
   std::vector<RequestEvent> events;
+  events.reserve(result.sampled.size());
   size_t next = 0;
   for (const ScheduledRequest& s : plan.requests) {
     auto it = requests_.find(s.id);

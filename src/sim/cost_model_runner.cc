@@ -20,6 +20,7 @@ int32_t CostModelRunner::AcceptedDrafts(int32_t drafts) {
 
 StepResult CostModelRunner::Execute(const StepPlan& plan) {
   StepResult result;
+  result.sampled.reserve(plan.requests.size());
   CostModel::Step step;
   for (const ScheduledRequest& s : plan.requests) {
     model_->Add(step, s.num_computed, s.num_new, s.samples, s.num_draft);

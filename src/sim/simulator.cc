@@ -186,6 +186,8 @@ void Run::Submit(const WorkItem& item, double t_engine) {
   rec.t_arrival = rec.t_sent = item.t_arrival;
   rec.first_wave = item.first_wave;
   rec.n_in = item.prompt_tokens;
+  // A chunk a step at most: one allocation instead of a dozen regrowths of a long answer's times.
+  if (record_token_times_) rec.chunks.reserve(static_cast<size_t>(item.output_tokens));
   client_of_[item.index] = item.client;
   if (item.session >= 0) turns_[item.index] = item;
   const int k = prefill_ > 0 ? Route(item, t_engine, 0, prefill_, prefill_router_)
