@@ -73,9 +73,8 @@ int KernelsInLayer(const ModelSpec& m, const LayerSpec& layer, const std::string
   const Kernels mixer = Mixer(m, layer.kind);
   const Kernels mlp = Mlp(m, layer.mlp);
   const bool quantized = QuantizesActivations(precision);
-  // gpt-oss keeps attention out of its checkpoint's quantization.
-  const bool attention_kept = attention_unquantized || m.quant.attention_excluded;
-  const int quantized_projections = quantized ? (attention_kept ? 0 : mixer.projections) + mlp.projections : 0;
+  // The deployment says what stays unquantized (UnquantizedParts: gpt-oss's config fills it under --weights auto).
+  const int quantized_projections = quantized ? (attention_unquantized ? 0 : mixer.projections) + mlp.projections : 0;
   return static_cast<int>(m.norms_per_layer) + mixer.other + mixer.projections + mlp.other + mlp.projections +
          quantized_projections;
 }

@@ -17,9 +17,9 @@ namespace goodput {
 // Mamba), its MLP (dense or routed experts with a shared expert), and one
 // activation-quantization kernel before each projection that runs in an
 // 8-bit or 4-bit activation format (`weight_precision` fp8, fp8-block, int8,
-// nvfp4), but for the mixer's projections when the checkpoint leaves attention
-// unquantized (its config, as gpt-oss's, or `attention_unquantized`: the
-// deployment's UnquantizedParts). Tensor-parallel all-reduces are not counted:
+// nvfp4), but for the mixer's projections when the deployment leaves attention
+// unquantized (`attention_unquantized`: its UnquantizedParts, which --weights
+// auto fills from a config as gpt-oss's). Tensor-parallel all-reduces are not counted:
 // the cost model times them from the link.
 int KernelsInLayer(const ModelSpec& model, const LayerSpec& layer, const std::string& weight_precision,
                    bool attention_unquantized = false);

@@ -53,7 +53,10 @@ TEST(KernelCount, DeepSeekLayersAreMostlyTinyKernels) {
 TEST(KernelCount, AttentionLeftOutOfQuantizationTakesNoQuantKernels) {
   const ModelSpec m = *LoadModel("gpt-oss-20b");
   const int plain = KernelsInLayer(m, m.layers.front(), "bf16");
-  EXPECT_EQ(KernelsInLayer(m, m.layers.front(), "fp8"), plain + 2);
+  EXPECT_EQ(KernelsInLayer(m, m.layers.front(), "fp8", /*attention_unquantized=*/true), plain + 2);
+  // Given FP8 throughout (no --unquantized attention), its qkv and o projections take one each too,
+  // as the weight bytes count them in FP8.
+  EXPECT_EQ(KernelsInLayer(m, m.layers.front(), "fp8"), plain + 4);
 }
 
 }  // namespace
