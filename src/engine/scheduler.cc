@@ -185,7 +185,7 @@ int64_t Scheduler::SpareBlocks() const {
 
 void Scheduler::ScheduleWaiting(int64_t& budget) {
   // guaranteed_no_evict: what the pool holds beyond the running requests' growth.
-  int64_t spare = config_.guaranteed_no_evict ? SpareBlocks() : 0;
+  int64_t spare = config_.guaranteed_no_evict && !waiting_.empty() ? SpareBlocks() : 0;
   for (size_t i = 0; i < waiting_.size() && budget > 0;) {
     Request& r = *waiting_[i];
     if (static_cast<int64_t>(running_.size()) >= config_.max_num_seqs) {
