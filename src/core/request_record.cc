@@ -26,13 +26,17 @@ std::optional<double> E2e(const RequestRecord& r) {
 
 double SendLag(const RequestRecord& r) { return r.t_sent - r.t_arrival; }
 
-std::vector<double> Itls(const RequestRecord& r) {
-  std::vector<double> out;
+void AppendItls(const RequestRecord& r, std::vector<double>& out) {
   for (size_t i = 1; i < r.chunks.size(); ++i) {
     const int32_t k = r.chunks[i].tokens > 0 ? r.chunks[i].tokens : 1;
     const double gap = (r.chunks[i].t - r.chunks[i - 1].t) / k;
     out.insert(out.end(), static_cast<size_t>(k), gap);
   }
+}
+
+std::vector<double> Itls(const RequestRecord& r) {
+  std::vector<double> out;
+  AppendItls(r, out);
   return out;
 }
 

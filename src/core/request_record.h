@@ -49,6 +49,8 @@ double SendLag(const RequestRecord& r);
 // Inter-token latencies: the gap between consecutive token-carrying chunks; a
 // chunk with k tokens contributes gap / k, k times. Empty without chunks.
 std::vector<double> Itls(const RequestRecord& r);
+// The same appended to `out` (a point's millions of them, without a vector a request).
+void AppendItls(const RequestRecord& r, std::vector<double>& out);
 
 // Spreads `n_out` tokens evenly over `chunks` in order (chunk i gets
 // floor((i+1)n/k) - floor(in/k)), for a stream whose chunks carried several

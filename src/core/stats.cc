@@ -7,13 +7,41 @@
 #include <utility>
 
 namespace goodput {
+namespace {
+double Rank(size_t n, double p) { return std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(n - 1); }
+}  // namespace
+
+std::pair<size_t, size_t> PercentileIndices(size_t n, double p) {
+  const double rank = Rank(n, p);
+  return {static_cast<size_t>(std::floor(rank)), static_cast<size_t>(std::ceil(rank))};
+}
+
 double PercentileOfSorted(const std::vector<double>& sorted, double p) {
-  const double clamped = std::clamp(p, 0.0, 100.0);
-  const double rank = clamped / 100.0 * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(rank));
-  const auto hi = static_cast<size_t>(std::ceil(rank));
-  const double frac = rank - static_cast<double>(lo);
+  const auto [lo, hi] = PercentileIndices(sorted.size(), p);
+  const double frac = Rank(sorted.size(), p) - static_cast<double>(lo);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+void SelectRanks(std::vector<double>& values, std::vector<size_t> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  // Each rank's nth_element leaves everything before it no larger and after it no smaller,
+  // so the ranks below and above it are selected within those two spans.
+  struct Span {
+    size_t first, last, rank_lo, rank_hi;  // values [first, last), ranks [rank_lo, rank_hi)
+  };
+  std::vector<Span> todo = {{0, values.size(), 0, ranks.size()}};
+  while (!todo.empty()) {
+    const Span s = todo.back();
+    todo.pop_back();
+    if (s.rank_lo >= s.rank_hi) continue;
+    const size_t mid = s.rank_lo + (s.rank_hi - s.rank_lo) / 2;
+    const auto nth = values.begin() + static_cast<std::ptrdiff_t>(ranks[mid]);
+    std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(s.first), nth,
+                     values.begin() + static_cast<std::ptrdiff_t>(s.last));
+    todo.push_back({s.first, ranks[mid], s.rank_lo, mid});
+    todo.push_back({ranks[mid] + 1, s.last, mid + 1, s.rank_hi});
+  }
 }
 
 std::optional<double> Percentile(std::vector<double> values, double p) {
@@ -100,16 +128,31 @@ Interval PercentileInterval(std::vector<double> values, double p, double confide
   return PercentileIntervalOfSorted(values, p, confidence);
 }
 
+namespace {
+// The interval's order statistics (1-based ranks l and u); outside 1..n that side is open.
+std::pair<int64_t, int64_t> IntervalRanks(int64_t n, double p, double confidence) {
+  // l = the number of k with P(B <= k) <= tail, u = one past the first k with P(B <= k) >= 1 - tail.
+  const auto [low, high] = BinomialTailRanks(n, p / 100, (1 - confidence) / 2);
+  return {low, high + 1};
+}
+}  // namespace
+
 Interval PercentileIntervalOfSorted(const std::vector<double>& sorted, double p, double confidence) {
   const double inf = std::numeric_limits<double>::infinity();
   const int64_t n = static_cast<int64_t>(sorted.size());
   if (n == 0 || !(p > 0 && p < 100)) return Interval{-inf, inf};
-  // Ranks (1-based): l = the number of k with P(B <= k) <= tail, u = one past
-  // the first k with P(B <= k) >= 1 - tail; outside 1..n that side is open.
-  const auto [low, high] = BinomialTailRanks(n, p / 100, (1 - confidence) / 2);
-  const int64_t l = low, u = high + 1;
+  const auto [l, u] = IntervalRanks(n, p, confidence);
   return Interval{l >= 1 ? sorted[static_cast<size_t>(l - 1)] : -inf,
                   u <= n ? sorted[static_cast<size_t>(u - 1)] : inf};
+}
+
+std::vector<size_t> PercentileIntervalIndices(size_t n, double p, double confidence) {
+  std::vector<size_t> out;
+  if (n == 0 || !(p > 0 && p < 100)) return out;
+  const auto [l, u] = IntervalRanks(static_cast<int64_t>(n), p, confidence);
+  for (const int64_t r : {l, u})
+    if (r >= 1 && r <= static_cast<int64_t>(n)) out.push_back(static_cast<size_t>(r - 1));
+  return out;
 }
 
 int64_t MinSampleToBoundPercentile(double p, double confidence) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace goodput {
@@ -20,7 +21,19 @@ std::vector<std::optional<double>> Percentiles(std::vector<double> values,
                                                const std::vector<double>& ps);
 
 // Same for a non-empty sample already sorted ascending (no copy, no sort).
+// It reads only the two indices PercentileIndices names, so a sample ordered
+// at those indices alone (SelectRanks) gives the same value.
 double PercentileOfSorted(const std::vector<double>& sorted, double p);
+
+// The indices of a sorted sample of `n` (> 0) that the p-th percentile
+// interpolates between (equal when it falls on one).
+std::pair<size_t, size_t> PercentileIndices(size_t n, double p);
+
+// Rearranges `values` so that each index in `ranks` (each < values.size())
+// holds what a full sort would put there: one std::nth_element per rank, each
+// within the span its neighbours leave, O(n log k) for k ranks where a sort
+// is O(n log n) (a simulated point's inter-token latencies run to millions).
+void SelectRanks(std::vector<double>& values, std::vector<size_t> ranks);
 
 // Arithmetic mean; nullopt for an empty sample.
 std::optional<double> Mean(const std::vector<double>& values);
@@ -53,8 +66,11 @@ Interval WilsonInterval(int64_t successes, int64_t trials, double confidence = 0
 // sample leaves that side unbounded (-inf / +inf): 128 requests cannot bound
 // a p99 from above. Empty sample, or p outside (0, 100): (-inf, +inf).
 Interval PercentileInterval(std::vector<double> values, double p, double confidence = 0.95);
-// Same for a sample already sorted ascending (no copy).
+// Same for a sample already sorted ascending (no copy); it reads only the
+// indices PercentileIntervalIndices names.
 Interval PercentileIntervalOfSorted(const std::vector<double>& sorted, double p, double confidence = 0.95);
+// The indices of a sorted sample of `n` that bound that interval (none for an open side).
+std::vector<size_t> PercentileIntervalIndices(size_t n, double p, double confidence = 0.95);
 
 // The smallest sample whose PercentileInterval of the p-th percentile is
 // bounded on both sides: (p/100)^n and (1 - p/100)^n both at most

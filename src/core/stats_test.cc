@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 namespace goodput {
 namespace {
@@ -15,6 +18,52 @@ TEST(Percentile, LinearInterpolationBetweenClosestRanks) {
   EXPECT_DOUBLE_EQ(*Percentile({3, 1, 2}, 0), 1.0);
   EXPECT_DOUBLE_EQ(*Percentile({3, 1, 2}, 100), 3.0);
   EXPECT_DOUBLE_EQ(*Percentile({7}, 99), 7.0);
+}
+
+// Against a full sort (the plain reference): every asked rank holds the
+// sorted value, with many ties (a simulated step's time is many requests'
+// inter-token latency), at the ends, and with every index asked.
+TEST(SelectRanks, PutsTheAskedOrderStatisticsWhereASortWould) {
+  std::vector<double> v;
+  uint64_t x = 12345;
+  for (int i = 0; i < 10000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v.push_back(static_cast<double>((x >> 33) % 97));  // ties
+  }
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  const std::vector<size_t> ranks = {0, 1, 123, 4999, 5000, 5000, 9990, 9999};
+  std::vector<double> selected = v;
+  SelectRanks(selected, ranks);
+  for (size_t r : ranks) EXPECT_EQ(selected[r], sorted[r]) << r;
+  std::vector<size_t> all(v.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  SelectRanks(v, all);
+  EXPECT_EQ(v, sorted);
+  std::vector<double> none = {3, 1, 2};
+  SelectRanks(none, {});
+  EXPECT_EQ(none, (std::vector<double>{3, 1, 2}));
+}
+
+// The indices the two readers name are the ones they read: a sample ordered
+// at those alone gives the full sort's percentile and interval.
+TEST(SelectRanks, PercentileAndIntervalReadOnlyTheirIndices) {
+  std::vector<double> v;
+  for (int i = 0; i < 1001; ++i) v.push_back(static_cast<double>((i * 7919) % 1001) / 10.0);
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  for (double p : {0.0, 12.5, 50.0, 99.0, 99.9, 100.0}) {
+    std::vector<double> w = v;
+    const auto [lo, hi] = PercentileIndices(w.size(), p);
+    std::vector<size_t> ranks = {lo, hi};
+    for (size_t i : PercentileIntervalIndices(w.size(), p)) ranks.push_back(i);
+    SelectRanks(w, ranks);
+    EXPECT_DOUBLE_EQ(PercentileOfSorted(w, p), PercentileOfSorted(sorted, p)) << p;
+    const Interval a = PercentileIntervalOfSorted(w, p), b = PercentileIntervalOfSorted(sorted, p);
+    EXPECT_EQ(a.lower, b.lower) << p;
+    EXPECT_EQ(a.upper, b.upper) << p;
+  }
+  EXPECT_TRUE(PercentileIntervalIndices(10, 99).size() < 2);  // ten values cannot bound a p99 from above
 }
 
 TEST(Percentile, EmptySampleHasNoValue) {

@@ -2,12 +2,15 @@
 // offline batch and SLOs judged window by window.
 #include "measure/point.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include "core/stats.h"
 #include "measure/measurement.h"
 #include "measure/point_json.h"
 #include "measure/point_report.h"
@@ -15,6 +18,25 @@
 
 namespace goodput {
 namespace {
+
+// SummariseLatency orders only the ranks it reads; every figure equals the
+// one a full sort gives (the plain reference), ties and all.
+TEST(SummariseLatency, EqualsItsFiguresOverAFullSort) {
+  std::vector<double> v;
+  for (int i = 0; i < 20011; ++i) v.push_back(0.001 * static_cast<double>((i * 104729) % 613));
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  const LatencyStats s = SummariseLatency(v);
+  EXPECT_EQ(s.count, 20011);
+  EXPECT_DOUBLE_EQ(s.p50, PercentileOfSorted(sorted, 50));
+  EXPECT_DOUBLE_EQ(s.p90, PercentileOfSorted(sorted, 90));
+  EXPECT_DOUBLE_EQ(s.p99, PercentileOfSorted(sorted, 99));
+  for (const auto& [p, value] : s.distribution) EXPECT_DOUBLE_EQ(value, PercentileOfSorted(sorted, p)) << p;
+  for (const auto& [interval, p] : {std::pair{s.p50_interval, 50.0}, std::pair{s.p99_interval, 99.0}}) {
+    EXPECT_EQ(interval.lower, PercentileIntervalOfSorted(sorted, p).lower) << p;
+    EXPECT_EQ(interval.upper, PercentileIntervalOfSorted(sorted, p).upper) << p;
+  }
+}
 
 // An offline batch (every request at t = 0) reports how fast it drained.
 TEST(Summarise, OfflineBatchReportsItsDrainThroughput) {
