@@ -25,9 +25,10 @@ struct Latencies {
 void AddLatencies(const Workload& w, const MeasuredRun& run, Latencies& out) {
   bool any_slo = false;
   for (const auto& c : w.classes) any_slo = any_slo || c.slo.has_value();
-  size_t tokens = out.itl.size();  // at most one gap a token: one allocation for the run's
-  for (const auto& r : run.records) tokens += static_cast<size_t>(std::max<int64_t>(0, r.n_out));
-  out.itl.reserve(tokens);
+  // About one gap a chunk received (a server's claimed token count would let it ask for any size).
+  size_t gaps = out.itl.size();
+  for (const auto& r : run.records) gaps += r.chunks.size();
+  out.itl.reserve(gaps);
   for (const auto& r : run.records) {
     if (!r.ok || r.t_arrival < run.window.start || r.t_arrival >= run.window.end) continue;
     const int idx = w.ClassIndex(r.request_class);
