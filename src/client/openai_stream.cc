@@ -1,6 +1,9 @@
 #include "client/openai_stream.h"
 
+#include <fmt/format.h>
+
 #include <boost/json.hpp>
+#include <utility>
 
 namespace goodput::client {
 namespace json = boost::json;
@@ -60,6 +63,13 @@ Result<StreamChunk> ParseStreamChunk(std::string_view data) {
   if (const json::value* u = o.if_contains("usage"); u && u->is_object()) {
     c.prompt_tokens = IntField(u->as_object(), "prompt_tokens");
     c.completion_tokens = IntField(u->as_object(), "completion_tokens");
+    for (auto [key, count] :
+         {std::pair{"prompt_tokens", c.prompt_tokens}, {"completion_tokens", c.completion_tokens}}) {
+      if (count && (*count < 0 || *count > kMaxUsageTokens)) {
+        return Status::InvalidArgument(
+            fmt::format("usage.{} {} is not a token count (0 to {})", key, *count, kMaxUsageTokens));
+      }
+    }
   }
   return c;
 }

@@ -22,9 +22,15 @@ struct StreamChunk {
   std::optional<std::string> finish_reason;
 };
 
+// The most tokens a usage count may give (2^24, above any model's context):
+// a larger or negative count is refused, as the timings would otherwise
+// spread that many tokens over the chunks.
+constexpr int64_t kMaxUsageTokens = int64_t{1} << 24;
+
 // Parses one SSE `data:` payload of a completions or chat-completions stream.
-// An `error` object in the payload, or data that is not a JSON object, is an
-// error whose message says what arrived.
+// An `error` object in the payload, data that is not a JSON object, or a
+// usage count outside 0..kMaxUsageTokens is an error whose message says what
+// arrived.
 Result<StreamChunk> ParseStreamChunk(std::string_view data);
 
 // The body of a request for the prompt `prompt_ids` (completions: the ids

@@ -29,6 +29,17 @@ TEST(OpenAiStream, UsageDoneAndErrors) {
   for (const char* bad : {"{\"choices\": [", "[1,2]", "hello", ""}) {
     EXPECT_FALSE(ParseStreamChunk(bad).ok()) << bad;
   }
+  // A count no model could produce is refused, not spread over the chunks' timings.
+  for (const char* bad : {R"({"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":1000000000000}})",
+                          R"({"choices":[],"usage":{"prompt_tokens":-3,"completion_tokens":34}})",
+                          R"({"choices":[],"usage":{"completion_tokens":18446744073709551615}})"}) {
+    auto r = ParseStreamChunk(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("is not a token count (0 to 16777216)"), std::string::npos)
+        << r.status().message();
+  }
+  EXPECT_EQ(ParseStreamChunk(R"({"choices":[],"usage":{"completion_tokens":16777216}})")->completion_tokens,
+            kMaxUsageTokens);
 }
 
 TEST(OpenAiStream, RequestBodiesFixLengths) {
