@@ -43,7 +43,7 @@ void Scheduler::InsertRunning(Request* r) {
 
 std::optional<RequestEvent> Scheduler::Add(Request request) {
   RequestEvent rejected{request.id, 0, {}, true, FinishReason::kRejected, {}};
-  const int64_t longest = std::min(request.num_prompt_tokens + request.sampling.max_tokens, config_.max_model_len);
+  const int64_t longest = LongestLength(request);
   if (request.num_prompt_tokens < 1 || request.num_prompt_tokens >= config_.max_model_len ||
       (WholePromptsOnly() && request.num_prompt_tokens > config_.max_num_batched_tokens) ||
       kv_->PeakBlocks(longest, config_.max_num_batched_tokens) > kv_->num_blocks() || requests_.count(request.id) > 0) {
@@ -172,9 +172,12 @@ void Scheduler::ScheduleRunning(int64_t& budget) {
   }
 }
 
+int64_t Scheduler::LongestLength(const Request& r) const {
+  return std::min(r.num_prompt_tokens + r.sampling.max_tokens, config_.max_model_len);
+}
+
 int64_t Scheduler::BlocksToComplete(const Request& r) const {
-  const int64_t longest = std::min(r.num_prompt_tokens + r.sampling.max_tokens, config_.max_model_len);
-  return kv_->BlocksToReach(r.id, longest, config_.max_num_batched_tokens);
+  return kv_->BlocksToReach(r.id, LongestLength(r), config_.max_num_batched_tokens);
 }
 
 int64_t Scheduler::SpareBlocks() const {

@@ -91,6 +91,8 @@ class Scheduler {
   int32_t TokensThatFit(const Request& r, int32_t num_new) const;
   void ScheduleRunning(int64_t& budget);
   void ScheduleWaiting(int64_t& budget);
+  // The most tokens `r` can hold: its prompt and max_tokens, within the max model length.
+  int64_t LongestLength(const Request& r) const;
   // Blocks `r` still needs to reach its max_tokens (guaranteed_no_evict).
   int64_t BlocksToComplete(const Request& r) const;
   // guaranteed_no_evict: free blocks beyond what the running requests still need.

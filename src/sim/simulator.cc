@@ -30,6 +30,7 @@ class Run {
         gen_(w, load),
         router_(o.router),
         record_token_times_(o.record_token_times),
+        reserve_token_times_(o.record_token_times && o.scheduler.num_speculative_tokens == 0),
         loop_(o.engine_loop),
         loop_draws_(o.seed * 104729 + 3),
         frontend_latency_(cost.factors().frontend_latency_s),
@@ -108,6 +109,8 @@ class Run {
   std::vector<int> client_of_;
   int64_t rejected_ = 0;
   bool record_token_times_;
+  // A token a step without drafts: an answer's times reserved at once (drafting steps carry several).
+  bool reserve_token_times_;
   EngineLoop loop_;
   std::mt19937_64 loop_draws_;
   std::uniform_real_distribution<double> quantile_{0.0, 1.0};
@@ -186,8 +189,7 @@ void Run::Submit(const WorkItem& item, double t_engine) {
   rec.t_arrival = rec.t_sent = item.t_arrival;
   rec.first_wave = item.first_wave;
   rec.n_in = item.prompt_tokens;
-  // A chunk a step at most: one allocation instead of a dozen regrowths of a long answer's times.
-  if (record_token_times_) rec.chunks.reserve(static_cast<size_t>(item.output_tokens));
+  if (reserve_token_times_) rec.chunks.reserve(static_cast<size_t>(item.output_tokens));
   client_of_[item.index] = item.client;
   if (item.session >= 0) turns_[item.index] = item;
   const int k = prefill_ > 0 ? Route(item, t_engine, 0, prefill_, prefill_router_)
