@@ -363,5 +363,30 @@ classes:
   EXPECT_NE(flat.err.find("needs a day profile"), std::string::npos) << flat.err;
 }
 
+// --explain-step prices one batch part by part instead of simulating: the
+// parts add up to the step, and a broken batch is one error, exit 2.
+TEST(CliSim, ExplainsOneStep) {
+  const std::string base = "sim --model llama-3.1-8b --gpu h100 --explain-step ";
+  auto r = RunGoodput(base + "256@2048");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("one step: 256 decodes at 2,048 tokens of context; 256 requests, 256 tokens"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("bound by: "), std::string::npos) << r.out;
+  auto j = RunGoodput(base + "1@0+8192,8@100 --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto out = boost::json::parse(j.out).as_object();
+  const auto& s = out.at("seconds").as_object();
+  const auto at = [&](const char* k) { return s.at(k).to_number<double>(); };
+  EXPECT_NEAR(at("step"), at("host") + at("gpu"), 1e-12);  // vLLM's entry: host work in turn with the GPU's
+  EXPECT_EQ(out.at("tokens").as_int64(), 8192 + 8);
+  EXPECT_EQ(out.at("bound").as_string(), "matmul compute");
+  for (const char* bad : {"8", "0@5", "1@5+0", "9999999@1"}) {
+    auto e = RunGoodput(base + bad);
+    EXPECT_EQ(e.exit_code, 2) << bad;
+    EXPECT_NE(e.err.find("--explain-step"), std::string::npos) << e.err;
+    EXPECT_EQ(e.out, "") << bad;
+  }
+}
+
 }  // namespace
 }  // namespace goodput

@@ -15,6 +15,7 @@
 #include "calibrate/engine_calibration.h"
 #include "cli/deployment_flags.h"
 #include "cli/disaggregation_flags.h"
+#include "cli/explain_step_command.h"
 #include "cli/measurement_flags.h"
 #include "core/definitions.h"
 #include "core/text.h"
@@ -42,6 +43,7 @@ struct SimArgs {
   int async_scheduling = 0;  // +1 --async-scheduling, -1 --no-async-scheduling, 0 the engine's (CLI11 counts a flag)
   int guaranteed_no_evict = 0, chunked_prefill = 0;  // the same for these two
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
+  std::string explain_step;  // a batch to price part by part instead of simulating
   bool capacity = false;  // set by the `capacity` subcommand
   bool fleet = false;     // set by the `fleet` subcommand
   int max_replicas = 64;
@@ -137,6 +139,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "Write every simulated step as goodput serve --step-log does (each run of each load in turn; "
                "each --vary setting starts it anew): to set beside goodput serve's, or fit with "
                "goodput calibrate steps --from-step-log");
+  c.add_option("--explain-step", a.explain_step,
+               "Instead of simulating, price one step of this batch part by part and say what bounds it: "
+               "N@CONTEXT (N decodes), N@CONTEXT+NEW (N requests computing NEW tokens), comma-separated");
 }
 
 // The cost factors the flags override.
@@ -406,6 +411,12 @@ int RunSim(const SimArgs& a) {
   auto spec = a.d.model.empty() ? Result<MeasurementSpec>(Status::InvalidArgument(
                                       "--model is required (see goodput plan --list-models)"))
                                 : ToMeasurementSpec(a.m, kSimLoads, a.capacity);
+  if (!a.explain_step.empty()) {
+    const Status s =
+        a.d.model.empty() ? spec.status() : ExplainStepCommand(a.explain_step, BuildSimDeployment(a), a.m.json);
+    if (!s.ok()) throw CLI::RuntimeError("goodput sim: " + s.message(), 2);
+    return 0;
+  }
   if (spec.ok() && a.compare_offline) return RunOfflineComparison(a, *spec);
   if (spec.ok() && a.fleet) return RunFleet(a, *spec);
   if (spec.ok() && a.fleet_args.compare_aggregated) spec->vary.push_back(Vary{"aggregated", {"false", "true"}});

@@ -314,14 +314,21 @@ double RooflineSeconds(double compute_s, double memory_s, double overlap) {
   return std::max(compute_s, memory_s) + (1 - overlap) * std::min(compute_s, memory_s);
 }
 
-double CostModel::Seconds(const Step& s) const {
-  if (s.tokens <= 0) return 0;
-  const auto roof = [&](double c, double m) { return RooflineSeconds(c, m, f_.overlap); };
+double CostModel::Seconds(const Step& s) const { return Explain(s).total; }
+
+CostModel::StepCost CostModel::Explain(const Step& s) const {
+  StepCost c;
+  if (s.tokens <= 0) return c;
+  c.matmul = MatmulSeconds(s), c.weights = WeightSeconds(s);
+  c.matmul_phase = RooflineSeconds(c.matmul, c.weights, f_.overlap);
+  c.attention = AttentionSeconds(s), c.kv = KvSeconds(s);
+  c.attention_phase = RooflineSeconds(c.attention, c.kv, f_.overlap);
+  c.communication = CommunicationSeconds(s), c.drafting = DraftSeconds(s), c.kernels = KernelSeconds(s);
+  c.gpu = c.matmul_phase + c.attention_phase + c.communication + c.drafting + c.kernels;
   // Each replica's host prepares its own requests, alongside the others.
-  const double host = f_.step_overhead_s + f_.per_sequence_s * s.requests / m_.data_parallel;
-  const double gpu = roof(MatmulSeconds(s), WeightSeconds(s)) + roof(AttentionSeconds(s), KvSeconds(s)) +
-                     CommunicationSeconds(s) + DraftSeconds(s) + KernelSeconds(s);
-  return f_.async_scheduling ? std::max(host, gpu) : host + gpu;
+  c.host = f_.step_overhead_s + f_.per_sequence_s * s.requests / m_.data_parallel;
+  c.total = f_.async_scheduling ? std::max(c.host, c.gpu) : c.host + c.gpu;
+  return c;
 }
 
 }  // namespace goodput

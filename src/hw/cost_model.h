@@ -184,6 +184,18 @@ class CostModel {
   // `drafts` speculative tokens to propose for the next step).
   void Add(Step& step, int64_t num_computed, int64_t num_new, bool samples, int32_t drafts = 0) const;
   double Seconds(const Step& step) const;
+  // A step's time by part (Seconds is `total`): each phase's compute and memory
+  // time and the roofline of the two, the communication, drafting and kernel
+  // latencies the GPU adds, and the host's work beside it.
+  struct StepCost {
+    double matmul = 0, weights = 0, matmul_phase = 0;   // roof(matmul, weights)
+    double attention = 0, kv = 0, attention_phase = 0;  // roof(attention, kv)
+    double communication = 0, drafting = 0, kernels = 0;
+    double gpu = 0;    // the two phases and the three after them
+    double host = 0;   // step overhead and per-request cost
+    double total = 0;  // host + gpu, or the longer of the two under async scheduling
+  };
+  StepCost Explain(const Step& step) const;
   double ComputeSeconds(const Step& step) const;   // matmuls and attention
   double MemorySeconds(const Step& step) const;    // weights and KV
   double MatmulSeconds(const Step& step) const;    // the dense layers, the LM head and the routed experts
