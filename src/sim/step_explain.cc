@@ -57,15 +57,17 @@ std::string Describe(const StepGroup& g, int32_t drafts) {
                      FormatCount(g.context), drafts > 0 ? fmt::format(" ({} drafts each)", drafts) : "");
 }
 
-// The part the step waits on longest: what to change first.
-std::pair<const char*, double> Bound(const CostModel::StepCost& c) {
+// The part the step waits on longest: what to change first. Under async
+// scheduling a host shorter than the GPU's work hides behind it.
+std::pair<const char*, double> Bound(const CostModel::StepCost& c, bool async) {
+  const double host = async && c.host < c.gpu ? 0 : c.host;
   const std::pair<const char*, double> parts[] = {
       {c.matmul >= c.weights ? "matmul compute" : "weight reads", c.matmul_phase},
       {c.attention >= c.kv ? "attention compute" : "KV cache reads", c.attention_phase},
       {"communication", c.communication},
       {"drafting", c.drafting},
       {"kernel latencies", c.kernels},
-      {"host", c.host}};
+      {"host", host}};
   return *std::max_element(std::begin(parts), std::end(parts),
                            [](const auto& a, const auto& b) { return a.second < b.second; });
 }
@@ -74,9 +76,14 @@ std::pair<const char*, double> Bound(const CostModel::StepCost& c) {
 
 Result<std::vector<StepGroup>> ParseStepBatch(std::string_view text) {
   std::vector<StepGroup> groups;
+  int64_t requests = 0;
   for (const std::string& item : Split(text, ',')) {
     auto g = ParseGroup(Trim(item));
     if (!g.ok()) return g.status().WithContext("--explain-step");
+    requests += g->requests;
+    if (requests > kMaxRequests) {
+      return Status::InvalidArgument(fmt::format("--explain-step: more than {} requests in all", kMaxRequests));
+    }
     groups.push_back(*g);
   }
   if (groups.empty()) return Status::InvalidArgument("--explain-step: no requests given");
@@ -117,7 +124,7 @@ std::string FormatStepExplanation(const StepExplanation& e, const CostFactors& f
                      f.per_sequence_s * 1e6);
   out += fmt::format("{:<22}{}  {}\n", "step", ms(c.total),
                      f.async_scheduling ? "the longer of host and GPU (async scheduling)" : "host + GPU");
-  const auto [bound, seconds] = Bound(c);
+  const auto [bound, seconds] = Bound(c, f.async_scheduling);
   out += fmt::format("bound by: {} ({:.0f}% of the step)\n", bound, c.total > 0 ? 100 * seconds / c.total : 0.0);
   if (c.total > 0) {
     out += fmt::format("{:.1f} steps/s, one token a sampling request: {} tokens/s{}\n", 1 / c.total,
@@ -153,7 +160,7 @@ boost::json::object StepExplanationToJson(const StepExplanation& e, const CostFa
                                                              {"host", c.host},
                                                              {"step", c.total}}},
                              {"async_scheduling", f.async_scheduling},
-                             {"bound", Bound(c).first}};
+                             {"bound", Bound(c, f.async_scheduling).first}};
 }
 
 }  // namespace goodput

@@ -30,7 +30,7 @@ struct StepGroup {
 // CONTEXT tokens of context) or "N@CONTEXT+NEW" (N requests computing NEW
 // tokens after CONTEXT: "1@0+4096" is a 4,096-token prompt). Counts take
 // ParseTokenCount's suffixes ("64@32k"). Errors name the group: N from 1 to
-// 2^20, CONTEXT from 0 and CONTEXT + NEW up to 2^28 tokens.
+// 2^20 (and as many in all), CONTEXT from 0 and CONTEXT + NEW up to 2^28 tokens.
 Result<std::vector<StepGroup>> ParseStepBatch(std::string_view text);
 
 struct StepExplanation {

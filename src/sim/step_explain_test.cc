@@ -23,7 +23,7 @@ TEST(StepBatch, ParsesDecodesAndPrompts) {
 
 TEST(StepBatch, RefusesBrokenGroupsNamingThem) {
   for (const char* text : {"", "64", "0@10", "x@1", "1@-5", "1@10+0", "1@1+x", "2000000@1", "1@268435456+1",
-                           "1@268435457", "64@2048,", "1@@2"}) {
+                           "1@268435457", "64@2048,", "1@@2", "1048576@1,1@1"}) {
     auto b = ParseStepBatch(text);
     ASSERT_FALSE(b.ok()) << text;
     EXPECT_EQ(b.status().message().rfind("--explain-step", 0), 0u) << b.status().message();
@@ -80,6 +80,31 @@ TEST(ExplainStep, DecodesCarryTheirDrafts) {
   const auto json = StepExplanationToJson(drafted, setup->cost->factors());
   EXPECT_EQ(json.at("groups").at(0).at("new_tokens").as_int64(), 4);
   EXPECT_EQ(json.at("groups").at(1).at("new_tokens").as_int64(), 50);
+}
+
+// Under async scheduling a host shorter than the GPU's work hides behind it:
+// the step is the GPU's, and the host is not what bounds it even when it
+// exceeds every single GPU part.
+TEST(ExplainStep, AHiddenHostDoesNotBound) {
+  auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{}, "trtllm");
+  ASSERT_TRUE(setup.ok());
+  const auto batch = *ParseStepBatch("64@1000");
+  CostOverrides none;
+  none.per_sequence_s = 0, none.step_overhead_s = 0;
+  ASSERT_TRUE(ApplyCostOverrides(none, "test", *setup).ok());
+  const CostModel::StepCost gpu = ExplainStep(*setup->cost, batch, 0).cost;
+  CostOverrides between;
+  between.step_overhead_s = (std::max(gpu.matmul_phase, gpu.attention_phase) + gpu.gpu) / 2;
+  ASSERT_TRUE(ApplyCostOverrides(between, "test", *setup).ok());
+  const StepExplanation e = ExplainStep(*setup->cost, batch, 0);
+  EXPECT_GT(e.cost.host, std::max(e.cost.matmul_phase, e.cost.attention_phase));
+  EXPECT_DOUBLE_EQ(e.cost.total, e.cost.gpu);
+  EXPECT_NE(StepExplanationToJson(e, setup->cost->factors()).at("bound").as_string(), "host");
+  CostOverrides slow;
+  slow.step_overhead_s = 2 * gpu.gpu;
+  ASSERT_TRUE(ApplyCostOverrides(slow, "test", *setup).ok());
+  EXPECT_EQ(StepExplanationToJson(ExplainStep(*setup->cost, batch, 0), setup->cost->factors()).at("bound").as_string(),
+            "host");
 }
 
 }  // namespace
