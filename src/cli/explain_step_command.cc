@@ -14,13 +14,13 @@ Status ExplainStepCommand(const std::string& batch, const Result<SimDeployment>&
   GOODPUT_ASSIGN_OR_RETURN(std::vector<StepGroup> groups, ParseStepBatch(batch));
   const SimSetup& setup = deployment->setup;
   const StepExplanation e = ExplainStep(*setup.cost, std::move(groups), setup.options.scheduler.num_speculative_tokens);
-  const CostFactors& factors = setup.cost->factors();
+  const std::string target = DescribeSimTarget(setup, deployment->hardware.name, "");
   if (json) {
-    boost::json::object out = StepExplanationToJson(e, factors);
-    out["target"] = DescribeSimTarget(setup, deployment->hardware.name, "");
+    boost::json::object out = StepExplanationToJson(e);
+    out["target"] = target;
     std::cout << boost::json::serialize(out) << "\n";
   } else {
-    std::cout << DescribeSimTarget(setup, deployment->hardware.name, "") << "\n" << FormatStepExplanation(e, factors);
+    std::cout << target << "\n" << FormatStepExplanation(e);
   }
   return Status::Ok();
 }

@@ -408,15 +408,15 @@ std::string DisaggregationGain(const FleetArgs& f, const std::vector<SettingResu
 }
 
 int RunSim(const SimArgs& a) {
-  auto spec = a.d.model.empty() ? Result<MeasurementSpec>(Status::InvalidArgument(
-                                      "--model is required (see goodput plan --list-models)"))
-                                : ToMeasurementSpec(a.m, kSimLoads, a.capacity);
-  if (!a.explain_step.empty()) {
-    const Status s =
-        a.d.model.empty() ? spec.status() : ExplainStepCommand(a.explain_step, BuildSimDeployment(a), a.m.json);
+  const Status model = a.d.model.empty()
+                           ? Status::InvalidArgument("--model is required (see goodput plan --list-models)")
+                           : Status::Ok();
+  if (model.ok() && !a.explain_step.empty()) {  // one step priced: no workload or loads to read
+    const Status s = ExplainStepCommand(a.explain_step, BuildSimDeployment(a), a.m.json);
     if (!s.ok()) throw CLI::RuntimeError("goodput sim: " + s.message(), 2);
     return 0;
   }
+  auto spec = model.ok() ? ToMeasurementSpec(a.m, kSimLoads, a.capacity) : Result<MeasurementSpec>(model);
   if (spec.ok() && a.compare_offline) return RunOfflineComparison(a, *spec);
   if (spec.ok() && a.fleet) return RunFleet(a, *spec);
   if (spec.ok() && a.fleet_args.compare_aggregated) spec->vary.push_back(Vary{"aggregated", {"false", "true"}});

@@ -100,10 +100,13 @@ StepExplanation ExplainStep(const CostModel& model, std::vector<StepGroup> group
     for (int64_t i = 0; i < g.requests; ++i) model.Add(e.step, g.context, fresh, /*samples=*/true, d);
   }
   e.cost = model.Explain(e.step);
+  e.factors = model.factors();
+  e.data_parallel = model.model().data_parallel;
   return e;
 }
 
-std::string FormatStepExplanation(const StepExplanation& e, const CostFactors& f) {
+std::string FormatStepExplanation(const StepExplanation& e) {
+  const CostFactors& f = e.factors;
   std::vector<std::string> what;
   for (const StepGroup& g : e.groups) what.push_back(Describe(g, e.drafts));
   const CostModel::StepCost& c = e.cost;
@@ -120,8 +123,10 @@ std::string FormatStepExplanation(const StepExplanation& e, const CostFactors& f
   out += fmt::format("{:<22}{}\n{:<22}{}\n", "communication", ms(c.communication), "drafting", ms(c.drafting));
   out += fmt::format("{:<22}{}  {:g} us a kernel\n", "kernel latencies", ms(c.kernels), f.kernel_latency_s * 1e6);
   out += fmt::format("{:<22}{}\n", "GPU", ms(c.gpu));
-  out += fmt::format("{:<22}{}  {:g} ms + {:g} us a request\n", "host", ms(c.host), f.step_overhead_s * 1e3,
-                     f.per_sequence_s * 1e6);
+  // Each replica's host prepares its share of the requests (CostModel::Explain).
+  const std::string share = e.data_parallel > 1 ? fmt::format(", each of {} replicas its share", e.data_parallel) : "";
+  out += fmt::format("{:<22}{}  {:g} ms + {:g} us a request{}\n", "host", ms(c.host), f.step_overhead_s * 1e3,
+                     f.per_sequence_s * 1e6, share);
   out += fmt::format("{:<22}{}  {}\n", "step", ms(c.total),
                      f.async_scheduling ? "the longer of host and GPU (async scheduling)" : "host + GPU");
   const auto [bound, seconds] = Bound(c, f.async_scheduling);
@@ -134,7 +139,8 @@ std::string FormatStepExplanation(const StepExplanation& e, const CostFactors& f
   return out;
 }
 
-boost::json::object StepExplanationToJson(const StepExplanation& e, const CostFactors& f) {
+boost::json::object StepExplanationToJson(const StepExplanation& e) {
+  const CostFactors& f = e.factors;
   boost::json::array groups;
   for (const StepGroup& g : e.groups) {
     groups.push_back(boost::json::object{{"requests", g.requests},

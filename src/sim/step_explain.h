@@ -38,6 +38,8 @@ struct StepExplanation {
   int32_t drafts = 0;  // draft tokens each decode carries
   CostModel::Step step;
   CostModel::StepCost cost;
+  CostFactors factors;    // the model's, which priced it
+  int data_parallel = 1;  // replicas sharing the step's requests
 };
 
 // Prices one step of `groups` on `model`; decodes carry `drafts` draft tokens
@@ -46,7 +48,7 @@ StepExplanation ExplainStep(const CostModel& model, std::vector<StepGroup> group
 
 // The explanation as a table for people (the parts in milliseconds and what
 // bounds the step) and as JSON (the parts in seconds).
-std::string FormatStepExplanation(const StepExplanation& e, const CostFactors& factors);
-boost::json::object StepExplanationToJson(const StepExplanation& e, const CostFactors& factors);
+std::string FormatStepExplanation(const StepExplanation& e);
+boost::json::object StepExplanationToJson(const StepExplanation& e);
 
 }  // namespace goodput

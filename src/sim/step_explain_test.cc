@@ -44,7 +44,7 @@ TEST(ExplainStep, OneDecodeReadsTheWeights) {
   const double by_hand = (8030261248.0 - 128256.0 * 4096) * 2 / (3.35e12 * 0.89);
   EXPECT_NEAR(e.cost.weights, by_hand, by_hand * 0.005);
   EXPECT_EQ(e.step.tokens, 1);
-  const std::string text = FormatStepExplanation(e, setup->cost->factors());
+  const std::string text = FormatStepExplanation(e);
   EXPECT_NE(text.find("bound by: weight reads"), std::string::npos) << text;
 }
 
@@ -63,7 +63,7 @@ TEST(ExplainStep, PartsAddUpToTheSimulatorsStep) {
     EXPECT_GE(c.matmul_phase, std::max(c.matmul, c.weights));
   }
   const auto prompt = ExplainStep(model, *ParseStepBatch("1@0+8192"), 0);
-  EXPECT_EQ(StepExplanationToJson(prompt, model.factors()).at("bound").as_string(), "matmul compute");
+  EXPECT_EQ(StepExplanationToJson(prompt).at("bound").as_string(), "matmul compute");
   const CostFactors& f = model.factors();
   const auto decodes = ExplainStep(model, *ParseStepBatch("256@2048"), 0);
   EXPECT_NEAR(decodes.cost.host, f.step_overhead_s + 256 * f.per_sequence_s, 1e-12);
@@ -77,7 +77,7 @@ TEST(ExplainStep, DecodesCarryTheirDrafts) {
   const StepExplanation drafted = ExplainStep(*setup->cost, *ParseStepBatch("4@100,1@0+50"), 3);
   EXPECT_EQ(plain.step.tokens, 4 + 50);
   EXPECT_EQ(drafted.step.tokens, 4 * 4 + 50);
-  const auto json = StepExplanationToJson(drafted, setup->cost->factors());
+  const auto json = StepExplanationToJson(drafted);
   EXPECT_EQ(json.at("groups").at(0).at("new_tokens").as_int64(), 4);
   EXPECT_EQ(json.at("groups").at(1).at("new_tokens").as_int64(), 50);
 }
@@ -99,12 +99,11 @@ TEST(ExplainStep, AHiddenHostDoesNotBound) {
   const StepExplanation e = ExplainStep(*setup->cost, batch, 0);
   EXPECT_GT(e.cost.host, std::max(e.cost.matmul_phase, e.cost.attention_phase));
   EXPECT_DOUBLE_EQ(e.cost.total, e.cost.gpu);
-  EXPECT_NE(StepExplanationToJson(e, setup->cost->factors()).at("bound").as_string(), "host");
+  EXPECT_NE(StepExplanationToJson(e).at("bound").as_string(), "host");
   CostOverrides slow;
   slow.step_overhead_s = 2 * gpu.gpu;
   ASSERT_TRUE(ApplyCostOverrides(slow, "test", *setup).ok());
-  EXPECT_EQ(StepExplanationToJson(ExplainStep(*setup->cost, batch, 0), setup->cost->factors()).at("bound").as_string(),
-            "host");
+  EXPECT_EQ(StepExplanationToJson(ExplainStep(*setup->cost, batch, 0)).at("bound").as_string(), "host");
 }
 
 }  // namespace
