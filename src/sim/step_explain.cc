@@ -48,6 +48,9 @@ Result<StepGroup> ParseGroup(std::string_view text) {
   return g;
 }
 
+// The tokens each request of `g` computes: a decode its sampled token and the step's drafts.
+int64_t TokensComputed(const StepGroup& g, int32_t drafts) { return g.decode ? 1 + drafts : g.new_tokens; }
+
 std::string Describe(const StepGroup& g, int32_t drafts) {
   if (!g.decode) {
     return fmt::format("{} x {} new tokens after {}", FormatCount(g.requests), FormatCount(g.new_tokens),
@@ -96,7 +99,7 @@ StepExplanation ExplainStep(const CostModel& model, std::vector<StepGroup> group
   e.drafts = drafts;
   for (const StepGroup& g : e.groups) {
     const int32_t d = g.decode ? drafts : 0;
-    const int64_t fresh = g.decode ? 1 + d : g.new_tokens;
+    const int64_t fresh = TokensComputed(g, drafts);
     for (int64_t i = 0; i < g.requests; ++i) model.Add(e.step, g.context, fresh, /*samples=*/true, d);
   }
   e.cost = model.Explain(e.step);
@@ -145,7 +148,7 @@ boost::json::object StepExplanationToJson(const StepExplanation& e) {
   for (const StepGroup& g : e.groups) {
     groups.push_back(boost::json::object{{"requests", g.requests},
                                          {"context", g.context},
-                                         {"new_tokens", g.decode ? 1 + e.drafts : g.new_tokens},
+                                         {"new_tokens", TokensComputed(g, e.drafts)},
                                          {"decode", g.decode}});
   }
   const CostModel::StepCost& c = e.cost;
