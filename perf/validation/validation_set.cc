@@ -360,8 +360,7 @@ Result<std::string> WorkloadYaml(const Row& row) {
 std::string SimArgs(const Row& row, const std::string& workload_path) {
   std::string a = fmt::format("sim --model {} --gpu {} --tp {} --workload {} --repeat {} --json", ShellQuote(row.model),
                               ShellQuote(row.gpu), row.tp, ShellQuote(workload_path), row.repeat);
-  // Each engine's host costs from the engines catalog; SGLang's are not pinned down yet: the GPU work alone.
-  a += row.engine_kind == "sglang" ? " --engine none" : " --engine " + row.engine_kind;
+  a += " --engine " + row.engine_kind;  // its entry of the engines catalog: host costs and scheduling
   if (!row.weights.empty()) a += " --weights " + ShellQuote(row.weights);
   if (!row.kv_cache_dtype.empty()) a += " --kv-cache-dtype " + ShellQuote(row.kv_cache_dtype);
   if (row.requests > 0) a += fmt::format(" --requests {}", row.requests);

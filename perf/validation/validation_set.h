@@ -37,7 +37,7 @@ struct Published {
 };
 
 // The engines a source may name (engine_kind): each runs its entry of
-// data/hardware/engines.json, sglang the GPU work alone (--engine none).
+// data/hardware/engines.json.
 inline constexpr std::array<std::string_view, 5> kEngineKinds = {"vllm", "vllm-v0", "sglang", "trtllm", "trtllm-cpp"};
 
 // One published measurement: what ran and what it printed.

@@ -222,7 +222,8 @@ rows:
 }
 
 // vLLM's V0 engine has host costs of its own (data/hardware/engines.json's
-// vllm-v0); an engine the catalog has no kind for is refused, naming the kinds.
+// vllm-v0), SGLang its scheduling; an engine the catalog has no kind for is
+// refused, naming the kinds.
 TEST(ValidationSet, VllmV0RowsRunTheirOwnEngineEntry) {
   const auto source = [](const std::string& kind) {
     return "source:\n  title: V\n  url: https://example.org/v\n  engine: vLLM 0.6.0\n  engine_kind: " + kind +
@@ -232,6 +233,11 @@ TEST(ValidationSet, VllmV0RowsRunTheirOwnEngineEntry) {
   ASSERT_TRUE(rows.ok()) << rows.status().message();
   EXPECT_EQ((*rows)[0].engine_kind, "vllm-v0");
   EXPECT_NE(SimArgs((*rows)[0], "/tmp/w.yaml").find(" --engine vllm-v0"), std::string::npos);
+  auto sglang = ReadSourceFile(WriteTempFile("sglang.yaml", source("sglang")), DataDir() + "/workloads");
+  ASSERT_TRUE(sglang.ok()) << sglang.status().message();
+  const std::string args = SimArgs((*sglang)[0], "/tmp/w.yaml");
+  EXPECT_NE(args.find(" --engine sglang"), std::string::npos) << args;  // its scheduling, not the GPU work alone
+  EXPECT_EQ(args.find(" --engine none"), std::string::npos) << args;
   auto bad = ReadSourceFile(WriteTempFile("v2.yaml", source("vllm-v2")), DataDir() + "/workloads");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("must be vllm, vllm-v0, sglang, trtllm or trtllm-cpp"), std::string::npos)

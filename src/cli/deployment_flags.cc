@@ -22,7 +22,8 @@ void AddEngineHostFlag(CLI::App& app, DeploymentArgs& a) {
                  "to published vLLM runs), vllm-v0 (vLLM's V0 engine, before 0.8: fitted to its published runs), "
                  "trtllm (TensorRT-LLM's PyTorch backend: its measured host cost, overlapped with the GPU's work), "
                  "trtllm-cpp (TensorRT-LLM's TensorRT engines under its C++ executor, before 1.0: fitted to their "
-                 "published runs) or none (the GPU work alone)");
+                 "published runs), sglang (SGLang's scheduling: prompts before decodes, in chunks, and its overlap "
+                 "scheduler; host costs not measured) or none (the GPU work alone)");
 }
 
 void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {

@@ -57,6 +57,7 @@ Result<EngineConfig> ToEngineConfig(const EngineArgs& a) {
   s.long_prefill_token_threshold = a.long_prefill_token_threshold;
   s.max_offline_seqs = a.max_offline_seqs;
   s.prefill_first = a.prefill_first;
+  if (a.prefill_first) s.chunked_prefill = false;  // vLLM V0's: whole prompts
   s.num_scheduler_steps = a.num_scheduler_steps;
   s.num_speculative_tokens = a.num_speculative_tokens;
   c.cache.block_size = a.block_size;

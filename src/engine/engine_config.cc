@@ -32,8 +32,8 @@ void ResolveEngineDefaults(EngineConfig& config, EngineDevice device, int64_t mo
   SchedulerConfig& s = config.scheduler;
   const bool large = device == EngineDevice::kLargeGpu;
   if (s.max_model_len == 0) s.max_model_len = model_max_len;
-  // V0 without chunked prefill: any prompt fits one step (vllm/config.py, SchedulerConfig).
-  if (s.max_num_batched_tokens == 0 && s.prefill_first)
+  // Without chunked prefill any prompt fits one step (vLLM V0: vllm/config.py, SchedulerConfig).
+  if (s.max_num_batched_tokens == 0 && !s.chunked_prefill)
     s.max_num_batched_tokens = std::max<int64_t>(s.max_model_len, 2048);
   if (s.max_num_batched_tokens == 0) s.max_num_batched_tokens = large ? 8192 : 2048;
   if (s.max_num_seqs == 0) s.max_num_seqs = large ? 1024 : device == EngineDevice::kCpu ? 128 : 256;

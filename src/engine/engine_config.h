@@ -28,10 +28,12 @@ struct SchedulerConfig {
   int num_speculative_tokens = 0;            // draft length k
   double slo_step_target = 0;                // slo policy: longest allowed step (seconds); set by the runner's owner
   int32_t eos_token_id = -1;                 // -1: none (simulation)
-  // vLLM V0's default scheduling (chunked prefill off, as the engines that
-  // early serving papers compare against ran): a step that admits requests
-  // computes only their whole prompts (never split: a prompt over the token
-  // budget waits) and no decodes; decodes run in the steps between.
+  // Prompts before decodes: a step that computes prompt tokens computes no
+  // decodes, which run only in steps with no prompt to compute. With
+  // chunked_prefill off, vLLM V0's default scheduling (as the engines that
+  // early serving papers compare against ran: --prefill-first sets both);
+  // with it on, SGLang's (a prompt over the budget goes in chunks, its next
+  // chunk before any new prompt).
   bool prefill_first = false;
   // vLLM V0's multi-step scheduling (--num-scheduler-steps): a step of
   // decodes alone starts a run of this many steps over the same running
@@ -44,9 +46,10 @@ struct SchedulerConfig {
   // request is ever preempted. Off: vLLM's, admit while this step's blocks fit
   // and preempt when the pool runs out (TensorRT-LLM's MAX_UTILIZATION).
   bool guaranteed_no_evict = false;
-  // Off: a prompt enters a step whole, beside the decodes, or waits while the
-  // step's budget cannot hold it (TensorRT-LLM without chunked context, its
-  // default; a prompt over the budget is refused). vLLM V1 chunks.
+  // Off: a prompt enters a step whole (beside the decodes unless
+  // prefill_first) or waits while the step's budget cannot hold it
+  // (TensorRT-LLM without chunked context, its default; vLLM V0; a prompt
+  // over the budget is refused). vLLM V1 and SGLang chunk.
   bool chunked_prefill = true;
 };
 

@@ -150,9 +150,14 @@ void Scheduler::Preempt(int64_t& budget) {
   InsertWaiting(victim);
 }
 
-void Scheduler::ScheduleRunning(int64_t& budget) {
+void Scheduler::ScheduleRunning(int64_t& budget, RunningPass pass) {
   for (size_t i = 0; i < running_.size() && budget > 0;) {
     Request& r = *running_[i];
+    const bool in_prompt = r.num_tokens() - r.num_computed_tokens > 1;
+    if ((pass == RunningPass::kPrompts && !in_prompt) || (pass == RunningPass::kDecodes && in_prompt)) {
+      ++i;
+      continue;
+    }
     const int32_t n = TokensThatFit(r, TokensToCompute(r, budget));
     if (n == 0) {
       ++i;
@@ -262,9 +267,11 @@ bool Scheduler::PlanComputesAPrompt() const {
 
 void Scheduler::SchedulePass(int64_t& budget) {
   if (config_.prefill_first) {
+    // A chunked prompt's next chunk goes before new prompts (SGLang's chunked request).
+    ScheduleRunning(budget, RunningPass::kPrompts);
     ScheduleWaiting(budget);
     // A request whose prompt's KV came from elsewhere computes one token, as a decode: it runs beside them.
-    if (!PlanComputesAPrompt()) ScheduleRunning(budget);
+    if (!PlanComputesAPrompt()) ScheduleRunning(budget, RunningPass::kDecodes);
     return;
   }
   ScheduleRunning(budget);

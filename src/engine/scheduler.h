@@ -15,6 +15,8 @@
 //             prefills are chunked to fit it too (never below 256 tokens).
 // Preemption victims: under fcfs the newest admitted; otherwise offline
 // before interactive, then the lowest priority, then the newest.
+// SchedulerConfig::prefill_first puts prompts before decodes (vLLM V0 with
+// chunked_prefill off, SGLang with it on).
 #pragma once
 
 #include <cstdint>
@@ -84,12 +86,15 @@ class Scheduler {
 
  private:
   bool ClassAware() const { return config_.policy != SchedulingPolicy::kFcfs; }
-  bool WholePromptsOnly() const { return config_.prefill_first || !config_.chunked_prefill; }
+  bool WholePromptsOnly() const { return !config_.chunked_prefill; }
   bool WaitingBefore(const Request& a, const Request& b) const;
   bool RunningBefore(const Request& a, const Request& b) const;
   int32_t TokensToCompute(const Request& r, int64_t budget) const;
   int32_t TokensThatFit(const Request& r, int32_t num_new) const;
-  void ScheduleRunning(int64_t& budget);
+  // Which running requests a pass over them takes: all, or (prompts before
+  // decodes) those still computing their prompt, or those decoding.
+  enum class RunningPass { kAll, kPrompts, kDecodes };
+  void ScheduleRunning(int64_t& budget, RunningPass pass = RunningPass::kAll);
   void ScheduleWaiting(int64_t& budget);
   // The most tokens `r` can hold: its prompt and max_tokens, within the max model length.
   int64_t LongestLength(const Request& r) const;

@@ -151,20 +151,19 @@ std::vector<Plan> ThreePromptsUnderABudgetOfTen(SchedulerConfig c) {
 TEST(Scheduler, WholePromptsFirstOrBesideTheDecodes) {
   SchedulerConfig c = Config();
   c.prefill_first = true;
+  c.chunked_prefill = false;
   EXPECT_EQ(ThreePromptsUnderABudgetOfTen(c),
             (std::vector<Plan>{{{1, 8}},
                                {{2, 6}},  // 1 does not decode; 3's whole prompt does not fit beside 2's
                                {{3, 6}},
                                {{1, 1}, {2, 1}, {3, 1}}}));
   c.prefill_first = false;
-  c.chunked_prefill = false;
   EXPECT_EQ(ThreePromptsUnderABudgetOfTen(c),
             (std::vector<Plan>{{{1, 8}},
                                {{1, 1}, {2, 6}},  // 3's 6 tokens do not fit the 3 left; not split
                                {{1, 1}, {2, 1}, {3, 6}},
                                {{2, 1}, {3, 1}}}));
 
-  c.chunked_prefill = true;
   c.prefill_first = true;
   c.max_num_batched_tokens = 10;
   c.max_offline_seqs = 1;  // an offline request held by its cap does not hold up the one behind it
@@ -174,6 +173,25 @@ TEST(Scheduler, WholePromptsFirstOrBesideTheDecodes) {
   capped.sched.Add(Req(6, 4, 3, 1, /*offline=*/true));
   capped.sched.Add(Req(7, 4, 3, 2));
   EXPECT_EQ(capped.Step(), (Plan{{7, 4}}));
+}
+
+// SGLang's order: prompts before decodes, in chunks of the budget, a chunked
+// prompt's next chunk before any new prompt; the decodes wait for a step with
+// no prompt to compute. Budget 10: 1's 8 tokens, then 2 (16) and 3 (6) arrive.
+TEST(Scheduler, PromptsBeforeDecodesInChunks) {
+  SchedulerConfig c = Config();
+  c.prefill_first = true;
+  c.max_num_batched_tokens = 10;
+  Harness h(c);
+  h.sched.Add(Req(1, 8, 3));
+  EXPECT_EQ(h.Step(), (Plan{{1, 8}}));
+  h.sched.Add(Req(2, 16, 3, 1.0));
+  h.sched.Add(Req(3, 6, 3, 2.0));
+  EXPECT_EQ(h.Step(), (Plan{{2, 10}}));         // 1 does not decode
+  EXPECT_EQ(h.Step(), (Plan{{2, 6}, {3, 4}}));  // 2's last chunk first, then 3's first
+  EXPECT_EQ(h.Step(), (Plan{{3, 2}}));          // a prompt to finish: still no decodes
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}, {2, 1}, {3, 1}}));
+  EXPECT_FALSE(h.sched.Add(Req(4, 11, 3)).has_value());  // chunked: a prompt over the budget runs
 }
 
 // TensorRT-LLM's GUARANTEED_NO_EVICT: a request is admitted only while the
@@ -210,6 +228,7 @@ TEST(Scheduler, GuaranteedNoEvictAdmitsOnlyWithBlocksToTheEnd) {
 TEST(Scheduler, MultiStepRunsAdmitNothingUntilTheirEnd) {
   SchedulerConfig c = Config();
   c.prefill_first = true;
+  c.chunked_prefill = false;
   c.num_scheduler_steps = 3;
   Harness h(c);
   h.sched.Add(Req(1, 4, 10));

@@ -34,7 +34,7 @@ Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path
   GOODPUT_ASSIGN_OR_RETURN(e.frontend_latency_s, Seconds(o, "frontend_latency_s", where));
   for (auto [key, field] :
        {std::pair{"async_scheduling", &e.async_scheduling}, std::pair{"guaranteed_no_evict", &e.guaranteed_no_evict},
-        std::pair{"chunked_prefill", &e.chunked_prefill}}) {
+        std::pair{"chunked_prefill", &e.chunked_prefill}, std::pair{"prefill_first", &e.prefill_first}}) {
     const json::value* a = o.if_contains(key);
     if (!a) continue;
     if (!a->is_bool()) return Status::InvalidArgument(fmt::format("{}: \"{}\" must be true or false", where, key));

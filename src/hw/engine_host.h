@@ -23,6 +23,8 @@ struct EngineHost {
   bool guaranteed_no_evict = false;
   // Its scheduler splits a prompt over steps (SchedulerConfig::chunked_prefill).
   bool chunked_prefill = true;
+  // Its scheduler computes prompts before decodes (SchedulerConfig::prefill_first, SGLang's).
+  bool prefill_first = false;
   std::string source;
 };
 

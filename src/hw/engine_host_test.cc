@@ -42,6 +42,15 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_FALSE(cpp->async_scheduling);
   EXPECT_LT(cpp->per_sequence_s, trtllm->per_sequence_s);
   EXPECT_NE(cpp->source.find("published_validation --sim-args"), std::string::npos);
+  // SGLang's scheduler computes prompts before decodes, in chunks, beside an overlap scheduler.
+  auto sglang = FindEngineHost("sglang");
+  ASSERT_TRUE(sglang.ok()) << sglang.status().message();
+  EXPECT_TRUE(sglang->prefill_first);
+  EXPECT_TRUE(sglang->chunked_prefill);
+  EXPECT_TRUE(sglang->async_scheduling);
+  EXPECT_NE(sglang->source.find("get_next_batch_to_run"), std::string::npos);
+  EXPECT_FALSE(vllm->prefill_first);
+  EXPECT_FALSE(trtllm->prefill_first);
   auto none = FindEngineHost("none");
   ASSERT_TRUE(none.ok());
   EXPECT_DOUBLE_EQ(none->step_overhead_s, CostFactors{}.step_overhead_s);
@@ -49,7 +58,8 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_EQ(none->frontend_latency_s, 0);
   auto other = FindEngineHost("tgi");
   ASSERT_FALSE(other.ok());
-  EXPECT_NE(other.status().message().find("Known engines: vllm, vllm-v0, trtllm, trtllm-cpp, none"), std::string::npos)
+  EXPECT_NE(other.status().message().find("Known engines: vllm, vllm-v0, trtllm, trtllm-cpp, sglang, none"),
+            std::string::npos)
       << other.status().message();
 }
 
@@ -92,6 +102,9 @@ TEST(EngineHost, ABrokenCatalogNamesTheFileAndTheEntry) {
       {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
                         "chunked_prefill": 0}]})",
        "engine a: \"chunked_prefill\" must be true or false"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "prefill_first": "first"}]})",
+       "engine a: \"prefill_first\" must be true or false"},
       {"not json", "engines.json"},
   };
   const char* saved = std::getenv("GOODPUT_DATA_DIR");

@@ -15,7 +15,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   if (!s.plan.startup_error.empty()) return Status::FailedPrecondition(s.plan.startup_error);
   CostFactors factors;
   // A calibration's engine schedules as vLLM unless the flags say otherwise.
-  bool guaranteed_no_evict = false, chunked_prefill = true;
+  bool guaranteed_no_evict = false, chunked_prefill = true, prefill_first = false;
   if (calibrated) {
     factors = *calibrated;
   } else {
@@ -24,12 +24,15 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
     factors = WithEngineHost(factors, host);
     guaranteed_no_evict = host.guaranteed_no_evict;
     chunked_prefill = host.chunked_prefill;
+    prefill_first = host.prefill_first;
     if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.startup_lines.push_back(*w);
   }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
   s.options.scheduler = s.plan.options.engine.scheduler;  // sizes resolved by the plan
+  // The engine's scheduling, and the plan's flags' (--prefill-first: V0's whole prompts first) over it.
   s.options.scheduler.guaranteed_no_evict = guaranteed_no_evict;
-  s.options.scheduler.chunked_prefill = chunked_prefill;
+  s.options.scheduler.chunked_prefill = chunked_prefill && s.plan.options.engine.scheduler.chunked_prefill;
+  s.options.scheduler.prefill_first = prefill_first || s.plan.options.engine.scheduler.prefill_first;
   s.options.kv_groups = s.plan.layout.EngineGroups();
   s.options.prefix_caching = s.plan.options.engine.cache.enable_prefix_caching;
   s.options.num_blocks = s.plan.capacity.num_blocks;

@@ -57,11 +57,11 @@ std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, c
   }
   const SchedulerConfig& sc = plan.options.engine.scheduler;
   std::string policy = SchedulingPolicyName(sc.policy);
-  if (sc.prefill_first) policy += ", prefill first";
+  // The engine's admission, chunking and prompt order come from --engine (SetupSimulation) as well as the plan.
+  if (o.scheduler.prefill_first) policy += ", prefill first";
   if (sc.num_scheduler_steps > 1) policy += fmt::format(", {}-step runs", sc.num_scheduler_steps);
-  // The engine's admission and chunking come from --engine (SetupSimulation), not the plan.
   if (o.scheduler.guaranteed_no_evict) policy += ", guaranteed no evict";
-  if (!o.scheduler.chunked_prefill && !sc.prefill_first) policy += ", whole prompts";
+  if (!o.scheduler.chunked_prefill) policy += ", whole prompts";
   return fmt::format("sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})",
                      where, plan.model.name, gpus, WeightPrecisionLabel(plan.precision, plan.model),
                      DTypeName(plan.kv_dtype), plan.capacity.num_blocks, plan.layout.attention_block_size,

@@ -45,12 +45,19 @@ TEST(SimTarget, DescribesTheDeployment) {
   EXPECT_NE(r.find("x1 per replica, 2 replicas"), std::string::npos) << r;
   EXPECT_NE(r.find("policy fcfs, front end 50.0 ms)"), std::string::npos) << r;
   PlanOptions v0;
-  v0.engine.scheduler.prefill_first = true;
+  v0.engine.scheduler.prefill_first = true;  // as --prefill-first sets them
+  v0.engine.scheduler.chunked_prefill = false;
   v0.engine.scheduler.num_scheduler_steps = 10;
   auto older = SetupCatalogSimulation("llama-3.1-8b", "h100", v0);
   ASSERT_TRUE(older.ok()) << older.status().message();
   const std::string o = DescribeSimTarget(*older, "h100", "");
-  EXPECT_NE(o.find("policy fcfs, prefill first, 10-step runs)"), std::string::npos) << o;
+  EXPECT_NE(o.find("policy fcfs, prefill first, 10-step runs, whole prompts)"), std::string::npos) << o;
+  // SGLang's engine entry puts prompts first and chunks them.
+  auto sglang = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{}, "sglang");
+  ASSERT_TRUE(sglang.ok()) << sglang.status().message();
+  EXPECT_TRUE(sglang->options.scheduler.prefill_first && sglang->options.scheduler.chunked_prefill);
+  const std::string g = DescribeSimTarget(*sglang, "h100", "");
+  EXPECT_NE(g.find("policy fcfs, prefill first)"), std::string::npos) << g;
 }
 
 // A user's overrides replace only the factors given; a bad one names the flags.
