@@ -1,5 +1,7 @@
 #include "hw/engine_host.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
@@ -21,6 +23,29 @@ Result<double> Seconds(const json::object& o, const char* key, const std::string
   return v->to_number<double>();
 }
 
+// "token_budget_by_memory": [{"below_gib": 35, "tokens": 2048}, ..., {"tokens": 16384}], bounds
+// rising and the last without one.
+Result<std::vector<EngineHost::BudgetStep>> ParseTokenBudget(const json::object& o, const std::string& where) {
+  std::vector<EngineHost::BudgetStep> steps;
+  const json::value* v = o.if_contains("token_budget_by_memory");
+  if (!v) return steps;
+  const std::string error = where +
+                            ": \"token_budget_by_memory\" must list {\"below_gib\": GiB, \"tokens\": N} with "
+                            "rising bounds, the last without one";
+  if (!v->is_array() || v->as_array().empty()) return Status::InvalidArgument(error);
+  for (const json::value& s : v->as_array()) {
+    const json::value* tokens = s.is_object() ? s.as_object().if_contains("tokens") : nullptr;
+    const json::value* below = s.is_object() ? s.as_object().if_contains("below_gib") : nullptr;
+    if (!tokens || !tokens->is_int64() || tokens->as_int64() <= 0) return Status::InvalidArgument(error);
+    const double bound = below && below->is_number() ? below->to_number<double>() : 0;
+    const bool last = &s == &v->as_array().back();
+    if ((below != nullptr) == last || (below && !(bound > (steps.empty() ? 0 : steps.back().below_gib))))
+      return Status::InvalidArgument(error);
+    steps.push_back({bound, tokens->as_int64()});
+  }
+  return steps;
+}
+
 Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path) {
   if (!v.is_object() || !v.as_object().contains("name") || !v.at("name").is_string()) {
     return Status::InvalidArgument(path + ": every engine needs a \"name\"");
@@ -34,12 +59,14 @@ Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path
   GOODPUT_ASSIGN_OR_RETURN(e.frontend_latency_s, Seconds(o, "frontend_latency_s", where));
   for (auto [key, field] :
        {std::pair{"async_scheduling", &e.async_scheduling}, std::pair{"guaranteed_no_evict", &e.guaranteed_no_evict},
-        std::pair{"chunked_prefill", &e.chunked_prefill}, std::pair{"prefill_first", &e.prefill_first}}) {
+        std::pair{"chunked_prefill", &e.chunked_prefill}, std::pair{"prefill_first", &e.prefill_first},
+        std::pair{"token_budget_split_over_dp", &e.token_budget_split_over_dp}}) {
     const json::value* a = o.if_contains(key);
     if (!a) continue;
     if (!a->is_bool()) return Status::InvalidArgument(fmt::format("{}: \"{}\" must be true or false", where, key));
     *field = a->as_bool();
   }
+  GOODPUT_ASSIGN_OR_RETURN(e.token_budget_by_memory, ParseTokenBudget(o, where));
   if (const json::value* s = o.if_contains("source"); s && s->is_string()) e.source = std::string(s->as_string());
   return e;
 }
@@ -70,6 +97,15 @@ Result<EngineHost> FindEngineHost(const std::string& name) {
     known.push_back(e.name);
   }
   return Status::NotFound(fmt::format("unknown engine '{}'. Known engines: {}", name, fmt::join(known, ", ")));
+}
+
+std::optional<int64_t> EngineHost::DefaultTokenBudget(int64_t total_memory_bytes, int dp) const {
+  const double gib = static_cast<double>(total_memory_bytes) / (int64_t{1} << 30);
+  for (const BudgetStep& s : token_budget_by_memory) {
+    if (s.below_gib > 0 && gib >= s.below_gib) continue;
+    return token_budget_split_over_dp ? std::max<int64_t>(1, s.tokens / std::max(dp, 1)) : s.tokens;
+  }
+  return std::nullopt;
 }
 
 CostFactors WithEngineHost(CostFactors f, const EngineHost& e) {

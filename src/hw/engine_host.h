@@ -4,6 +4,8 @@
 // set (data/validation/, docs/calibration.md); "none" is the GPU work alone.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,22 @@ struct EngineHost {
   bool chunked_prefill = true;
   // Its scheduler computes prompts before decodes (SchedulerConfig::prefill_first, SGLang's).
   bool prefill_first = false;
+  // Its default token budget by the card's memory (SGLang's --chunked-prefill-size), in rising
+  // bounds: the tokens of the first step whose bound the memory is below; a bound of 0 takes any
+  // memory. Empty: vLLM's default (ResolveEngineDefaults).
+  struct BudgetStep {
+    double below_gib = 0;
+    int64_t tokens = 0;
+  };
+  std::vector<BudgetStep> token_budget_by_memory;
+  // Under data parallelism that budget is the replicas' together, each taking its share (SGLang's
+  // DP attention divides its chunk by the DP size); otherwise each replica's.
+  bool token_budget_split_over_dp = false;
   std::string source;
+
+  // The engine's own default token budget per replica on a card of `total_memory_bytes` with `dp`
+  // data-parallel replicas; nullopt where it takes vLLM's.
+  std::optional<int64_t> DefaultTokenBudget(int64_t total_memory_bytes, int dp) const;
 };
 
 // Every entry of the engines catalog, in file order. Errors name the file

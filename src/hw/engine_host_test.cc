@@ -51,6 +51,15 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_NE(sglang->source.find("get_next_batch_to_run"), std::string::npos);
   EXPECT_FALSE(vllm->prefill_first);
   EXPECT_FALSE(trtllm->prefill_first);
+  // Its token budget by the card's memory (SGLang 0.5's --chunked-prefill-size), split under DP attention.
+  const int64_t gib = int64_t{1} << 30;
+  EXPECT_EQ(sglang->DefaultTokenBudget(24 * gib, 1), 2048);          // an RTX 4090
+  EXPECT_EQ(sglang->DefaultTokenBudget(40 * gib, 1), 4096);          // an A100 40GB
+  EXPECT_EQ(sglang->DefaultTokenBudget(80 * gib, 1), 8192);          // an H100
+  EXPECT_EQ(sglang->DefaultTokenBudget(141 * gib, 1), 8192);         // an H200
+  EXPECT_EQ(sglang->DefaultTokenBudget(178 * gib, 1), 16384);        // a B200
+  EXPECT_EQ(sglang->DefaultTokenBudget(178 * gib, 4), 4096);         // each of four DP-attention replicas
+  EXPECT_FALSE(vllm->DefaultTokenBudget(178 * gib, 1).has_value());  // vLLM's default table instead
   auto none = FindEngineHost("none");
   ASSERT_TRUE(none.ok());
   EXPECT_DOUBLE_EQ(none->step_overhead_s, CostFactors{}.step_overhead_s);
@@ -105,6 +114,22 @@ TEST(EngineHost, ABrokenCatalogNamesTheFileAndTheEntry) {
       {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
                         "prefill_first": "first"}]})",
        "engine a: \"prefill_first\" must be true or false"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "token_budget_by_memory": [{"below_gib": 60, "tokens": 4096}, {"below_gib": 35, "tokens": 2048},
+                                                   {"tokens": 8192}]}]})",
+       "engine a: \"token_budget_by_memory\" must list"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "token_budget_by_memory": [{"below_gib": 60, "tokens": 4096}]}]})",
+       "engine a: \"token_budget_by_memory\" must list"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "token_budget_by_memory": [{"tokens": 0}]}]})",
+       "engine a: \"token_budget_by_memory\" must list"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "token_budget_by_memory": {"tokens": 8192}}]})",
+       "engine a: \"token_budget_by_memory\" must list"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "token_budget_split_over_dp": 1}]})",
+       "engine a: \"token_budget_split_over_dp\" must be true or false"},
       {"not json", "engines.json"},
   };
   const char* saved = std::getenv("GOODPUT_DATA_DIR");

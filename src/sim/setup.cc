@@ -16,6 +16,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   CostFactors factors;
   // A calibration's engine schedules as vLLM unless the flags say otherwise.
   bool guaranteed_no_evict = false, chunked_prefill = true, prefill_first = false;
+  std::optional<int64_t> budget;  // the engine's own default token budget, where it has one
   if (calibrated) {
     factors = *calibrated;
   } else {
@@ -25,6 +26,7 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
     guaranteed_no_evict = host.guaranteed_no_evict;
     chunked_prefill = host.chunked_prefill;
     prefill_first = host.prefill_first;
+    budget = host.DefaultTokenBudget(hw.TotalMemoryBytes(), plan_options.data_parallel);
     if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.startup_lines.push_back(*w);
   }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
@@ -33,6 +35,9 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   s.options.scheduler.guaranteed_no_evict = guaranteed_no_evict;
   s.options.scheduler.chunked_prefill = chunked_prefill && s.plan.options.engine.scheduler.chunked_prefill;
   s.options.scheduler.prefill_first = prefill_first || s.plan.options.engine.scheduler.prefill_first;
+  // A budget the flags leave to the engine, where the engine chunks prompts.
+  if (budget && plan_options.engine.scheduler.max_num_batched_tokens == 0 && s.options.scheduler.chunked_prefill)
+    s.options.scheduler.max_num_batched_tokens = *budget;
   s.options.kv_groups = s.plan.layout.EngineGroups();
   s.options.prefix_caching = s.plan.options.engine.cache.enable_prefix_caching;
   s.options.num_blocks = s.plan.capacity.num_blocks;

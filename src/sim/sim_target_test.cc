@@ -60,6 +60,24 @@ TEST(SimTarget, DescribesTheDeployment) {
   EXPECT_NE(g.find("policy fcfs, prefill first)"), std::string::npos) << g;
 }
 
+// SGLang's token budget is its own by the card's memory (16,384 on a B200, where vLLM's is 8,192),
+// the replicas' together under DP attention; a budget the flags give stays.
+TEST(SimSetup, SglangTakesItsOwnTokenBudgetUnlessGiven) {
+  const auto budget = [](const std::string& engine, int dp, int64_t given) -> int64_t {
+    PlanOptions o;
+    o.data_parallel = dp;
+    o.engine.scheduler.max_num_batched_tokens = given;
+    auto setup = SetupCatalogSimulation("llama-3.1-8b", "b200", o, engine);
+    EXPECT_TRUE(setup.ok()) << setup.status().message();
+    return setup.ok() ? setup->options.scheduler.max_num_batched_tokens : -1;
+  };
+  EXPECT_EQ(budget("sglang", 1, 0), 16384);
+  EXPECT_EQ(budget("vllm", 1, 0), 8192);
+  EXPECT_EQ(budget("sglang", 4, 0), 16384);  // 4,096 a replica
+  EXPECT_EQ(budget("vllm", 4, 0), 4 * 8192);
+  EXPECT_EQ(budget("sglang", 1, 2048), 2048);
+}
+
 // A user's overrides replace only the factors given; a bad one names the flags.
 TEST(SimSetup, CostOverridesReplaceOnlyWhatIsGiven) {
   auto setup = SetupCatalogSimulation("llama-3.1-8b", "h100", PlanOptions{});
