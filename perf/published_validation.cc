@@ -3,7 +3,9 @@
 // sources) run through `goodput sim` as a user would, with catalog defaults
 // and no calibration, then the error of every figure and the median absolute
 // errors by figure kind and by group (card, engine, source, weight format,
-// tensor parallelism), all figures and those no catalog factor was fitted to.
+// tensor parallelism), all figures and those no catalog factor was fitted to,
+// and how much of the held-out error is left within each source and each
+// deployment once its own median error is taken out (ErrorWithinGroups).
 //
 // Usage: published_validation [--json] [--engine-kind KIND [--fit [--hold-kernel-latency S]]]
 //                             [--sim-args FLAGS] [GOODPUT_BINARY] [VALIDATION_DIR]
@@ -98,6 +100,31 @@ json::array SummaryJson(const std::vector<GroupSummary>& groups) {
   return a;
 }
 
+constexpr const char* kKinds[] = {"throughput", "tpot", "ttft"};
+
+// The held-out errors left within sources and within deployments (ErrorWithinGroups).
+void PrintWithinGroups(const std::vector<Outcome>& outcomes) {
+  std::printf("\nHeld out, each group's median error taken out (an oracle, not a model: what lies within groups)\n");
+  for (const char* kind : kKinds) {
+    for (const WithinGroups& w : ErrorWithinGroups(outcomes, kind))
+      std::printf("%-10s by %-10s %4d groups %5d figures %11.1f%%\n", kind, w.by.c_str(), w.groups, w.count,
+                  100 * w.median_abs_error);
+  }
+}
+
+json::array WithinGroupsJson(const std::vector<Outcome>& outcomes) {
+  json::array a;
+  for (const char* kind : kKinds) {
+    for (const WithinGroups& w : ErrorWithinGroups(outcomes, kind))
+      a.push_back({{"figure", kind},
+                   {"by", w.by},
+                   {"groups", w.groups},
+                   {"count", w.count},
+                   {"median_abs_error", w.median_abs_error}});
+  }
+  return a;
+}
+
 void PrintJson(const std::vector<Outcome>& outcomes, size_t sources, const std::vector<std::string>& failed) {
   json::array rows;
   for (const Outcome& o : outcomes)
@@ -115,7 +142,8 @@ void PrintJson(const std::vector<Outcome>& outcomes, size_t sources, const std::
                    {"figures", rows},
                    {"failed", fails},
                    {"summary", SummaryJson(Summarise(outcomes, false))},
-                   {"summary_held_out", SummaryJson(Summarise(outcomes, true))}};
+                   {"summary_held_out", SummaryJson(Summarise(outcomes, true))},
+                   {"held_out_within_groups", WithinGroupsJson(outcomes)}};
   std::printf("%s\n", json::serialize(doc).c_str());
 }
 
@@ -238,6 +266,7 @@ int main(int argc, char** argv) {
     for (const Outcome& out : outcomes) PrintOutcome(out);
     PrintSummary(Summarise(outcomes, false), "All figures:");
     PrintSummary(Summarise(outcomes, true), "Held out (no catalog factor fitted to them):");
+    PrintWithinGroups(outcomes);
     std::printf("\n%zu figures from %zu sources; %zu rows failed\n", outcomes.size(), sources.size(), failed.size());
   }
   for (const auto& f : failed) std::fprintf(stderr, "published_validation: %s\n", f.c_str());

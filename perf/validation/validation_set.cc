@@ -424,4 +424,28 @@ std::vector<GroupSummary> Summarise(const std::vector<Outcome>& outcomes, bool h
   return out;
 }
 
+std::vector<WithinGroups> ErrorWithinGroups(const std::vector<Outcome>& outcomes, const std::string& kind) {
+  const auto group = [](const Row& r, bool deployment) {
+    const std::string source = r.source.substr(0, r.source.find(" ("));
+    return deployment ? fmt::format("{}|{}|{}|{}|{}", source, r.model, r.gpu, r.tp, r.weights) : source;
+  };
+  std::vector<WithinGroups> out;
+  for (const bool deployment : {false, true}) {
+    std::map<std::string, std::vector<double>> logs;  // group -> log(simulated / published)
+    for (const Outcome& o : outcomes) {
+      if (o.published.fitted.empty() && FigureKind(o.published.figure) == kind)
+        logs[group(*o.row, deployment)].push_back(std::log1p(o.Error()));
+    }
+    std::vector<double> left;
+    for (const auto& entry : logs) {
+      const double bias = *Median(entry.second);
+      for (double x : entry.second) left.push_back(std::fabs(std::expm1(x - bias)));
+    }
+    if (left.empty()) return {};
+    out.push_back({deployment ? "deployment" : "source", static_cast<int>(logs.size()), static_cast<int>(left.size()),
+                   *Median(left)});
+  }
+  return out;
+}
+
 }  // namespace goodput::validation

@@ -132,4 +132,18 @@ struct GroupSummary {
 // figures a catalog factor was fitted to.
 std::vector<GroupSummary> Summarise(const std::vector<Outcome>& outcomes, bool held_out_only);
 
+// How much of the held-out figures' error of one kind sits between groups
+// rather than within them: the median absolute error left once each group's
+// median error (in log terms) is taken out of its figures. An oracle, not a
+// model: no simulator knows a deployment's own bias beforehand.
+struct WithinGroups {
+  std::string by;  // "source", or "deployment": source, model, card, tensor parallelism and weights
+  int groups = 0;
+  int count = 0;
+  double median_abs_error = 0;
+};
+// For the held-out figures of `kind` ("throughput", "tpot", ...): by source, then by deployment;
+// empty without such figures.
+std::vector<WithinGroups> ErrorWithinGroups(const std::vector<Outcome>& outcomes, const std::string& kind);
+
 }  // namespace goodput::validation

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -285,6 +286,34 @@ TEST(ValidationSet, SummariesGiveMedianAbsoluteErrorsAndTheShareAbove) {
   const auto held = Summarise(outcomes, true);
   EXPECT_EQ(find(held, "tpot").count, 2);
   EXPECT_NEAR(find(held, "tpot").median_abs_error, 0.15, 1e-12);
+}
+
+// Each group's median error taken out, by hand: source S has a deployment
+// with +10% and +30% and one with -10%, source T one figure at -20% (and a
+// fitted one, left out). By source S's median is +10%: what is left is 0,
+// 1.3 / 1.1 - 1, 0.9 / 1.1 - 1 and T's 0, median half of 0.2 / 1.1. By
+// deployment the first one's median is sqrt(1.1 x 1.3): left 1 - 1.1 / it,
+// 1.3 / it - 1, 0, 0, median half of the smaller.
+TEST(ValidationSet, ErrorWithinGroupsTakesEachGroupsMedianOut) {
+  Row a, b, c;
+  a.source = "S (x)", a.model = "m", a.gpu = "h100";
+  b.source = "S (y)", b.model = "m", b.gpu = "a100";
+  c.source = "T", c.model = "m", c.gpu = "h100";
+  const std::vector<Outcome> outcomes = {
+      {&a, {Figure::kThroughput, 100, ""}, 110},         {&a, {Figure::kThroughput, 100, ""}, 130},
+      {&b, {Figure::kThroughput, 100, ""}, 90},          {&c, {Figure::kThroughput, 100, ""}, 80},
+      {&c, {Figure::kThroughput, 100, "a factor"}, 300}, {&a, {Figure::kTpotP50, 10, ""}, 11}};
+  const auto w = ErrorWithinGroups(outcomes, "throughput");
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].by, "source");
+  EXPECT_EQ(w[0].groups, 2);
+  EXPECT_EQ(w[0].count, 4);
+  EXPECT_NEAR(w[0].median_abs_error, 0.2 / 1.1 / 2, 1e-12);
+  EXPECT_EQ(w[1].by, "deployment");
+  EXPECT_EQ(w[1].groups, 3);
+  EXPECT_NEAR(w[1].median_abs_error, (1 - 1.1 / std::sqrt(1.1 * 1.3)) / 2, 1e-12);
+  EXPECT_EQ(ErrorWithinGroups(outcomes, "tpot")[1].median_abs_error, 0);  // one figure: nothing left
+  EXPECT_TRUE(ErrorWithinGroups(outcomes, "ttft").empty());
 }
 
 }  // namespace
