@@ -237,12 +237,15 @@ Status ReadSource(const YAML::Node& doc, const std::string& path, Row& proto) {
   return Status::Ok();
 }
 
+// The source's title without its parenthesis: the files of one source (one per engine) group together.
+std::string SourceName(const Row& r) { return r.source.substr(0, r.source.find(" (")); }
+
 // Each outcome's group keys beside its kind: "" (the kind alone), then "card h100", ...
 std::vector<std::string> GroupsOf(const Row& r) {
   return {"",
           "card " + r.gpu,
           "engine " + r.engine_kind,
-          "source " + r.source.substr(0, r.source.find(" (")),
+          "source " + SourceName(r),
           "weights " + (r.weights.empty() ? std::string("checkpoint's") : r.weights),
           r.tp > 1 ? "tp > 1" : "tp 1"};
 }
@@ -426,8 +429,7 @@ std::vector<GroupSummary> Summarise(const std::vector<Outcome>& outcomes, bool h
 
 std::vector<WithinGroups> ErrorWithinGroups(const std::vector<Outcome>& outcomes, const std::string& kind) {
   const auto group = [](const Row& r, bool deployment) {
-    const std::string source = r.source.substr(0, r.source.find(" ("));
-    return deployment ? fmt::format("{}|{}|{}|{}|{}", source, r.model, r.gpu, r.tp, r.weights) : source;
+    return deployment ? fmt::format("{}|{}|{}|{}|{}", SourceName(r), r.model, r.gpu, r.tp, r.weights) : SourceName(r);
   };
   std::vector<WithinGroups> out;
   for (const bool deployment : {false, true}) {

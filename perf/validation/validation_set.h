@@ -96,8 +96,8 @@ Result<std::vector<Row>> ReadValidationSet(const std::string& dir, const std::st
 Result<std::string> WorkloadYaml(const Row& row);
 
 // goodput sim's arguments for the row (after the binary's name), already
-// shell-quoted, running `workload_path` the row's runs (once unless set) with --json, with
-// the engines catalog's host costs for vLLM rows and none for the others.
+// shell-quoted, running `workload_path` the row's runs (once unless set) with --json, under
+// the engine kind's entry of the engines catalog (host costs and scheduling).
 std::string SimArgs(const Row& row, const std::string& workload_path);
 
 // Runs the `goodput` binary's simulator on the row (its workload written to a

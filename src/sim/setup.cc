@@ -14,30 +14,27 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
   GOODPUT_ASSIGN_OR_RETURN(s.plan, MakePlan(model, plan_options));
   if (!s.plan.startup_error.empty()) return Status::FailedPrecondition(s.plan.startup_error);
   CostFactors factors;
-  // A calibration's engine schedules as vLLM unless the flags say otherwise.
-  bool guaranteed_no_evict = false, chunked_prefill = true, prefill_first = false;
-  std::optional<int64_t> budget;  // the engine's own default token budget, where it has one
+  // A calibration's engine schedules as vLLM (a default entry) unless the flags say otherwise.
+  EngineHost host;
   if (calibrated) {
     factors = *calibrated;
   } else {
     GOODPUT_ASSIGN_OR_RETURN(factors, FactorsFor(hw, s.plan.precision.name));
-    GOODPUT_ASSIGN_OR_RETURN(const EngineHost host, FindEngineHost(engine));
+    GOODPUT_ASSIGN_OR_RETURN(host, FindEngineHost(engine));
     factors = WithEngineHost(factors, host);
-    guaranteed_no_evict = host.guaranteed_no_evict;
-    chunked_prefill = host.chunked_prefill;
-    prefill_first = host.prefill_first;
-    budget = host.DefaultTokenBudget(hw.TotalMemoryBytes(), plan_options.data_parallel);
     if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.startup_lines.push_back(*w);
   }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
-  s.options.scheduler = s.plan.options.engine.scheduler;  // sizes resolved by the plan
+  SchedulerConfig& sc = s.options.scheduler;
+  sc = s.plan.options.engine.scheduler;  // sizes resolved by the plan
   // The engine's scheduling, and the plan's flags' (--prefill-first: V0's whole prompts first) over it.
-  s.options.scheduler.guaranteed_no_evict = guaranteed_no_evict;
-  s.options.scheduler.chunked_prefill = chunked_prefill && s.plan.options.engine.scheduler.chunked_prefill;
-  s.options.scheduler.prefill_first = prefill_first || s.plan.options.engine.scheduler.prefill_first;
-  // A budget the flags leave to the engine, where the engine chunks prompts.
-  if (budget && plan_options.engine.scheduler.max_num_batched_tokens == 0 && s.options.scheduler.chunked_prefill)
-    s.options.scheduler.max_num_batched_tokens = *budget;
+  sc.guaranteed_no_evict = host.guaranteed_no_evict;
+  sc.chunked_prefill = host.chunked_prefill && s.plan.options.engine.scheduler.chunked_prefill;
+  sc.prefill_first = host.prefill_first || s.plan.options.engine.scheduler.prefill_first;
+  // A budget the flags leave to the engine, where the engine has its own and chunks prompts.
+  const auto budget = host.DefaultTokenBudget(hw.TotalMemoryBytes(), plan_options.data_parallel);
+  if (budget && plan_options.engine.scheduler.max_num_batched_tokens == 0 && sc.chunked_prefill)
+    sc.max_num_batched_tokens = *budget;
   s.options.kv_groups = s.plan.layout.EngineGroups();
   s.options.prefix_caching = s.plan.options.engine.cache.enable_prefix_caching;
   s.options.num_blocks = s.plan.capacity.num_blocks;
