@@ -48,6 +48,10 @@ TEST(CliTune, OnTheSimulatorTheSettingThatHoldsMostLoadIsRecommended) {
   }
   const auto& vllm = doc.at("recommendation").at("vllm_serve_args").as_array();
   EXPECT_EQ(vllm, (json::array{"--max-num-seqs", "64"}));
+  EXPECT_EQ(doc.at("recommendation").at("serve_command").as_string(), "vllm serve");
+  // The engine's own cap (1,024 on an H100) holds twice the load of the
+  // space's largest, 64: said, not left to a parenthesis.
+  EXPECT_TRUE(doc.at("recommendation").at("baseline_holds_more").as_bool());
   const std::string reason(doc.at("recommendation").at("reasons").at(0).as_string());
   EXPECT_NE(reason.find("max-num-seqs=64 over 32"), std::string::npos) << reason;
   EXPECT_NE(reason.find("capacity"), std::string::npos) << reason;
@@ -58,10 +62,44 @@ TEST(CliTune, OnTheSimulatorTheSettingThatHoldsMostLoadIsRecommended) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("Recommendation: max-num-seqs=64"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("vllm serve ... --max-num-seqs 64"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("note: the engine as configured holds more load than any setting searched"),
+            std::string::npos)
+      << table.out;
   std::ifstream yaml(config);
   const std::string text((std::istreambuf_iterator<char>(yaml)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("\nmax-num-seqs: 64\n"), std::string::npos) << text;  // vllm serve --config's keys
   EXPECT_EQ(text.rfind("# goodput tune's recommendation for workload chat", 0), 0u) << text;
+}
+
+// A sim target run as SGLang (--engine sglang) is answered in SGLang's flags:
+// its names where the meaning is the same, a note where it is not, and its
+// --config file; TensorRT-LLM's spelling is not known, so no file is written.
+TEST(CliTune, TheAnswerIsSpelledForTheEngineThatServesIt) {
+  const std::string config = testing::TempPath("sglang.yaml");
+  const std::string base = "tune --target sim:h100 --model llama-3.1-8b --workload " + kData +
+                           "/workloads/chat.yaml --requests 300 --space 'max-num-seqs=32|64, "
+                           "gpu-memory-utilization=0.9' --no-ledger";
+  auto r = RunGoodput(base + " --engine-args '--engine sglang' --write-config " + config);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("python -m sglang.launch_server ... --max-running-requests 64\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("vllm serve"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: gpu-memory-utilization=0.9: SGLang's --mem-fraction-static"), std::string::npos) << r.out;
+  std::ifstream yaml(config);
+  const std::string text((std::istreambuf_iterator<char>(yaml)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\nmax-running-requests: 64\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("gpu-memory-utilization:"), std::string::npos) << text;
+  auto json_run = RunGoodput(base + " --engine-args '--engine sglang' --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const json::value rec = json::parse(json_run.out).at("recommendation");
+  EXPECT_EQ(rec.at("serve_engine").as_string(), "sglang");
+  EXPECT_EQ(rec.at("serve_args"), (json::array{"--max-running-requests", "64"}));
+  EXPECT_FALSE(rec.as_object().contains("vllm_serve_args"));
+  const std::string unwritten = testing::TempPath("trtllm.yaml");
+  auto trt = RunGoodput(base + " --engine-args '--engine trtllm' --write-config " + unwritten);
+  EXPECT_EQ(trt.exit_code, 2) << trt.out;
+  EXPECT_NE(trt.err.find("--write-config: goodput does not know --engine trtllm's config file"), std::string::npos)
+      << trt.err;
+  EXPECT_FALSE(std::ifstream(unwritten).good()) << "nothing half-written";
 }
 
 // An offline endpoint (no class has an SLO) is tuned for served throughput.

@@ -17,6 +17,8 @@
 #include "core/definitions.h"
 #include "core/host.h"
 #include "ledger/ledger.h"
+#include "cli/target_flags.h"
+#include "tune/serve_flags.h"
 #include "tune/tune_report.h"
 
 namespace goodput {
@@ -83,7 +85,9 @@ void AddFlags(CLI::App& c, TuneArgs& a) {
   c.add_option("--max-logprob-delta", a.thresholds.max_mean_abs_logprob_delta,
                "Outputs differ above this mean |d log p| over the agreeing tokens")
       ->capture_default_str();
-  c.add_option("--write-config", a.write_config, "Write the recommendation as a vllm serve --config YAML file");
+  c.add_option("--write-config", a.write_config,
+               "Write the recommendation as the engine's --config YAML file (vllm serve's; SGLang's with a sim "
+               "target's --engine sglang)");
   c.add_option("--ledger", a.ledger, "SQLite ledger that keeps the study (goodput ledger studies)")
       ->capture_default_str();
   c.add_flag("--no-ledger", a.no_ledger, "Do not record this study");
@@ -183,6 +187,12 @@ Result<TuneSpec> Spec(const TuneArgs& a) {
   spec.top_k = a.top;
   spec.recalibrate = a.sides.recalibrate;
   spec.measurement.capacity.max_load = a.m.max_load;
+  // A sim target's --engine says which engine will serve the answer; a URL's
+  // flags are already the served engine's own.
+  if (KindOf(a.sides.t) == TargetKind::kSim) spec.engine = EngineOfSimArgs(SplitArgs(a.sides.t.engine_args));
+  if (!a.write_config.empty() && ServeFlagsFor(Setting{}, spec.engine).command.empty())
+    return Status::InvalidArgument("--write-config: goodput does not know --engine " + spec.engine +
+                                   "'s config file; paste the engine flags it prints instead");
   return spec;
 }
 
@@ -246,7 +256,9 @@ void Run(TuneArgs a) {
     const std::string yaml = RecommendationYaml(*spec, *result);
     std::ofstream out(a.write_config);
     if (yaml.empty() || !(out << yaml)) fail(Status::IoError("cannot write " + a.write_config));
-    if (!a.m.json) std::cout << "written: " << a.write_config << " (vllm serve --config " << a.write_config << ")\n";
+    if (!a.m.json)
+      std::cout << "written: " << a.write_config << " (" << ServeFlagsFor(Setting{}, spec->engine).command
+                << " --config " << a.write_config << ")\n";
   }
 }
 

@@ -38,6 +38,7 @@ struct TuneSpec {
   MeasurementSpec measurement;  // the workload, the one load capacity searches start from, repetitions
   SearchSpace space;
   Setting defaults;          // the engine's own values of the space's flags, where known (ranking's last criterion)
+  std::string engine = "vllm";  // whose flags the paste lines spell (an engines catalog name: vllm, sglang, ...)
   SearchOptions search;      // the simulator's budget and the ranking's tolerances
   int top_k = 3;             // settings measured on the target
   bool recalibrate = false;  // fit the simulator to the target's runs and re-rank once

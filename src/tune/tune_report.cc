@@ -10,45 +10,11 @@
 
 #include "core/units.h"
 #include "tune/reasons.h"
+#include "tune/serve_flags.h"
 
 namespace goodput {
 
 namespace json = boost::json;
-
-VllmFlags ToVllm(const Setting& s) {
-  static const std::set<std::string> kGoodputOnly = {"max-offline-seqs",  "slo-tpot",         "slo-headroom",
-                                                     "acceptance-rate",   "draft-acceptance", "mean-acceptance-length",
-                                                     "routing-imbalance", "num-draft-layers", "safety-buffer"};
-  VllmFlags out;
-  const auto add = [&](const std::string& flag, const std::string& value) {
-    out.args.insert(out.args.end(), {"--" + flag, value});
-    out.yaml.push_back(flag + ": " + value);
-  };
-  for (const Setting::Flag& f : s.flags) {
-    if (kGoodputOnly.count(f.name)) {
-      out.notes.push_back(fmt::format("{}={} is goodput's own setting; vLLM has no such flag", f.name, f.value));
-    } else if (f.name == "kv-cache-memory") {
-      auto bytes = ParseBytes(f.value);
-      if (bytes.ok()) add("kv-cache-memory-bytes", std::to_string(*bytes));
-      else out.notes.push_back(fmt::format("kv-cache-memory={}: not a size", f.value));
-    } else if (f.name == "num-speculative-tokens") {
-      const std::string config = fmt::format(R"({{"num_speculative_tokens": {}}})", f.value);
-      out.args.insert(out.args.end(), {"--speculative-config", "'" + config + "'"});
-      out.yaml.push_back("speculative-config: '" + config + "'");
-      out.notes.push_back("speculative-config also names your drafter (its method and model)");
-    } else if (f.name == "weights") {
-      if (f.value == "fp8") add("quantization", "fp8");
-      else
-        out.notes.push_back(
-            fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value));
-    } else if (f.name == "scheduling-policy" && f.value == "slo") {
-      out.notes.push_back("scheduling-policy=slo is goodput serve's own (vLLM has fcfs and priority)");
-    } else {
-      add(f.name, f.value);
-    }
-  }
-  return out;
-}
 
 const Setting* RecommendedSetting(const TuneResult& r) {
   if (!r.recommended) return nullptr;
@@ -216,7 +182,7 @@ std::string RefitTable(const TuneSpec& spec, const TuneResult& r) {
 
 std::string FlagsBlock(const TuneSpec& spec, const Setting& s) {
   if (s.empty()) return "  keep the engine's settings as they are\n";
-  const VllmFlags v = ToVllm(s);
+  const ServeFlags v = ServeFlagsFor(s, spec.engine);
   std::string out = fmt::format("  engine flags: {}\n", fmt::join(s.Args(), " "));
   const Setting changes = Changes(s, spec.defaults);
   if (changes.flags.size() < s.flags.size()) {
@@ -224,7 +190,7 @@ std::string FlagsBlock(const TuneSpec& spec, const Setting& s) {
                ? "  (every one is the engine's own value)\n"
                : fmt::format("  changed from the engine's own values: {}\n", fmt::join(changes.Args(), " "));
   }
-  if (!v.args.empty()) out += fmt::format("  vllm serve ... {}\n", fmt::join(v.args, " "));
+  if (!v.command.empty() && !v.args.empty()) out += fmt::format("  {} ... {}\n", v.command, fmt::join(v.args, " "));
   for (const std::string& n : v.notes) out += "  note: " + n + "\n";
   return out;
 }
@@ -256,6 +222,12 @@ std::string Recommendation(const TuneSpec& spec, const TuneResult& r) {
     out += fmt::format("  capacity {} ({}{}), goodput {:.2f} req/s, {:.0f} tok/s\n", Cap(sc, res),
                        measured ? "measured" : "simulated", versus, sc.goodput, sc.throughput);
     out += fmt::format("  at capacity: {}; SLO margin {}\n", AttainmentAt(res), Margin(sc.slo_margin));
+    if (!measured && base_score && base_score->capacity && sc.capacity && *base_score->capacity > *sc.capacity) {
+      out += fmt::format(
+          "  note: the engine as configured holds more load than any setting searched ({} against {}): the space "
+          "leaves out the engine's own values; keep them, or widen the space to take them in\n",
+          Cap(*base_score, *base), Cap(sc, res));
+    }
   }
   if (!baseline) {
     const std::vector<std::string> why = Reasons(r.search, spec.space, *s);
@@ -312,14 +284,24 @@ json::value MeasuredJson(const TuneResult& r, const Measured& m) {
 json::value RecommendationJson(const TuneSpec& spec, const TuneResult& r) {
   const Setting* s = RecommendedSetting(r);
   if (!s) return nullptr;
-  const VllmFlags v = ToVllm(*s);
+  const ServeFlags v = ServeFlagsFor(*s, spec.engine);
   json::object o{{"setting", s->Label()},
                  {"measured", r.confirmed},
                  {"engine_args", json::value_from(s->Args())},
                  {"changed_args", json::value_from(Changes(*s, spec.defaults).Args())},
-                 {"vllm_serve_args", json::value_from(v.args)},
-                 {"vllm_notes", json::value_from(v.notes)},
+                 {"serve_engine", spec.engine},
+                 {"serve_command", v.command},
+                 {"serve_args", json::value_from(v.args)},
+                 {"serve_notes", json::value_from(v.notes)},
                  {"reasons", json::value_from(Reasons(r.search, spec.space, *s))}};
+  if (v.command == "vllm serve") {  // the keys before other engines were spelled
+    o["vllm_serve_args"] = o["serve_args"];
+    o["vllm_notes"] = o["serve_notes"];
+  }
+  const SettingScore& sc = r.confirmed ? r.measured[*r.recommended].score : r.search.evaluations[*r.recommended].score;
+  const std::optional<Evaluation>& base = r.baseline_simulated;
+  if (!r.confirmed && base && base->score.capacity && sc.capacity)
+    o["baseline_holds_more"] = *base->score.capacity > *sc.capacity;
   if (r.best_but_outputs_differ)
     o["faster_but_outputs_differ"] = r.measured[*r.best_but_outputs_differ].setting.Label();
   return o;
@@ -361,9 +343,10 @@ json::value TuneToJson(const TuneSpec& spec, const TuneResult& r) {
 std::string RecommendationYaml(const TuneSpec& spec, const TuneResult& r) {
   const Setting* s = RecommendedSetting(r);
   if (!s) return "";
-  const VllmFlags v = ToVllm(*s);
-  std::string out = fmt::format("# goodput tune's recommendation for workload {} (SLO: {}); vllm serve --config FILE\n",
-                                spec.measurement.workload.name, spec.measurement.workload.Slo().ToString());
+  const ServeFlags v = ServeFlagsFor(*s, spec.engine);
+  if (v.command.empty()) return "";
+  std::string out = fmt::format("# goodput tune's recommendation for workload {} (SLO: {}); {} --config FILE\n",
+                                spec.measurement.workload.name, spec.measurement.workload.Slo().ToString(), v.command);
   for (const std::string& n : v.notes) out += "# note: " + n + "\n";
   for (const std::string& line : v.yaml) out += line + "\n";
   return out;

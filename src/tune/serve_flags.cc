@@ -1,0 +1,145 @@
+#include "tune/serve_flags.h"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace goodput {
+
+namespace {
+
+bool IsGoodputOnly(const std::string& flag) {
+  static const std::set<std::string> kGoodputOnly = {"max-offline-seqs",  "slo-tpot",         "slo-headroom",
+                                                     "acceptance-rate",   "draft-acceptance", "mean-acceptance-length",
+                                                     "routing-imbalance", "num-draft-layers", "safety-buffer"};
+  return kGoodputOnly.count(flag) > 0;
+}
+
+void Add(ServeFlags& out, const std::string& flag, const std::string& value) {
+  out.args.insert(out.args.end(), {"--" + flag, value});
+  out.yaml.push_back(flag + ": " + value);
+}
+
+ServeFlags ForVllm(const Setting& s) {
+  ServeFlags out{"vllm serve", {}, {}, {}};
+  for (const Setting::Flag& f : s.flags) {
+    if (IsGoodputOnly(f.name)) {
+      out.notes.push_back(fmt::format("{}={} is goodput's own setting; vLLM has no such flag", f.name, f.value));
+    } else if (f.name == "kv-cache-memory") {
+      auto bytes = ParseBytes(f.value);
+      if (bytes.ok())
+        Add(out, "kv-cache-memory-bytes", std::to_string(*bytes));
+      else
+        out.notes.push_back(fmt::format("kv-cache-memory={}: not a size", f.value));
+    } else if (f.name == "num-speculative-tokens") {
+      const std::string config = fmt::format(R"({{"num_speculative_tokens": {}}})", f.value);
+      out.args.insert(out.args.end(), {"--speculative-config", "'" + config + "'"});
+      out.yaml.push_back("speculative-config: '" + config + "'");
+      out.notes.push_back("speculative-config also names your drafter (its method and model)");
+    } else if (f.name == "weights") {
+      if (f.value == "fp8")
+        Add(out, "quantization", "fp8");
+      else
+        out.notes.push_back(
+            fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value));
+    } else if (f.name == "scheduling-policy" && f.value == "slo") {
+      out.notes.push_back("scheduling-policy=slo is goodput serve's own (vLLM has fcfs and priority)");
+    } else {
+      Add(out, f.name, f.value);
+    }
+  }
+  return out;
+}
+
+// SGLang's names for the flags whose meaning is the same (python/sglang/srt/
+// server_args.py): its running-request cap, the token budget it chunks
+// prompts to (the sglang engine entry's budget), context length, page size.
+const std::map<std::string, std::string>& SglangNames() {
+  static const std::map<std::string, std::string> kNames = {{"max-num-seqs", "max-running-requests"},
+                                                            {"max-num-batched-tokens", "chunked-prefill-size"},
+                                                            {"max-model-len", "context-length"},
+                                                            {"block-size", "page-size"},
+                                                            {"tp", "tp-size"},
+                                                            {"tensor-parallel-size", "tp-size"}};
+  return kNames;
+}
+
+// Why a flag has no SGLang spelling here, or "" when it has one.
+std::string SglangGap(const Setting::Flag& f) {
+  if (IsGoodputOnly(f.name))
+    return fmt::format("{}={} is goodput's own setting; SGLang has no such flag", f.name, f.value);
+  if (f.name == "gpu-memory-utilization")
+    return fmt::format(
+        "gpu-memory-utilization={}: SGLang's --mem-fraction-static is the share of memory for the weights and the KV "
+        "pool, not vLLM's share for the whole process: not mapped",
+        f.value);
+  if (f.name == "kv-cache-memory")
+    return fmt::format("kv-cache-memory={}: SGLang sizes its KV pool in tokens (--max-total-tokens): not mapped",
+                       f.value);
+  if (f.name == "num-speculative-tokens")
+    return fmt::format(
+        "num-speculative-tokens={}: SGLang drafts with --speculative-algorithm and --speculative-num-steps / "
+        "--speculative-num-draft-tokens: not mapped",
+        f.value);
+  if (f.name == "weights" && f.value != "fp8")
+    return fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value);
+  if (f.name == "scheduling-policy" && f.value != "fcfs" && f.value != "priority")
+    return fmt::format(
+        "scheduling-policy={} is goodput serve's own (SGLang's --schedule-policy has fcfs, priority, "
+        "lpm, ...)",
+        f.value);
+  if (f.name == "kv-cache-dtype" && f.value != "auto" && f.value.rfind("fp8", 0) != 0)
+    return fmt::format("kv-cache-dtype={}: SGLang's --kv-cache-dtype takes auto, fp8_e4m3 or fp8_e5m2", f.value);
+  const bool known =
+      SglangNames().count(f.name) || f.name == "weights" || f.name == "scheduling-policy" || f.name == "kv-cache-dtype";
+  return known ? "" : fmt::format("{}={}: no SGLang spelling known to goodput: not mapped", f.name, f.value);
+}
+
+ServeFlags ForSglang(const Setting& s) {
+  ServeFlags out{"python -m sglang.launch_server", {}, {}, {}};
+  for (const Setting::Flag& f : s.flags) {
+    if (const std::string gap = SglangGap(f); !gap.empty()) {
+      out.notes.push_back(gap);
+    } else if (auto it = SglangNames().find(f.name); it != SglangNames().end()) {
+      Add(out, it->second, f.value);
+    } else if (f.name == "weights") {
+      Add(out, "quantization", "fp8");
+    } else if (f.name == "scheduling-policy") {
+      Add(out, "schedule-policy", f.value);
+    } else {  // kv-cache-dtype: vLLM's fp8 is e4m3
+      Add(out, "kv-cache-dtype", f.value == "fp8" ? "fp8_e4m3" : f.value);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ServeFlags ServeFlagsFor(const Setting& s, const std::string& engine) {
+  if (engine == "sglang") return ForSglang(s);
+  if (engine == "trtllm" || engine == "trtllm-cpp") {
+    ServeFlags out;
+    if (!s.empty())
+      out.notes.push_back(
+          "TensorRT-LLM's spelling of these flags is not mapped: set its max_batch_size, "
+          "max_num_tokens and KV cache options to the engine flags' values by hand");
+    return out;
+  }
+  return ForVllm(s);
+}
+
+std::string EngineOfSimArgs(const std::vector<std::string>& args) {
+  std::string engine = "vllm";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--engine" && i + 1 < args.size())
+      engine = args[i + 1];
+    else if (args[i].rfind("--engine=", 0) == 0)
+      engine = args[i].substr(9);
+  }
+  return engine;
+}
+
+}  // namespace goodput
