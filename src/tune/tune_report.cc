@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/units.h"
 #include "tune/reasons.h"
 #include "tune/serve_flags.h"
 
