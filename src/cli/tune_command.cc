@@ -190,7 +190,7 @@ Result<TuneSpec> Spec(const TuneArgs& a) {
   // A sim target's --engine says which engine will serve the answer; a URL's
   // flags are already the served engine's own.
   if (KindOf(a.sides.t) == TargetKind::kSim) spec.engine = EngineOfSimArgs(SplitArgs(a.sides.t.engine_args));
-  if (!a.write_config.empty() && ServeFlagsFor(Setting{}, spec.engine).command.empty())
+  if (!a.write_config.empty() && ServeCommand(spec.engine).empty())
     return Status::InvalidArgument("--write-config: goodput does not know --engine " + spec.engine +
                                    "'s config file; paste the engine flags it prints instead");
   return spec;
@@ -257,8 +257,8 @@ void Run(TuneArgs a) {
     std::ofstream out(a.write_config);
     if (yaml.empty() || !(out << yaml)) fail(Status::IoError("cannot write " + a.write_config));
     if (!a.m.json)
-      std::cout << "written: " << a.write_config << " (" << ServeFlagsFor(Setting{}, spec->engine).command
-                << " --config " << a.write_config << ")\n";
+      std::cout << "written: " << a.write_config << " (" << ServeCommand(spec->engine) << " --config " << a.write_config
+                << ")\n";
   }
 }
 

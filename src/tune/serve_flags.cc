@@ -24,7 +24,7 @@ void Add(ServeFlags& out, const std::string& flag, const std::string& value) {
 }
 
 ServeFlags ForVllm(const Setting& s) {
-  ServeFlags out{"vllm serve", {}, {}, {}};
+  ServeFlags out{ServeCommand("vllm"), {}, {}, {}};
   for (const Setting::Flag& f : s.flags) {
     if (IsGoodputOnly(f.name)) {
       out.notes.push_back(fmt::format("{}={} is goodput's own setting; vLLM has no such flag", f.name, f.value));
@@ -67,7 +67,7 @@ const std::map<std::string, std::string>& SglangNames() {
   return kNames;
 }
 
-// Why a flag has no SGLang spelling here, or "" when it has one.
+// A flag SGLang has no spelling for here, as a note instead of a wrong flag.
 std::string SglangGap(const Setting::Flag& f) {
   if (IsGoodputOnly(f.name))
     return fmt::format("{}={} is goodput's own setting; SGLang has no such flag", f.name, f.value);
@@ -84,39 +84,43 @@ std::string SglangGap(const Setting::Flag& f) {
         "num-speculative-tokens={}: SGLang drafts with --speculative-algorithm and --speculative-num-steps / "
         "--speculative-num-draft-tokens: not mapped",
         f.value);
-  if (f.name == "weights" && f.value != "fp8")
+  if (f.name == "weights")
     return fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value);
-  if (f.name == "scheduling-policy" && f.value != "fcfs" && f.value != "priority")
+  if (f.name == "scheduling-policy")
     return fmt::format(
         "scheduling-policy={} is goodput serve's own (SGLang's --schedule-policy has fcfs, priority, "
         "lpm, ...)",
         f.value);
-  if (f.name == "kv-cache-dtype" && f.value != "auto" && f.value.rfind("fp8", 0) != 0)
+  if (f.name == "kv-cache-dtype")
     return fmt::format("kv-cache-dtype={}: SGLang's --kv-cache-dtype takes auto, fp8_e4m3 or fp8_e5m2", f.value);
-  const bool known =
-      SglangNames().count(f.name) || f.name == "weights" || f.name == "scheduling-policy" || f.name == "kv-cache-dtype";
-  return known ? "" : fmt::format("{}={}: no SGLang spelling known to goodput: not mapped", f.name, f.value);
+  return fmt::format("{}={}: no SGLang spelling known to goodput: not mapped", f.name, f.value);
 }
 
 ServeFlags ForSglang(const Setting& s) {
-  ServeFlags out{"python -m sglang.launch_server", {}, {}, {}};
+  ServeFlags out{ServeCommand("sglang"), {}, {}, {}};
   for (const Setting::Flag& f : s.flags) {
-    if (const std::string gap = SglangGap(f); !gap.empty()) {
-      out.notes.push_back(gap);
-    } else if (auto it = SglangNames().find(f.name); it != SglangNames().end()) {
-      Add(out, it->second, f.value);
-    } else if (f.name == "weights") {
+    const auto renamed = SglangNames().find(f.name);
+    if (renamed != SglangNames().end())
+      Add(out, renamed->second, f.value);
+    else if (f.name == "weights" && f.value == "fp8")
       Add(out, "quantization", "fp8");
-    } else if (f.name == "scheduling-policy") {
+    else if (f.name == "scheduling-policy" && (f.value == "fcfs" || f.value == "priority"))
       Add(out, "schedule-policy", f.value);
-    } else {  // kv-cache-dtype: vLLM's fp8 is e4m3
-      Add(out, "kv-cache-dtype", f.value == "fp8" ? "fp8_e4m3" : f.value);
-    }
+    else if (f.name == "kv-cache-dtype" && (f.value == "auto" || f.value.rfind("fp8", 0) == 0))
+      Add(out, "kv-cache-dtype", f.value == "fp8" ? "fp8_e4m3" : f.value);  // vLLM's fp8 is e4m3
+    else
+      out.notes.push_back(SglangGap(f));
   }
   return out;
 }
 
 }  // namespace
+
+std::string ServeCommand(const std::string& engine) {
+  if (engine == "sglang") return "python -m sglang.launch_server";
+  if (engine == "trtllm" || engine == "trtllm-cpp") return "";
+  return "vllm serve";
+}
 
 ServeFlags ServeFlagsFor(const Setting& s, const std::string& engine) {
   if (engine == "sglang") return ForSglang(s);

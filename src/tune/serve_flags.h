@@ -28,6 +28,10 @@ struct ServeFlags {
 // arguments, only a note saying so.
 ServeFlags ServeFlagsFor(const Setting& s, const std::string& engine);
 
+// The command that starts `engine` with such flags ("vllm serve", SGLang's
+// launch_server), or "" where goodput does not spell its flags (TensorRT-LLM).
+std::string ServeCommand(const std::string& engine);
+
 // The engine a sim target's flags name with --engine (its last one), or "vllm".
 std::string EngineOfSimArgs(const std::vector<std::string>& args);
 

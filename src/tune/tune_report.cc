@@ -21,6 +21,15 @@ const Setting* RecommendedSetting(const TuneResult& r) {
 
 namespace {
 
+// On the simulator alone: whether the engine as configured holds more load
+// than the recommended setting (a space that leaves out the engine's values).
+bool BaselineHoldsMore(const TuneResult& r) {
+  if (r.confirmed || !r.recommended || !r.baseline_simulated) return false;
+  const std::optional<double>& base = r.baseline_simulated->score.capacity;
+  const std::optional<double>& best = r.search.evaluations[*r.recommended].score.capacity;
+  return base && best && *base > *best;
+}
+
 std::string Name(const Setting& s, bool baseline) { return baseline ? "baseline (as configured)" : s.Label(); }
 
 std::string Cap(const SettingScore& sc, const SettingResult& r) {
@@ -220,7 +229,7 @@ std::string Recommendation(const TuneSpec& spec, const TuneResult& r) {
     out += fmt::format("  capacity {} ({}{}), goodput {:.2f} req/s, {:.0f} tok/s\n", Cap(sc, res),
                        measured ? "measured" : "simulated", versus, sc.goodput, sc.throughput);
     out += fmt::format("  at capacity: {}; SLO margin {}\n", AttainmentAt(res), Margin(sc.slo_margin));
-    if (!measured && base_score && base_score->capacity && sc.capacity && *base_score->capacity > *sc.capacity) {
+    if (BaselineHoldsMore(r)) {
       out += fmt::format(
           "  note: the engine as configured holds more load than any setting searched ({} against {}): the space "
           "leaves out the engine's own values; keep them, or widen the space to take them in\n",
@@ -292,14 +301,11 @@ json::value RecommendationJson(const TuneSpec& spec, const TuneResult& r) {
                  {"serve_args", json::value_from(v.args)},
                  {"serve_notes", json::value_from(v.notes)},
                  {"reasons", json::value_from(Reasons(r.search, spec.space, *s))}};
-  if (v.command == "vllm serve") {  // the keys before other engines were spelled
+  if (v.command == ServeCommand("vllm")) {  // the keys before other engines were spelled
     o["vllm_serve_args"] = o["serve_args"];
     o["vllm_notes"] = o["serve_notes"];
   }
-  const SettingScore& sc = r.confirmed ? r.measured[*r.recommended].score : r.search.evaluations[*r.recommended].score;
-  const std::optional<Evaluation>& base = r.baseline_simulated;
-  if (!r.confirmed && base && base->score.capacity && sc.capacity)
-    o["baseline_holds_more"] = *base->score.capacity > *sc.capacity;
+  if (!r.confirmed) o["baseline_holds_more"] = BaselineHoldsMore(r);
   if (r.best_but_outputs_differ)
     o["faster_but_outputs_differ"] = r.measured[*r.best_but_outputs_differ].setting.Label();
   return o;
