@@ -40,8 +40,11 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   auto cpp = FindEngineHost("trtllm-cpp");
   ASSERT_TRUE(cpp.ok()) << cpp.status().message();
   EXPECT_FALSE(cpp->async_scheduling);
+  // trtllm-bench ran it at GUARANTEED_NO_EVICT, with chunked context on.
+  EXPECT_TRUE(cpp->guaranteed_no_evict);
+  EXPECT_TRUE(cpp->chunked_prefill);
   EXPECT_LT(cpp->per_sequence_s, trtllm->per_sequence_s);
-  EXPECT_NE(cpp->source.find("published_validation --sim-args"), std::string::npos);
+  EXPECT_NE(cpp->source.find("published_validation --engine-kind trtllm-cpp --sim-args"), std::string::npos);
   // SGLang's scheduler computes prompts before decodes, in chunks, beside an overlap scheduler.
   auto sglang = FindEngineHost("sglang");
   ASSERT_TRUE(sglang.ok()) << sglang.status().message();
