@@ -67,33 +67,29 @@ const std::map<std::string, std::string>& SglangNames() {
   return kNames;
 }
 
+// Why a flag of goodput's (vLLM's) has no SGLang spelling here, by name.
+const std::map<std::string, std::string>& SglangGaps() {
+  static const std::map<std::string, std::string> kWhy = {
+      {"gpu-memory-utilization",
+       "SGLang's --mem-fraction-static is the share of memory for the weights and the KV pool, not vLLM's share "
+       "for the whole process: not mapped"},
+      {"kv-cache-memory", "SGLang sizes its KV pool in tokens (--max-total-tokens): not mapped"},
+      {"num-speculative-tokens",
+       "SGLang drafts with --speculative-algorithm and --speculative-num-steps / --speculative-num-draft-tokens: "
+       "not mapped"},
+      {"weights", "serve a checkpoint quantized so (not a flag)"},
+      {"scheduling-policy", "goodput serve's own policy (SGLang's --schedule-policy has fcfs, priority, lpm, ...)"},
+      {"kv-cache-dtype", "SGLang's --kv-cache-dtype takes auto, fp8_e4m3 or fp8_e5m2"}};
+  return kWhy;
+}
+
 // A flag SGLang has no spelling for here, as a note instead of a wrong flag.
 std::string SglangGap(const Setting::Flag& f) {
   if (IsGoodputOnly(f.name))
     return fmt::format("{}={} is goodput's own setting; SGLang has no such flag", f.name, f.value);
-  if (f.name == "gpu-memory-utilization")
-    return fmt::format(
-        "gpu-memory-utilization={}: SGLang's --mem-fraction-static is the share of memory for the weights and the KV "
-        "pool, not vLLM's share for the whole process: not mapped",
-        f.value);
-  if (f.name == "kv-cache-memory")
-    return fmt::format("kv-cache-memory={}: SGLang sizes its KV pool in tokens (--max-total-tokens): not mapped",
-                       f.value);
-  if (f.name == "num-speculative-tokens")
-    return fmt::format(
-        "num-speculative-tokens={}: SGLang drafts with --speculative-algorithm and --speculative-num-steps / "
-        "--speculative-num-draft-tokens: not mapped",
-        f.value);
-  if (f.name == "weights")
-    return fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value);
-  if (f.name == "scheduling-policy")
-    return fmt::format(
-        "scheduling-policy={} is goodput serve's own (SGLang's --schedule-policy has fcfs, priority, "
-        "lpm, ...)",
-        f.value);
-  if (f.name == "kv-cache-dtype")
-    return fmt::format("kv-cache-dtype={}: SGLang's --kv-cache-dtype takes auto, fp8_e4m3 or fp8_e5m2", f.value);
-  return fmt::format("{}={}: no SGLang spelling known to goodput: not mapped", f.name, f.value);
+  const auto why = SglangGaps().find(f.name);
+  return fmt::format("{}={}: {}", f.name, f.value,
+                     why != SglangGaps().end() ? why->second : "no SGLang spelling known to goodput: not mapped");
 }
 
 ServeFlags ForSglang(const Setting& s) {
@@ -114,17 +110,19 @@ ServeFlags ForSglang(const Setting& s) {
   return out;
 }
 
+// TensorRT-LLM's spelling (trtllm-serve's options) is not mapped.
+bool Unmapped(const std::string& engine) { return engine == "trtllm" || engine == "trtllm-cpp"; }
+
 }  // namespace
 
 std::string ServeCommand(const std::string& engine) {
   if (engine == "sglang") return "python -m sglang.launch_server";
-  if (engine == "trtllm" || engine == "trtllm-cpp") return "";
-  return "vllm serve";
+  return Unmapped(engine) ? "" : "vllm serve";
 }
 
 ServeFlags ServeFlagsFor(const Setting& s, const std::string& engine) {
   if (engine == "sglang") return ForSglang(s);
-  if (engine == "trtllm" || engine == "trtllm-cpp") {
+  if (Unmapped(engine)) {
     ServeFlags out;
     if (!s.empty())
       out.notes.push_back(
