@@ -23,6 +23,22 @@ TEST(CliPlan, TableForPeople) {
   EXPECT_NE(r.out.find("Maximum concurrency for 131,072 tokens per request: 3.21x"), std::string::npos);
 }
 
+// SGLang's --mem-fraction-static holds the weights and the pool only: at 0.9 the
+// vLLM log's pool above (51.38 GiB) plus its activation peak (4.76 GiB).
+TEST(CliPlan, SglangStaticShareLeavesTheActivationPeakOutside) {
+  const std::string measured =
+      "plan --model llama-3.1-8b --gpu h100 --weights-memory 14.99GiB --activation-memory 4.76GiB "
+      "--non-torch-memory 0.13GiB --mem-fraction-static 0.9";
+  auto r = RunGoodput(measured);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("KV pool (less weights, non-torch)       56.14"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("requested (x 0.90, SGLang's)"), std::string::npos);
+  auto j = RunGoodput(measured + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = boost::json::parse(j.out);
+  EXPECT_DOUBLE_EQ(doc.at("options").at("mem_fraction_static").as_double(), 0.9);
+}
+
 // The estimate names the profiling run's peak that decides it, and so the knob
 // that lowers it: the sampler's for vLLM's 1,024 sequences on an H100 with a
 // 201K vocabulary, the forward's once --max-num-seqs is small.
@@ -170,6 +186,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"plan --model llama-3.1-8b --gpu-memory 80XB", "unknown unit"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --max-model-len 12q", "--max-model-len"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --gpu-memory-utilization 1.2", "(0, 1]"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --mem-fraction-static 0", "--mem-fraction-static 0 must be"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --mem-fraction-static 0.8 --kv-cache-memory 20GiB",
+                "give --mem-fraction-static or --kv-cache-memory, not both"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --weights int3", "unknown weight precision 'int3'"},
         BadCase{"plan --model gpt-oss-20b --gpu h100 --mxfp4-moe-backend fast", "unknown MXFP4 MoE backend 'fast'"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --length-dist 0-200k:x", "weight: 'x' is not a number"},

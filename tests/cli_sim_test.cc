@@ -244,7 +244,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"--repeat 0", "--repeat"},
                       BadCase{"--sweep max-num-seqs", "must look like FLAG=V1,V2"},
                       BadCase{"--gpu-memory-utilization 0.2", "No available memory"},
-                      BadCase{"--gpu-memory-utilization 0.29", "To serve at least one request"}),
+                      BadCase{"--gpu-memory-utilization 0.29", "To serve at least one request"},
+                      BadCase{"--mem-fraction-static 1.5", "--mem-fraction-static 1.5 must be in (0, 1]"}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
       std::string name;
       for (const char* c = info.param.args; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';

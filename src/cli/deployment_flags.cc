@@ -57,6 +57,9 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
                "Recurrent state type: auto (the config's mamba_ssm_dtype, else the model dtype), fp32, bf16")
       ->capture_default_str();
   c.add_option("--gpu-memory-utilization", a.utilization, "Share of total memory vLLM may use")->capture_default_str();
+  c.add_option("--mem-fraction-static", a.mem_fraction_static,
+               "Instead, SGLang's share of total memory for the weights and the KV pool (no activation peak taken out "
+               "of it: docs/plan.md)");
   c.add_option("--kernel-block-alignment", a.kernel_block_alignment,
                "Hybrid models: the attention block size is raised in steps of this")
       ->capture_default_str();
@@ -113,6 +116,7 @@ Result<PlanOptions> ToPlanOptions(const DeploymentArgs& a, const HardwareSpec& h
   o.mxfp4_moe_backend = a.mxfp4_moe_backend;
   o.mamba_ssm_cache_dtype = a.mamba_ssm_cache_dtype;
   o.gpu_memory_utilization = a.utilization;
+  o.mem_fraction_static = a.mem_fraction_static;
   GOODPUT_ASSIGN_OR_RETURN(o.engine, ToEngineConfig(a.engine));
   o.kernel_block_alignment = a.kernel_block_alignment;
   o.num_draft_layers = a.num_draft_layers;

@@ -27,6 +27,7 @@ struct DeploymentArgs {
   int data_parallel = 1;
   double routing_imbalance = 1.0;
   double utilization = 0.9;
+  std::optional<double> mem_fraction_static;  // SGLang's share instead of --gpu-memory-utilization
   int64_t kernel_block_alignment = 16;
   int num_draft_layers = 0;
   bool disable_hybrid = false;

@@ -132,7 +132,11 @@ Result<Setting> EngineDefaults(const TuneSideArgs& a) {
       kind == TargetKind::kSim ? a.t.target.substr(4) : a.sim.substr(a.sim.rfind("sim:", 0) == 0 ? 4 : 0);
   GOODPUT_ASSIGN_OR_RETURN(SimDeployment d, MakeSimDeployment(ModelOf(a), where, SplitArgs(SimArgsOf(a))));
   Setting s = DefaultsOf(d.setup.plan.options.engine);
-  s.flags.push_back({"gpu-memory-utilization", fmt::format("{:g}", d.setup.plan.options.gpu_memory_utilization)});
+  const PlanOptions& o = d.setup.plan.options;
+  if (o.mem_fraction_static)
+    s.flags.push_back({"mem-fraction-static", fmt::format("{:g}", *o.mem_fraction_static)});
+  else
+    s.flags.push_back({"gpu-memory-utilization", fmt::format("{:g}", o.gpu_memory_utilization)});
   return s;
 }
 

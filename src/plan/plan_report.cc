@@ -51,8 +51,11 @@ std::string MemorySection(const Plan& p) {
     s += fmt::format("  {:<36}{:>9}{}\n", label, Gib(bytes), note.empty() ? "" : "   " + note);
   };
   row(o.total_is_nominal ? "total (nominal)" : "total", p.total, "");
-  if (!o.engine.cache.kv_cache_memory)
+  if (o.mem_fraction_static) {
+    row(fmt::format("requested (x {:.2f}, SGLang's)", *o.mem_fraction_static), p.requested, "");
+  } else if (!o.engine.cache.kv_cache_memory) {
     row(fmt::format("requested (x {:.2f})", o.gpu_memory_utilization), p.requested, "");
+  }
   const double padding = ExpertPaddingFactor(p.precision, p.model, MoeGroupSize(o), o.expert_parallel);
   const std::string padded = padding > 1 && !p.weights.measured
                                  ? fmt::format(", experts padded +{:.1f}% for vLLM's {} MoE kernel",
@@ -60,10 +63,13 @@ std::string MemorySection(const Plan& p) {
                                  : "";
   row(fmt::format("weights ({}, {:.2f}B params)", p.precision.name, p.params.total() / 1e9), p.weights.bytes,
       Tag(p.weights) + padded);
-  row("activation peak (profiling run)", p.activation.bytes, Tag(p.activation) + ActivationSource(p));
+  row(o.mem_fraction_static ? "activation peak (outside the share)" : "activation peak (profiling run)",
+      p.activation.bytes, Tag(p.activation) + ActivationSource(p));
   row("non-torch (NCCL, CUDA context)", p.non_torch.bytes, Tag(p.non_torch));
-  row(o.engine.cache.kv_cache_memory ? "KV pool (--kv-cache-memory)" : "KV pool (requested - the above)", p.kv_pool,
-      "");
+  const char* pool = o.engine.cache.kv_cache_memory ? "KV pool (--kv-cache-memory)"
+                     : o.mem_fraction_static        ? "KV pool (less weights, non-torch)"
+                                                    : "KV pool (requested - the above)";
+  row(pool, p.kv_pool, "");
   row("CUDA graphs (taken from headroom)", p.cuda_graphs.bytes, Tag(p.cuda_graphs));
   if (p.prefill_kv_copy > 0) {
     row("fp8 KV copy, one prefill (headroom)", p.prefill_kv_copy, "not profiled (unquantized query)");
@@ -229,7 +235,10 @@ std::string FormatPlanTable(const Plan& p) {
   std::string s = Header(p) + MemorySection(p) + KindsSection(p);
   if (p.kv_pool > 0) s += VllmSection(p);
   s += LengthsSection(p);
-  if (!p.startup_error.empty()) s += "vLLM would not start: " + p.startup_error + "\n\n";
+  if (!p.startup_error.empty()) {
+    s += (p.options.mem_fraction_static ? "The engine would not start: " : "vLLM would not start: ") + p.startup_error +
+         "\n\n";
+  }
   if (!p.warnings.empty()) {
     s += "Warnings\n";
     for (const auto& w : p.warnings) s += "  - " + w + "\n";
@@ -261,6 +270,7 @@ json::value PlanToJson(const Plan& p) {
                     {"max_num_seqs", o.engine.scheduler.max_num_seqs},
                     {"confidence", o.confidence}};
   if (o.engine.cache.kv_cache_memory) opts["kv_cache_memory"] = *o.engine.cache.kv_cache_memory;
+  if (o.mem_fraction_static) opts["mem_fraction_static"] = *o.mem_fraction_static;
   json::object params{{"total", p.params.total()}, {"active", p.params.active}, {"vision", p.params.vision}};
   return json::object{{"model", p.model.name},
                       {"model_type", p.model.model_type},

@@ -20,6 +20,14 @@ Status Validate(const ModelSpec& m, const PlanOptions& o) {
     return Status::InvalidArgument(
         fmt::format("--gpu-memory-utilization {} must be in (0, 1]", o.gpu_memory_utilization));
   }
+  if (o.mem_fraction_static) {
+    if (!(*o.mem_fraction_static > 0 && *o.mem_fraction_static <= 1)) {
+      return Status::InvalidArgument(fmt::format("--mem-fraction-static {} must be in (0, 1]", *o.mem_fraction_static));
+    }
+    if (o.engine.cache.kv_cache_memory) {
+      return Status::InvalidArgument("give --mem-fraction-static or --kv-cache-memory, not both");
+    }
+  }
   if (o.tensor_parallel < 1) return Status::InvalidArgument("--tensor-parallel-size must be at least 1");
   if (o.data_parallel < 1) return Status::InvalidArgument("--data-parallel-size must be at least 1");
   if (m.attn.num_heads > 0 && m.attn.num_heads % o.tensor_parallel != 0) {
@@ -122,8 +130,13 @@ int64_t EstimateMaxModelLen(const KvLayout& layout, int64_t num_blocks, int64_t 
 void ComputeMemory(Plan& p) {
   const PlanOptions& o = p.options;
   p.total = o.total_memory;
-  p.requested = static_cast<int64_t>(std::floor(static_cast<double>(o.total_memory) * o.gpu_memory_utilization));
-  const int64_t non_kv = p.weights.bytes + p.activation.bytes + p.non_torch.bytes;
+  const double share = o.mem_fraction_static.value_or(o.gpu_memory_utilization);
+  p.requested = static_cast<int64_t>(std::floor(static_cast<double>(o.total_memory) * share));
+  // SGLang sizes its pool from the memory free after loading (weights, CUDA
+  // context, NCCL) less the share it leaves out; vLLM also takes out its
+  // profiled activation peak.
+  const int64_t activation = o.mem_fraction_static ? 0 : p.activation.bytes;
+  const int64_t non_kv = p.weights.bytes + activation + p.non_torch.bytes;
   if (o.engine.cache.kv_cache_memory) {
     p.kv_pool = *o.engine.cache.kv_cache_memory;
     p.headroom = p.total - non_kv - p.kv_pool;
@@ -136,7 +149,8 @@ void ComputeMemory(Plan& p) {
 }  // namespace
 
 void VllmKvCacheMemorySuggestion(Plan& p) {
-  if (p.options.engine.cache.kv_cache_memory) return;  // pinned: vLLM skips profiling and suggests nothing
+  // Pinned, vLLM skips profiling and suggests nothing; SGLang's share is not vLLM's.
+  if (p.options.engine.cache.kv_cache_memory || p.options.mem_fraction_static) return;
   const int64_t non_kv = p.weights.bytes + p.activation.bytes + p.non_torch.bytes + p.cuda_graphs.bytes;
   p.suggest_requested = p.requested - non_kv - kVllmRedundancyBuffer;
   p.suggest_full = p.total - non_kv - kVllmRedundancyBuffer;
@@ -147,10 +161,12 @@ namespace {
 void CheckStartup(Plan& p) {
   const PlanOptions& o = p.options;
   if (p.kv_pool <= 0) {
+    const bool sglang = o.mem_fraction_static.has_value();
     p.startup_error = fmt::format(
-        "No available memory for the cache blocks: weights, activations and non-torch memory take {} of the {} "
-        "requested. Raise --gpu-memory-utilization, quantize the weights or add GPUs.",
-        FormatGiB(p.weights.bytes + p.activation.bytes + p.non_torch.bytes), FormatGiB(p.requested));
+        "No available memory for the cache blocks: {} non-torch memory take {} of the {} requested. Raise {}, "
+        "quantize the weights or add GPUs.",
+        sglang ? "weights and" : "weights, activations and", FormatGiB(p.requested - p.kv_pool), FormatGiB(p.requested),
+        sglang ? "--mem-fraction-static" : "--gpu-memory-utilization");
     return;
   }
   if (p.blocks_per_max_request > p.capacity.num_blocks) {

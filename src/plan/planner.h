@@ -41,6 +41,10 @@ struct PlanOptions {
   std::string mxfp4_moe_backend = "auto";    // see ResolveMxfp4MoeBackend
   std::string mamba_ssm_cache_dtype = "auto";  // auto: the config's mamba_ssm_dtype, else the model dtype
   double gpu_memory_utilization = 0.9;
+  // SGLang's --mem-fraction-static instead: the weights and the KV pool
+  // together take this share of total memory, and SGLang takes no activation
+  // peak out of it (its activations and CUDA graphs live in the rest).
+  std::optional<double> mem_fraction_static;
   int64_t kernel_block_alignment = 16;
   int num_draft_layers = 0;                  // EAGLE-style draft layers sharing the KV pool
   bool expert_parallel = false;              // vLLM's --enable-expert-parallel: whole experts per GPU

@@ -238,6 +238,44 @@ TEST(Planner, MarginWarningWhenHeadroomCannotHoldCudaGraphs) {
   EXPECT_FALSE(has_margin_warning(*MakePlan(Model("llama-3.1-8b"), o)));
 }
 
+// SGLang sizes its pool as the memory free after loading less (1 - share) of
+// the total (model_runner.py, profile_max_num_token: rest_memory =
+// available_gpu_memory - total_gpu_memory * (1 - mem_fraction_static)), so
+// the pool is share x total - weights - non-torch, the activation peak outside.
+TEST(Planner, SglangStaticShareHoldsTheWeightsAndThePoolNotTheActivationPeak) {
+  PlanOptions o = OnGpu("h100-sxm");
+  o.weights_memory = GiB(14.99);
+  o.activation_memory = GiB(4.76);
+  o.non_torch_memory = GiB(0.13);
+  o.mem_fraction_static = 0.82;
+  auto sglang = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(sglang.ok()) << sglang.status().message();
+  const auto share = static_cast<int64_t>(std::floor(static_cast<double>(o.total_memory) * 0.82));
+  EXPECT_EQ(sglang->kv_pool, share - GiB(14.99) - GiB(0.13));
+  EXPECT_EQ(sglang->headroom, o.total_memory - share);
+  EXPECT_FALSE(sglang->suggest_requested.has_value());  // vLLM's start-up suggestion is not SGLang's
+  o.mem_fraction_static.reset();
+  o.gpu_memory_utilization = 0.82;
+  auto vllm = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(vllm.ok());
+  EXPECT_EQ(sglang->kv_pool - vllm->kv_pool, GiB(4.76));
+  // Too small a share names SGLang's flag.
+  o.mem_fraction_static = 0.1;
+  auto small = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_TRUE(small.ok());
+  EXPECT_NE(small->startup_error.find("weights and non-torch memory take"), std::string::npos);
+  EXPECT_NE(small->startup_error.find("Raise --mem-fraction-static"), std::string::npos);
+  for (double bad : {0.0, 1.5, std::nan("")}) {
+    o.mem_fraction_static = bad;
+    EXPECT_FALSE(MakePlan(Model("llama-3.1-8b"), o).ok()) << bad;
+  }
+  o.mem_fraction_static = 0.8;
+  o.engine.cache.kv_cache_memory = GiB(20);
+  auto both = MakePlan(Model("llama-3.1-8b"), o);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("not both"), std::string::npos);
+}
+
 TEST(Planner, TensorParallelDividesWeightsAndChecksHeads) {
   PlanOptions o = OnGpu("h100-sxm");
   auto one = MakePlan(Model("llama-3.1-70b"), o);

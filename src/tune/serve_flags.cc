@@ -47,6 +47,11 @@ ServeFlags ForVllm(const Setting& s) {
             fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value));
     } else if (f.name == "scheduling-policy" && f.value == "slo") {
       out.notes.push_back("scheduling-policy=slo is goodput serve's own (vLLM has fcfs and priority)");
+    } else if (f.name == "mem-fraction-static") {
+      out.notes.push_back(fmt::format(
+          "mem-fraction-static={}: SGLang's share for the weights and the KV pool; vLLM's --gpu-memory-utilization "
+          "also holds the activation peak: not mapped",
+          f.value));
     } else {
       Add(out, f.name, f.value);
     }
@@ -62,6 +67,7 @@ const std::map<std::string, std::string>& SglangNames() {
                                                             {"max-num-batched-tokens", "chunked-prefill-size"},
                                                             {"max-model-len", "context-length"},
                                                             {"block-size", "page-size"},
+                                                            {"mem-fraction-static", "mem-fraction-static"},
                                                             {"tp", "tp-size"},
                                                             {"tensor-parallel-size", "tp-size"}};
   return kNames;

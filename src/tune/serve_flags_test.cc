@@ -52,6 +52,15 @@ TEST(ServeFlags, SglangSpellsWhatMeansTheSameAndNotesTheRest) {
   EXPECT_TRUE(Noted(f, "num-speculative-tokens=2"));
 }
 
+// SGLang's own share is its flag; vLLM's share also holds the activation peak.
+TEST(ServeFlags, TheStaticShareIsSglangsFlagAndOnlyANoteForVllm) {
+  const Setting s{{{"mem-fraction-static", "0.82"}}};
+  EXPECT_EQ(ServeFlagsFor(s, "sglang").args, (Strings{"--mem-fraction-static", "0.82"}));
+  const ServeFlags vllm = ServeFlagsFor(s, "vllm");
+  EXPECT_TRUE(vllm.args.empty());
+  EXPECT_TRUE(Noted(vllm, "mem-fraction-static=0.82: SGLang's share"));
+}
+
 TEST(ServeFlags, SglangRefusesValuesItDoesNotTake) {
   const Setting s{{{"kv-cache-dtype", "int8"}, {"scheduling-policy", "slo"}, {"weights", "nvfp4"}}};
   const ServeFlags f = ServeFlagsFor(s, "sglang");
