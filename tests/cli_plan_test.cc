@@ -187,6 +187,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"plan --model llama-3.1-8b --gpu h100 --max-model-len 12q", "--max-model-len"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --gpu-memory-utilization 1.2", "(0, 1]"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --mem-fraction-static 0", "--mem-fraction-static 0 must be"},
+        BadCase{"plan --model llama-3.1-8b --gpu h100 --mem-fraction-static 0.8 --gpu-memory-utilization 0.9",
+                "--gpu-memory-utilization excludes --mem-fraction-static"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --mem-fraction-static 0.8 --kv-cache-memory 20GiB",
                 "give --mem-fraction-static or --kv-cache-memory, not both"},
         BadCase{"plan --model llama-3.1-8b --gpu h100 --weights int3", "unknown weight precision 'int3'"},

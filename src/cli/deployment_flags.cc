@@ -56,10 +56,13 @@ void AddDeploymentFlags(CLI::App& c, DeploymentArgs& a, unsigned engine_flags) {
   c.add_option("--mamba-ssm-cache-dtype", a.mamba_ssm_cache_dtype,
                "Recurrent state type: auto (the config's mamba_ssm_dtype, else the model dtype), fp32, bf16")
       ->capture_default_str();
-  c.add_option("--gpu-memory-utilization", a.utilization, "Share of total memory vLLM may use")->capture_default_str();
+  CLI::Option* utilization =
+      c.add_option("--gpu-memory-utilization", a.utilization, "Share of total memory vLLM may use")
+          ->capture_default_str();
   c.add_option("--mem-fraction-static", a.mem_fraction_static,
                "Instead, SGLang's share of total memory for the weights and the KV pool (no activation peak taken out "
-               "of it: docs/plan.md)");
+               "of it: docs/plan.md)")
+      ->excludes(utilization);
   c.add_option("--kernel-block-alignment", a.kernel_block_alignment,
                "Hybrid models: the attention block size is raised in steps of this")
       ->capture_default_str();
