@@ -389,5 +389,30 @@ TEST(CliSim, ExplainsOneStep) {
   }
 }
 
+// SGLang launches a prompt step's kernels eagerly (data/hardware/engines.json): a short prompt's step waits on
+// them, Llama-3.1-8B's 325 at the entry's 44.3 us, 14.4 ms, where vLLM replays graphs; decodes are not touched;
+// --eager-prompt-kernel overrides it, and a negative one is one error.
+TEST(CliSim, EagerPromptStepsWaitOnTheirLaunches) {
+  const std::string base = "sim --model llama-3.1-8b --gpu h100 --json --explain-step ";
+  const auto step = [&](const std::string& args, const char* part) {
+    auto r = RunGoodput(base + args);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    return r.exit_code == 0 ? boost::json::parse(r.out).at("seconds").at(part).to_number<double>() : -1.0;
+  };
+  EXPECT_NEAR(step("1@0+64 --engine sglang", "eager_launches"), 325 * 44.3e-6, 1e-6);
+  EXPECT_NEAR(step("1@0+64 --engine sglang", "step"), 325 * 44.3e-6, 1e-6);
+  EXPECT_EQ(step("1@0+64 --engine vllm", "eager_launches"), 0);
+  EXPECT_EQ(step("8@1000 --engine sglang", "eager_launches"), 0);
+  EXPECT_NEAR(step("1@0+64 --engine vllm --eager-prompt-kernel 1e-4", "eager_launches"), 325 * 1e-4, 1e-9);
+  EXPECT_EQ(step("1@0+64 --engine sglang --eager-prompt-kernel 0", "eager_launches"), 0);
+  auto text = RunGoodput("sim --model llama-3.1-8b --gpu h100 --engine sglang --explain-step 1@0+64");
+  EXPECT_NE(text.out.find("eager launches"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("bound by: eager kernel launches (100% of the step)"), std::string::npos) << text.out;
+  auto bad = RunGoodput(base + "1@0+64 --eager-prompt-kernel -1e-5");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--eager-prompt-kernel"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "");
+}
+
 }  // namespace
 }  // namespace goodput

@@ -59,6 +59,10 @@ TEST(Calibration, JsonRoundTrip) {
   Calibration async = Example();
   async.factors.async_scheduling = true;  // an engine's (calibrate --engine trtllm) carried into the file
   EXPECT_TRUE(ParseCalibration(CalibrationToJson(async), "async.json")->factors.async_scheduling);
+  EXPECT_EQ(back->factors.eager_kernel_s, 0);
+  Calibration eager = Example();
+  eager.factors.eager_kernel_s = 4.43e-5;  // an engine's eager prompt steps (calibrate --engine sglang)
+  EXPECT_DOUBLE_EQ(ParseCalibration(CalibrationToJson(eager), "eager.json")->factors.eager_kernel_s, 4.43e-5);
   EXPECT_EQ(back->weight_precision, "fp32");
   ASSERT_EQ(back->factors.efficiency_curve.size(), 3u);
   EXPECT_DOUBLE_EQ(back->factors.efficiency_curve[1].second, 0.8);
@@ -86,12 +90,19 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   EXPECT_NE(err(text).find("overlap must be in [0, 1]"), std::string::npos);
   text = CalibrationToJson(Example());
   text.replace(text.find("\"frontend_latency_s\": 0.05"), 25, "\"frontend_latency_s\": -0.05");
-  EXPECT_NE(err(text).find("the front end's and kernels' latencies must be >= 0"), std::string::npos) << text;
+  EXPECT_NE(err(text).find("the front end's and kernels' latencies and eager launches must be >= 0"), std::string::npos)
+      << text;
   text = CalibrationToJson(Example());
   text.replace(text.find(",\n    \"frontend_latency_s\": 0.05"), 31, "");
   auto before_front_end = ParseCalibration(text, "old.json");  // written before the front end was kept
   ASSERT_TRUE(before_front_end.ok()) << text;
   EXPECT_EQ(before_front_end->factors.frontend_latency_s, 0);
+  text = CalibrationToJson(Example());
+  text.replace(text.find(",\n    \"eager_kernel_s\": 0"), 24, "");
+  auto before_eager = ParseCalibration(text, "old.json");  // written before eager prompt steps were kept
+  ASSERT_TRUE(before_eager.ok()) << text;
+  EXPECT_EQ(before_eager->factors.eager_kernel_s, 0);
+  EXPECT_EQ(text.find("eager_kernel_s"), std::string::npos) << text;
   text = CalibrationToJson(Example());
   text.replace(text.find("\"expert_efficiency\": 0"), 22, "\"expert_efficiency\": 1.5");
   EXPECT_NE(err(text).find("expert_efficiency must be in [0, 1]"), std::string::npos) << text;

@@ -179,6 +179,7 @@ void CostModel::Add(Step& step, int64_t c, int64_t n, bool samples, int32_t draf
   // vLLM's MLA backends take a request of at most 1 + its drafts new tokens
   // as a decode (absorbed form); a prefill chunk expands its cached context.
   const bool decode = nd <= 1.0 + drafts;
+  step.prompts += decode ? 0 : 1;
   const double per_pair = decode ? attn_flops_per_pair_absorbed_ : attn_flops_per_pair_full_;
   const double decompress = decode ? 0 : mla_decompress_flops_per_token_ * cd;
   step.attn_flops_scaled += (per_pair * full + attn_flops_per_pair_sliding_ * sliding + decompress) /
@@ -294,8 +295,9 @@ Status CheckFactors(const CostFactors& f, const std::string& where) {
   }
   if (!(f.expert_efficiency >= 0 && f.expert_efficiency <= 1)) return bad("expert_efficiency must be in [0, 1]");
   if (!(f.head_rate > 0)) return bad("head_rate must be positive");
-  if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0) {
-    return bad("overheads and the front end's and kernels' latencies must be >= 0");
+  if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0 ||
+      f.eager_kernel_s < 0) {
+    return bad("overheads, the front end's and kernels' latencies and eager launches must be >= 0");
   }
   if (!(f.overlap >= 0 && f.overlap <= 1)) return bad("overlap must be in [0, 1]");
   for (const auto* curve : {&f.efficiency_curve, &f.attention_curve}) {
@@ -325,6 +327,10 @@ CostModel::StepCost CostModel::Explain(const Step& s) const {
   c.attention_phase = RooflineSeconds(c.attention, c.kv, f_.overlap);
   c.communication = CommunicationSeconds(s), c.drafting = DraftSeconds(s), c.kernels = KernelSeconds(s);
   c.gpu = c.matmul_phase + c.attention_phase + c.communication + c.drafting + c.kernels;
+  // Eager launches run ahead of the GPU while its kernels are long and hold it
+  // up while they are short: the step takes the longer of the two.
+  c.launches = s.prompts > 0 ? kernels_per_forward_ * f_.eager_kernel_s : 0;
+  c.gpu = std::max(c.gpu, c.launches);
   // Each replica's host prepares its own requests, alongside the others.
   c.host = f_.step_overhead_s + f_.per_sequence_s * s.requests / m_.data_parallel;
   c.total = f_.async_scheduling ? std::max(c.host, c.gpu) : c.host + c.gpu;

@@ -105,6 +105,13 @@ struct CostFactors {
   // schedulers): a step takes the longer of the host's work (step overhead and
   // per-request cost) and the GPU's, not their sum.
   bool async_scheduling = false;
+  // The host's time to launch one kernel of a step that computes a prompt,
+  // where the engine runs such steps eagerly (SGLang's and TensorRT-LLM's
+  // PyTorch backend capture CUDA graphs for decode-only steps): the GPU then
+  // waits on the launches, so the step's GPU time is at least its kernels
+  // times this. 0: prompt steps replay graphs as decodes do (vLLM V1's
+  // piecewise graphs).
+  double eager_kernel_s = 0;
   double overlap = 1.0;       // 1: a phase's compute and memory fully overlap (max); 0: they add up
   // Attention efficiency by a request's query tokens in the step (a decode's
   // one row reads its whole context; a prefill chunk's rows share it), log-
@@ -179,6 +186,7 @@ class CostModel {
     double kv_bytes = 0;
     double drafting = 0;     // requests that draft this step
     double draft_passes = 0; // the most drafts any of them proposes (the drafter runs that often)
+    double prompts = 0;      // requests computing more than a decode's tokens (a prompt or its chunk)
   };
   // Adds a request computing `num_new` tokens after `num_computed` (with
   // `drafts` speculative tokens to propose for the next step).
@@ -191,7 +199,8 @@ class CostModel {
     double matmul = 0, weights = 0, matmul_phase = 0;   // roof(matmul, weights)
     double attention = 0, kv = 0, attention_phase = 0;  // roof(attention, kv)
     double communication = 0, drafting = 0, kernels = 0;
-    double gpu = 0;    // the two phases and the three after them
+    double launches = 0;  // an eager prompt step's kernel launches (CostFactors::eager_kernel_s), 0 otherwise
+    double gpu = 0;       // the two phases and the three after them, or the launches where longer
     double host = 0;   // step overhead and per-request cost
     double total = 0;  // host + gpu, or the longer of the two under async scheduling
   };

@@ -391,6 +391,37 @@ TEST(CostModel, PerRequestCostAndOverlap) {
   EXPECT_NEAR(CostModel(d, f).Seconds(s), 10 * 0.1 + std::max(mm, w) + std::max(at, kv), 1e-12);
 }
 
+// A prompt step an engine runs without CUDA graphs waits on its launches
+// where they take longer than its GPU work, by hand: Llama-3.1-8B's 325
+// kernels (kernel_count_test.cc) at 100 us each, 32.5 ms, over a 64-token
+// prompt's few milliseconds; a prompt of 8,192 tokens outlasts them, and
+// decodes replay their graphs whatever the launch cost.
+TEST(CostModel, EagerPromptStepsWaitOnTheirLaunches) {
+  const CostModel graphs = Llama8B();
+  CostFactors f = graphs.factors();
+  f.eager_kernel_s = 100e-6;
+  const CostModel eager(graphs.model(), f);
+  CostModel::Step short_prompt, long_prompt, decodes;
+  graphs.Add(short_prompt, 0, 64, true);
+  graphs.Add(long_prompt, 0, 8192, true);
+  for (int i = 0; i < 8; ++i) graphs.Add(decodes, 100, 1, true);
+  EXPECT_EQ(short_prompt.prompts, 1);
+  EXPECT_EQ(decodes.prompts, 0);
+  ASSERT_LT(graphs.Explain(short_prompt).gpu, 325 * 100e-6);
+  EXPECT_NEAR(eager.Explain(short_prompt).launches, 325 * 100e-6, 1e-12);
+  EXPECT_NEAR(eager.Explain(short_prompt).gpu, 325 * 100e-6, 1e-12);
+  EXPECT_NEAR(eager.Seconds(short_prompt), f.step_overhead_s + 325 * 100e-6, 1e-12);
+  ASSERT_GT(graphs.Explain(long_prompt).gpu, 325 * 100e-6);
+  EXPECT_DOUBLE_EQ(eager.Seconds(long_prompt), graphs.Seconds(long_prompt));
+  EXPECT_EQ(eager.Explain(decodes).launches, 0);
+  EXPECT_DOUBLE_EQ(eager.Seconds(decodes), graphs.Seconds(decodes));
+  // A step with one chunk among its decodes is a prompt step.
+  graphs.Add(decodes, 0, 64, true);
+  EXPECT_GE(eager.Seconds(decodes), 325 * 100e-6);
+  f.eager_kernel_s = -1e-6;
+  EXPECT_FALSE(CheckFactors(f, "x").ok());
+}
+
 // Efficiency curves are interpolated in log(tokens) and constant beyond.
 TEST(CostFactors, CurvesInterpolateInLogTokens) {
   CostFactors f;

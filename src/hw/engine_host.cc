@@ -57,6 +57,9 @@ Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path
   GOODPUT_ASSIGN_OR_RETURN(e.step_overhead_s, Seconds(o, "step_overhead_s", where));
   GOODPUT_ASSIGN_OR_RETURN(e.per_sequence_s, Seconds(o, "per_sequence_s", where));
   GOODPUT_ASSIGN_OR_RETURN(e.frontend_latency_s, Seconds(o, "frontend_latency_s", where));
+  if (o.contains("eager_prompt_kernel_s")) {  // absent: prompt steps replay CUDA graphs
+    GOODPUT_ASSIGN_OR_RETURN(e.eager_prompt_kernel_s, Seconds(o, "eager_prompt_kernel_s", where));
+  }
   for (auto [key, field] :
        {std::pair{"async_scheduling", &e.async_scheduling}, std::pair{"guaranteed_no_evict", &e.guaranteed_no_evict},
         std::pair{"chunked_prefill", &e.chunked_prefill}, std::pair{"prefill_first", &e.prefill_first},
@@ -113,6 +116,7 @@ CostFactors WithEngineHost(CostFactors f, const EngineHost& e) {
   f.per_sequence_s = e.per_sequence_s;
   f.frontend_latency_s = e.frontend_latency_s;
   f.async_scheduling = e.async_scheduling;
+  f.eager_kernel_s = e.eager_prompt_kernel_s;
   return f;
 }
 

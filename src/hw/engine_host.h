@@ -20,6 +20,7 @@ struct EngineHost {
   double per_sequence_s = 0;        // per request in the step (inputs, sampling, detokenizing, streaming)
   double frontend_latency_s = 0;    // the API server's time before the scheduler sees a request
   bool async_scheduling = false;    // host work overlaps the GPU's (CostFactors::async_scheduling)
+  double eager_prompt_kernel_s = 0;  // a kernel's launch in an eager prompt step (CostFactors::eager_kernel_s)
   // Its scheduler admits a request only with blocks for its whole length
   // (SchedulerConfig::guaranteed_no_evict, TensorRT-LLM's default).
   bool guaranteed_no_evict = false;

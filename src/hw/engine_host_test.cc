@@ -54,6 +54,14 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_NE(sglang->source.find("get_next_batch_to_run"), std::string::npos);
   EXPECT_FALSE(vllm->prefill_first);
   EXPECT_FALSE(trtllm->prefill_first);
+  // SGLang and TensorRT-LLM's PyTorch backend launch a prompt step's kernels eagerly, at SGLang's measured rate
+  // (an eager DeepSeek-V3 prompt step of one token, 82.6 ms, over its 1,866 kernels at TP 8); vLLM V1 replays
+  // piecewise graphs, the C++ executor a TensorRT engine.
+  EXPECT_NEAR(sglang->eager_prompt_kernel_s, 82.6e-3 / 1866, 1e-6);
+  EXPECT_DOUBLE_EQ(trtllm->eager_prompt_kernel_s, sglang->eager_prompt_kernel_s);
+  EXPECT_NE(sglang->source.find("#12160"), std::string::npos);
+  EXPECT_EQ(vllm->eager_prompt_kernel_s, 0);
+  EXPECT_EQ(cpp->eager_prompt_kernel_s, 0);
   // Its token budget by the card's memory (SGLang 0.5's --chunked-prefill-size), split under DP attention.
   const int64_t gib = int64_t{1} << 30;
   EXPECT_EQ(sglang->DefaultTokenBudget(24 * gib, 1), 2048);          // an RTX 4090
@@ -81,7 +89,9 @@ TEST(EngineHost, ItReplacesTheHostFactorsAndNothingElse) {
   f.compute_efficiency = 0.5;
   EngineHost e;
   e.step_overhead_s = 0.002, e.per_sequence_s = 3e-5, e.frontend_latency_s = 0.04, e.async_scheduling = true;
+  e.eager_prompt_kernel_s = 4e-5;
   const CostFactors g = WithEngineHost(f, e);
+  EXPECT_DOUBLE_EQ(g.eager_kernel_s, 4e-5);
   EXPECT_TRUE(g.async_scheduling);
   EXPECT_DOUBLE_EQ(g.step_overhead_s, 0.002);
   EXPECT_DOUBLE_EQ(g.per_sequence_s, 3e-5);
@@ -133,6 +143,9 @@ TEST(EngineHost, ABrokenCatalogNamesTheFileAndTheEntry) {
       {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
                         "token_budget_split_over_dp": 1}]})",
        "engine a: \"token_budget_split_over_dp\" must be true or false"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "eager_prompt_kernel_s": -4e-5}]})",
+       "engine a: \"eager_prompt_kernel_s\" must be a number of seconds >= 0"},
       {"not json", "engines.json"},
   };
   const char* saved = std::getenv("GOODPUT_DATA_DIR");

@@ -70,6 +70,7 @@ std::pair<const char*, double> Bound(const CostModel::StepCost& c, bool async) {
       {"communication", c.communication},
       {"drafting", c.drafting},
       {"kernel latencies", c.kernels},
+      {"eager kernel launches", c.launches > 0 && c.launches >= c.gpu ? c.launches : 0},
       {"host", host}};
   return *std::max_element(std::begin(parts), std::end(parts),
                            [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -125,6 +126,12 @@ std::string FormatStepExplanation(const StepExplanation& e) {
   out += fmt::format("{:<22}{}\n", "  attention phase", ms(c.attention_phase));
   out += fmt::format("{:<22}{}\n{:<22}{}\n", "communication", ms(c.communication), "drafting", ms(c.drafting));
   out += fmt::format("{:<22}{}  {:g} us a kernel\n", "kernel latencies", ms(c.kernels), f.kernel_latency_s * 1e6);
+  if (c.launches > 0) {
+    out += fmt::format(
+        "{:<22}{}  {:g} us a kernel: a prompt step runs without CUDA graphs; the GPU waits on "
+        "them where longer\n",
+        "eager launches", ms(c.launches), f.eager_kernel_s * 1e6);
+  }
   out += fmt::format("{:<22}{}\n", "GPU", ms(c.gpu));
   // Each replica's host prepares its share of the requests (CostModel::Explain).
   const std::string share = e.data_parallel > 1 ? fmt::format(", each of {} replicas its share", e.data_parallel) : "";
@@ -165,6 +172,7 @@ boost::json::object StepExplanationToJson(const StepExplanation& e) {
                                                              {"communication", c.communication},
                                                              {"drafting", c.drafting},
                                                              {"kernels", c.kernels},
+                                                             {"eager_launches", c.launches},
                                                              {"gpu", c.gpu},
                                                              {"host", c.host},
                                                              {"step", c.total}}},
