@@ -389,6 +389,39 @@ TEST(CliSim, ExplainsOneStep) {
   }
 }
 
+// SGLang's --scheduler-recv-interval N: while others decode, an arrival waits
+// for the scheduler's next intake, every N decode steps, so sixteen clients'
+// first tokens come later by about (N + 1) / 2 decode steps on average (each
+// arrival at an even phase of the count), by hand from the run's own TPOT;
+// the target says so; 0 is one error.
+TEST(CliSim, ArrivalsWaitForSglangsReceiveInterval) {
+  const std::string workload = WriteTempFile("recv.yaml", R"(name: recv
+seed: 1
+requests: 160
+arrival: {type: closed, concurrency: 16}
+classes:
+  - {name: interactive, prompt: "uniform:819-1024", output: "uniform:819-1024"}
+)");
+  const std::string base = "sim --model llama-3.1-8b --gpu h100 --engine sglang --repeat 1 --json --workload " +
+                           workload + " --scheduler-recv-interval ";
+  const auto point = [&](int n) {
+    auto r = RunGoodput(base + std::to_string(n));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return boost::json::parse(r.out).at("results").at(0);
+  };
+  const auto every = point(1), thirty = point(30);
+  const auto ttft = [](const boost::json::value& v) {
+    return v.at("points").at(0).at("latency").at("ttft").at("mean_s").to_number<double>();
+  };
+  const double tpot = thirty.at("points").at(0).at("tpot_p50_s").to_number<double>();
+  EXPECT_NEAR((ttft(thirty) - ttft(every)) / (15.5 * tpot), 1, 0.2);
+  EXPECT_NE(thirty.at("target").as_string().find("arrivals taken in every 30 decode steps"), std::string::npos);
+  auto bad = RunGoodput(base + "0");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--scheduler-recv-interval must be at least 1"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "");
+}
+
 // SGLang launches a prompt step's kernels eagerly (data/hardware/engines.json): a short prompt's step waits on
 // them, Llama-3.1-8B's 325 at the entry's 44.3 us, 14.4 ms, where vLLM replays graphs; decodes are not touched;
 // --eager-prompt-kernel overrides it, and a negative one is one error.

@@ -37,6 +37,10 @@ void AddEngineFlags(CLI::App& c, EngineArgs& a, unsigned which) {
                  "vLLM V0's multi-step scheduling: a step of decodes alone runs this many steps over the same "
                  "requests before the scheduler admits any other")
         ->capture_default_str();
+    c.add_option("--scheduler-recv-interval", a.scheduler_recv_interval,
+                 "SGLang's: while requests decode, take newly arrived requests in only every this many decode steps "
+                 "(a step with a prompt, or an idle engine, lets them in at the next; 1: every step)")
+        ->capture_default_str();
   }
   if (which & kEngineSpeculativeFlags) {
     c.add_option("--num-speculative-tokens", a.num_speculative_tokens, "Draft tokens per step (speculative decoding)");
@@ -59,6 +63,7 @@ Result<EngineConfig> ToEngineConfig(const EngineArgs& a) {
   s.prefill_first = a.prefill_first;
   if (a.prefill_first) s.chunked_prefill = false;  // vLLM V0's: whole prompts
   s.num_scheduler_steps = a.num_scheduler_steps;
+  s.recv_interval = a.scheduler_recv_interval;
   s.num_speculative_tokens = a.num_speculative_tokens;
   c.cache.block_size = a.block_size;
   c.cache.enable_prefix_caching = a.enable_prefix_caching;

@@ -24,6 +24,7 @@ struct EngineArgs {
   bool enable_prefix_caching = true;
   bool prefill_first = false;
   int num_scheduler_steps = 1;
+  int scheduler_recv_interval = 1;
 };
 
 // Which of the flags a command takes.

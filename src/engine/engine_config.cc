@@ -53,6 +53,7 @@ Status ValidateEngineConfig(const EngineConfig& c) {
   GOODPUT_RETURN_IF_ERROR(positive(s.max_model_len, "--max-model-len"));
   GOODPUT_RETURN_IF_ERROR(positive(c.cache.block_size, "--block-size"));
   if (s.num_scheduler_steps < 1) return Status::InvalidArgument("--num-scheduler-steps must be at least 1");
+  if (s.recv_interval < 1) return Status::InvalidArgument("--scheduler-recv-interval must be at least 1");
   if (s.long_prefill_token_threshold < 0 || s.max_offline_seqs < 0 || s.num_speculative_tokens < 0) {
     return Status::InvalidArgument("thresholds, caps and draft lengths must be >= 0");
   }

@@ -51,6 +51,13 @@ struct SchedulerConfig {
   // (TensorRT-LLM without chunked context, its default; vLLM V0; a prompt
   // over the budget is refused). vLLM V1 and SGLang chunk.
   bool chunked_prefill = true;
+  // SGLang's --scheduler-recv-interval: while requests decode, the scheduler
+  // takes in newly arrived requests only once this many decode steps have
+  // passed since it last did (a step that computes a prompt, or an idle
+  // engine, lets them in at the next); the others wait unseen, so new
+  // prompts gather and interrupt the decodes less often. 1: every step, as
+  // vLLM and TensorRT-LLM do.
+  int recv_interval = 1;
 };
 
 struct CacheConfig {

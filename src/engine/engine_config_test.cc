@@ -63,6 +63,9 @@ TEST(EngineConfig, ValidationNamesTheFlag) {
   c = {};
   c.scheduler.num_scheduler_steps = 0;
   EXPECT_NE(ValidateEngineConfig(c).message().find("--num-scheduler-steps must be at least 1"), std::string::npos);
+  c = {};
+  c.scheduler.recv_interval = 0;
+  EXPECT_NE(ValidateEngineConfig(c).message().find("--scheduler-recv-interval must be at least 1"), std::string::npos);
   EXPECT_EQ(ParseSchedulingPolicy("lifo").status().message(), "unknown scheduling policy 'lifo' (fcfs, priority, slo)");
 }
 

@@ -9,7 +9,7 @@
 namespace goodput {
 
 Scheduler::Scheduler(SchedulerConfig config, KvCacheManager* kv, StepTimePredictor* predictor)
-    : config_(config), kv_(kv), predictor_(predictor) {
+    : config_(config), kv_(kv), predictor_(predictor), recv_count_(config.recv_interval) {
   assert(config_.policy != SchedulingPolicy::kSlo || predictor_ != nullptr);
   assert(config_.max_num_batched_tokens > 0 && config_.max_num_seqs > 0 && config_.max_model_len > 0);
 }
@@ -52,7 +52,10 @@ std::optional<RequestEvent> Scheduler::Add(Request request) {
   request.status = RequestStatus::kWaiting;
   request.num_computed_tokens = 0;
   auto [it, ok] = requests_.emplace(request.id, std::move(request));
-  InsertWaiting(&it->second);
+  if (config_.recv_interval > 1)
+    inbox_.push_back(&it->second);
+  else
+    InsertWaiting(&it->second);
   return std::nullopt;
 }
 
@@ -251,12 +254,34 @@ const StepPlan& Scheduler::Schedule() {
   if (steps_left_in_run_ > 0) {  // multi-step: the run's requests only
     --steps_left_in_run_;
     ScheduleRunning(budget);
-    if (!plan_.requests.empty()) return plan_;
+    if (!plan_.requests.empty()) {
+      CountStep();
+      return plan_;
+    }
     steps_left_in_run_ = 0;  // the run's requests all finished: the scheduler looks again now
   }
+  Receive();
   SchedulePass(budget);
   if (!plan_.requests.empty() && !PlanComputesAPrompt()) steps_left_in_run_ = config_.num_scheduler_steps - 1;
+  CountStep();
   return plan_;
+}
+
+void Scheduler::Receive() {
+  // SGLang's SchedulerRecvSkipper takes arrivals in (any or none) once its
+  // count reaches the interval and starts counting again; an idle engine's
+  // loop counts up to it at once.
+  if (recv_count_ < config_.recv_interval && !running_.empty()) return;
+  for (Request* r : inbox_) InsertWaiting(r);
+  inbox_.clear();
+  recv_count_ = 0;
+}
+
+void Scheduler::CountStep() {
+  // A decode step counts 1; a step with a prompt (SGLang weighs it 1,000) or
+  // none at all lets the next pass take arrivals in.
+  const bool decodes_only = !plan_.requests.empty() && !PlanComputesAPrompt();
+  recv_count_ = decodes_only ? recv_count_ + 1 : config_.recv_interval;
 }
 
 bool Scheduler::PlanComputesAPrompt() const {
@@ -298,8 +323,10 @@ void Scheduler::Finish(Request& r) {
     running_.erase(std::find(running_.begin(), running_.end(), &r));
     if (r.offline) --offline_running_;
     else --interactive_running_;
+  } else if (auto w = std::find(waiting_.begin(), waiting_.end(), &r); w != waiting_.end()) {
+    waiting_.erase(w);
   } else {
-    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &r));
+    inbox_.erase(std::find(inbox_.begin(), inbox_.end(), &r));
   }
   const bool held = r.hold_kv_after_finish && r.finish_reason != FinishReason::kAborted;
   if (!held) kv_->Free(r.id);

@@ -73,8 +73,9 @@ class Scheduler {
   // their blocks. Returns one event per request that produced tokens or ended.
   std::vector<RequestEvent> Update(const StepPlan& plan, const StepResult& result);
 
-  bool HasWork() const { return !waiting_.empty() || !running_.empty(); }
-  size_t num_waiting() const { return waiting_.size(); }
+  bool HasWork() const { return !waiting_.empty() || !running_.empty() || !inbox_.empty(); }
+  // Waiting requests, those not yet taken in (SchedulerConfig::recv_interval) among them.
+  size_t num_waiting() const { return waiting_.size() + inbox_.size(); }
   size_t num_running() const { return running_.size(); }
   int64_t num_preemptions() const { return preemptions_; }
   // Prefix caching: prompt (and output) tokens of admitted requests, and how
@@ -105,6 +106,10 @@ class Scheduler {
   void Preempt(int64_t& budget);
   void InsertWaiting(Request* r);
   void InsertRunning(Request* r);
+  // Takes the requests that arrived into the waiting queue when the receive
+  // interval allows (SchedulerConfig::recv_interval); counts the step planned.
+  void Receive();
+  void CountStep();
   // One scheduler pass (what Schedule does outside a multi-step run).
   void SchedulePass(int64_t& budget);
   // Whether the plan so far computes any prompt tokens (else it is decodes alone).
@@ -118,12 +123,14 @@ class Scheduler {
   StepTimePredictor* predictor_;
   std::unordered_map<RequestId, Request> requests_;  // nodes are stable: the queues hold pointers
   std::deque<Request*> waiting_;   // in scheduling order
+  std::vector<Request*> inbox_;    // arrived, not yet taken in (recv_interval > 1), in arrival order
   std::vector<Request*> running_;  // in scheduling order; the back is the next preemption victim
   int64_t interactive_running_ = 0;
   int64_t offline_running_ = 0;
   StepPlan plan_;
   std::vector<RequestId> released_;
   int steps_left_in_run_ = 0;  // multi-step scheduling: steps of the current run after this one
+  int recv_count_ = 0;         // steps counted toward the next receive (set to the interval at start)
   int64_t admitted_counter_ = 0;
   int64_t preemptions_ = 0;
   int64_t prefix_queried_tokens_ = 0, prefix_hit_tokens_ = 0;

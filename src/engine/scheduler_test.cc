@@ -194,6 +194,39 @@ TEST(Scheduler, PromptsBeforeDecodesInChunks) {
   EXPECT_FALSE(h.sched.Add(Req(4, 11, 3)).has_value());  // chunked: a prompt over the budget runs
 }
 
+// SGLang's --scheduler-recv-interval 3: while 1 decodes, a request that
+// arrives is taken in only once three decode steps have passed since the
+// last intake; the prompt step that admits it restarts the count; an idle
+// engine takes an arrival in at once; one aborted before intake is gone.
+TEST(Scheduler, ArrivalsWaitForTheReceiveInterval) {
+  SchedulerConfig c = Config();
+  c.prefill_first = true;
+  c.recv_interval = 3;
+  Harness h(c);
+  h.sched.Add(Req(1, 8, 20));
+  EXPECT_EQ(h.Step(), (Plan{{1, 8}}));  // idle: taken in at once
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));  // count 1 after it
+  h.sched.Add(Req(2, 4, 20, 1.0));
+  EXPECT_EQ(h.sched.num_waiting(), 1u);
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));  // count 2: 2 not yet seen
+  EXPECT_EQ(h.Step(), (Plan{{1, 1}}));  // count 3 after it
+  EXPECT_EQ(h.Step(), (Plan{{2, 4}}));  // taken in, admitted: prompts first
+  h.sched.Add(Req(3, 4, 20, 2.0));
+  EXPECT_EQ(h.Step(), (Plan{{3, 4}}));  // after a prompt step, at the next pass
+  h.sched.Add(Req(4, 4, 20, 3.0));
+  EXPECT_TRUE(h.sched.Abort(4));
+  EXPECT_EQ(h.sched.num_waiting(), 0u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(h.Step(), (Plan{{1, 1}, {2, 1}, {3, 1}}));
+  h.sched.Add(Req(5, 4, 20, 4.0));
+  EXPECT_EQ(h.Step(), (Plan{{5, 4}}));  // three decode steps passed while none waited: at once
+  c.recv_interval = 1;                  // vLLM's: every pass
+  Harness every(c);
+  every.sched.Add(Req(1, 8, 20));
+  EXPECT_EQ(every.Step(), (Plan{{1, 8}}));
+  every.sched.Add(Req(2, 4, 20, 1.0));
+  EXPECT_EQ(every.Step(), (Plan{{2, 4}}));
+}
+
 // TensorRT-LLM's GUARANTEED_NO_EVICT: a request is admitted only while the
 // free blocks also hold what every running request needs to reach its max
 // tokens. Blocks of 4: request 1 (8 + 10 tokens) needs 5 blocks to its end,

@@ -60,6 +60,7 @@ std::string DescribeSimTarget(const SimSetup& setup, const std::string& where, c
   // The engine's admission, chunking and prompt order come from --engine (SetupSimulation) as well as the plan.
   if (o.scheduler.prefill_first) policy += ", prefill first";
   if (sc.num_scheduler_steps > 1) policy += fmt::format(", {}-step runs", sc.num_scheduler_steps);
+  if (sc.recv_interval > 1) policy += fmt::format(", arrivals taken in every {} decode steps", sc.recv_interval);
   if (o.scheduler.guaranteed_no_evict) policy += ", guaranteed no evict";
   if (!o.scheduler.chunked_prefill) policy += ", whole prompts";
   return fmt::format("sim:{} ({} {}, {} weights, {} KV, {} blocks of {} tokens, max_num_seqs {}, policy {}{}{}{})",

@@ -47,6 +47,9 @@ ServeFlags ForVllm(const Setting& s) {
             fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value));
     } else if (f.name == "scheduling-policy" && f.value == "slo") {
       out.notes.push_back("scheduling-policy=slo is goodput serve's own (vLLM has fcfs and priority)");
+    } else if (f.name == "scheduler-recv-interval") {
+      out.notes.push_back(fmt::format(
+          "scheduler-recv-interval={}: SGLang's; vLLM takes arrivals in at every step: not mapped", f.value));
     } else if (f.name == "mem-fraction-static") {
       out.notes.push_back(fmt::format(
           "mem-fraction-static={}: SGLang's share for the weights and the KV pool; vLLM's --gpu-memory-utilization "
@@ -68,6 +71,7 @@ const std::map<std::string, std::string>& SglangNames() {
                                                             {"max-model-len", "context-length"},
                                                             {"block-size", "page-size"},
                                                             {"mem-fraction-static", "mem-fraction-static"},
+                                                            {"scheduler-recv-interval", "scheduler-recv-interval"},
                                                             {"tp", "tp-size"},
                                                             {"tensor-parallel-size", "tp-size"}};
   return kNames;

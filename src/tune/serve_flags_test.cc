@@ -61,6 +61,15 @@ TEST(ServeFlags, TheStaticShareIsSglangsFlagAndOnlyANoteForVllm) {
   EXPECT_TRUE(Noted(vllm, "mem-fraction-static=0.82: SGLang's share"));
 }
 
+// SGLang's receive interval is its own flag; vLLM takes arrivals in at every step.
+TEST(ServeFlags, TheReceiveIntervalIsSglangsFlagAndOnlyANoteForVllm) {
+  const Setting s{{{"scheduler-recv-interval", "10"}}};
+  EXPECT_EQ(ServeFlagsFor(s, "sglang").args, (Strings{"--scheduler-recv-interval", "10"}));
+  const ServeFlags vllm = ServeFlagsFor(s, "vllm");
+  EXPECT_TRUE(vllm.args.empty());
+  EXPECT_TRUE(Noted(vllm, "scheduler-recv-interval=10: SGLang's"));
+}
+
 TEST(ServeFlags, SglangRefusesValuesItDoesNotTake) {
   const Setting s{{{"kv-cache-dtype", "int8"}, {"scheduling-policy", "slo"}, {"weights", "nvfp4"}}};
   const ServeFlags f = ServeFlagsFor(s, "sglang");
