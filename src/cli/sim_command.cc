@@ -61,7 +61,8 @@ constexpr const char* kOverrideFlags =
 constexpr const char* kCostModel = R"(Step time = host + GPU (with async scheduling: the longer of the two), where
 host = overhead + per-request cost x requests and GPU = kernels x kernel latency
   + max(compute, memory) + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces
-  + data-parallel expert all-gathers + drafting;
+  + data-parallel expert all-gathers + drafting (for a step computing a prompt, at least its kernels x
+  the host's launch time where the engine runs such steps eagerly: --eager-prompt-kernel);
 compute = FLOPs / (peak x efficiency at the step's tokens; a MoE's routed experts at their
 kernel's own where the GPU's entry gives one), memory = bytes / (bandwidth x bandwidth
 efficiency). Before the scheduler sees a request, the engine's front end (its API server) may

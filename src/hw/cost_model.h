@@ -6,6 +6,8 @@
 //             + tensor-parallel all-reduces + data-parallel expert all-gathers
 //             + drafting
 //   roof(c, m) = max(c, m) + (1 - overlap) x min(c, m)
+// and a step computing a prompt, where the engine runs such steps eagerly,
+// takes at least its kernels x the host's launch (CostFactors::eager_kernel_s).
 // memory: the weights are read once per step (MoE layers only the experts
 // the step's tokens touch; not a vision tower or an untied input
 // embedding), plus every scheduled request's KV context per layer kind
