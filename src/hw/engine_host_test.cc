@@ -62,6 +62,7 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
   EXPECT_NE(sglang->source.find("#12160"), std::string::npos);
   EXPECT_EQ(vllm->eager_prompt_kernel_s, 0);
   EXPECT_EQ(cpp->eager_prompt_kernel_s, 0);
+  EXPECT_DOUBLE_EQ(v0->eager_prompt_kernel_s, sglang->eager_prompt_kernel_s);  // V0's graphs: decodes alone
   // Its token budget by the card's memory (SGLang 0.5's --chunked-prefill-size), split under DP attention.
   const int64_t gib = int64_t{1} << 30;
   EXPECT_EQ(sglang->DefaultTokenBudget(24 * gib, 1), 2048);          // an RTX 4090
