@@ -23,6 +23,16 @@ void Add(ServeFlags& out, const std::string& flag, const std::string& value) {
   out.yaml.push_back(flag + ": " + value);
 }
 
+// SGLang's own settings, which vLLM has no spelling for, and why: a note instead of a flag.
+const std::map<std::string, std::string>& SglangOnly() {
+  static const std::map<std::string, std::string> kWhy = {
+      {"mem-fraction-static",
+       "SGLang's share for the weights and the KV pool; vLLM's --gpu-memory-utilization also holds the activation "
+       "peak: not mapped"},
+      {"scheduler-recv-interval", "SGLang's; vLLM takes arrivals in at every step: not mapped"}};
+  return kWhy;
+}
+
 ServeFlags ForVllm(const Setting& s) {
   ServeFlags out{ServeCommand("vllm"), {}, {}, {}};
   for (const Setting::Flag& f : s.flags) {
@@ -47,14 +57,8 @@ ServeFlags ForVllm(const Setting& s) {
             fmt::format("weights={}: serve a checkpoint quantized to {} (not a flag)", f.value, f.value));
     } else if (f.name == "scheduling-policy" && f.value == "slo") {
       out.notes.push_back("scheduling-policy=slo is goodput serve's own (vLLM has fcfs and priority)");
-    } else if (f.name == "scheduler-recv-interval") {
-      out.notes.push_back(fmt::format(
-          "scheduler-recv-interval={}: SGLang's; vLLM takes arrivals in at every step: not mapped", f.value));
-    } else if (f.name == "mem-fraction-static") {
-      out.notes.push_back(fmt::format(
-          "mem-fraction-static={}: SGLang's share for the weights and the KV pool; vLLM's --gpu-memory-utilization "
-          "also holds the activation peak: not mapped",
-          f.value));
+    } else if (const auto why = SglangOnly().find(f.name); why != SglangOnly().end()) {
+      out.notes.push_back(fmt::format("{}={}: {}", f.name, f.value, why->second));
     } else {
       Add(out, f.name, f.value);
     }

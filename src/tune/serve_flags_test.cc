@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace goodput {
 namespace {
 
@@ -52,22 +54,18 @@ TEST(ServeFlags, SglangSpellsWhatMeansTheSameAndNotesTheRest) {
   EXPECT_TRUE(Noted(f, "num-speculative-tokens=2"));
 }
 
-// SGLang's own share is its flag; vLLM's share also holds the activation peak.
-TEST(ServeFlags, TheStaticShareIsSglangsFlagAndOnlyANoteForVllm) {
-  const Setting s{{{"mem-fraction-static", "0.82"}}};
-  EXPECT_EQ(ServeFlagsFor(s, "sglang").args, (Strings{"--mem-fraction-static", "0.82"}));
-  const ServeFlags vllm = ServeFlagsFor(s, "vllm");
-  EXPECT_TRUE(vllm.args.empty());
-  EXPECT_TRUE(Noted(vllm, "mem-fraction-static=0.82: SGLang's share"));
-}
-
-// SGLang's receive interval is its own flag; vLLM takes arrivals in at every step.
-TEST(ServeFlags, TheReceiveIntervalIsSglangsFlagAndOnlyANoteForVllm) {
-  const Setting s{{{"scheduler-recv-interval", "10"}}};
-  EXPECT_EQ(ServeFlagsFor(s, "sglang").args, (Strings{"--scheduler-recv-interval", "10"}));
-  const ServeFlags vllm = ServeFlagsFor(s, "vllm");
-  EXPECT_TRUE(vllm.args.empty());
-  EXPECT_TRUE(Noted(vllm, "scheduler-recv-interval=10: SGLang's"));
+// SGLang's own settings are its flags and only notes for vLLM: its static share (vLLM's also holds the
+// activation peak) and its receive interval (vLLM takes arrivals in at every step).
+TEST(ServeFlags, SglangsOwnSettingsAreItsFlagsAndOnlyNotesForVllm) {
+  for (const auto& [name, value, note] :
+       {std::tuple{"mem-fraction-static", "0.82", "mem-fraction-static=0.82: SGLang's share"},
+        std::tuple{"scheduler-recv-interval", "10", "scheduler-recv-interval=10: SGLang's"}}) {
+    const Setting s{{{name, value}}};
+    EXPECT_EQ(ServeFlagsFor(s, "sglang").args, (Strings{std::string("--") + name, value}));
+    const ServeFlags vllm = ServeFlagsFor(s, "vllm");
+    EXPECT_TRUE(vllm.args.empty()) << name;
+    EXPECT_TRUE(Noted(vllm, note)) << name;
+  }
 }
 
 TEST(ServeFlags, SglangRefusesValuesItDoesNotTake) {
