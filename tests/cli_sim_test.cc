@@ -447,5 +447,26 @@ TEST(CliSim, EagerPromptStepsWaitOnTheirLaunches) {
   EXPECT_EQ(bad.out, "");
 }
 
+TEST(CliSim, AllReduceLatencyOverridesTheCards) {
+  // DeepSeek-V3 on eight GPUs all-reduces twice in each of its 61 layers: 122
+  // fixed times a step, whatever the bytes (by hand: 122 x (15 - 5) us).
+  const std::string base = "sim --model deepseek-v3 --gpu h200 --tp 8 --engine none --json --explain-step 4@1000";
+  const auto communication = [&](const std::string& args) {
+    auto r = RunGoodput(base + args);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    return r.exit_code == 0 ? boost::json::parse(r.out).at("seconds").at("communication").to_number<double>() : -1.0;
+  };
+  const double card = communication(""), fused = communication(" --allreduce-latency 5e-6");
+  EXPECT_NEAR(card - fused, 122 * 10e-6, 1e-9);
+  EXPECT_NEAR(communication(" --allreduce-latency 15e-6"), card, 1e-12);  // the H200 entry's 15 us
+  auto one_gpu = RunGoodput("sim --model llama-3.1-8b --gpu h100 --json --explain-step 4@1000 --allreduce-latency 1");
+  ASSERT_EQ(one_gpu.exit_code, 0) << one_gpu.err;
+  EXPECT_EQ(boost::json::parse(one_gpu.out).at("seconds").at("communication").to_number<double>(), 0);
+  auto bad = RunGoodput(base + " --allreduce-latency -1e-6");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--allreduce-latency"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "");
+}
+
 }  // namespace
 }  // namespace goodput

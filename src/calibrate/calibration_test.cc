@@ -90,7 +90,8 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   EXPECT_NE(err(text).find("overlap must be in [0, 1]"), std::string::npos);
   text = CalibrationToJson(Example());
   text.replace(text.find("\"frontend_latency_s\": 0.05"), 25, "\"frontend_latency_s\": -0.05");
-  EXPECT_NE(err(text).find("the front end's and kernels' latencies and eager launches must be >= 0"), std::string::npos)
+  EXPECT_NE(err(text).find("the front end's, kernels' and all-reduces' latencies and eager launches must be >= 0"),
+            std::string::npos)
       << text;
   text = CalibrationToJson(Example());
   text.replace(text.find(",\n    \"frontend_latency_s\": 0.05"), 31, "");

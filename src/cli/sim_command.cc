@@ -39,7 +39,7 @@ struct SimArgs {
   MeasurementArgs m;
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
   std::optional<double> compute_efficiency, expert_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
-  std::optional<double> frontend_latency, kernel_latency, overlap, eager_kernel;
+  std::optional<double> frontend_latency, kernel_latency, overlap, eager_kernel, allreduce_latency;
   int async_scheduling = 0;  // +1 --async-scheduling, -1 --no-async-scheduling, 0 the engine's (CLI11 counts a flag)
   int guaranteed_no_evict = 0, chunked_prefill = 0;  // the same for these two
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
@@ -56,7 +56,7 @@ struct SimArgs {
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
 constexpr const char* kOverrideFlags =
     "--compute-efficiency, --expert-efficiency, --bandwidth-efficiency, --step-overhead, --per-request-cost, "
-    "--frontend-latency, --kernel-latency, --eager-prompt-kernel, --overlap";
+    "--frontend-latency, --kernel-latency, --allreduce-latency, --eager-prompt-kernel, --overlap";
 
 constexpr const char* kCostModel = R"(Step time = host + GPU (with async scheduling: the longer of the two), where
 host = overhead + per-request cost x requests and GPU = kernels x kernel latency
@@ -101,6 +101,11 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--kernel-latency", a.kernel_latency,
                "Override a GPU kernel's time beyond its work (seconds, per kernel of the forward pass; default: the "
                "card's, data/hardware/gpus.json)");
+  c.add_option("--allreduce-latency", a.allreduce_latency,
+               "Override a tensor-parallel all-reduce's fixed time beyond its bytes (seconds, per all-reduce, two "
+               "a layer; default: the card's link latency, data/hardware/gpus.json). An engine that fuses the "
+               "all-reduce with the next norm runs that norm inside it: give the fused kernel's time less a "
+               "kernel latency");
   c.add_option("--eager-prompt-kernel", a.eager_kernel,
                "Override the host's time to launch a kernel in a step that computes a prompt, where the engine runs "
                "those steps without CUDA graphs (seconds; the step's GPU time is then at least its kernels times "
@@ -157,6 +162,7 @@ CostOverrides OverridesOf(const SimArgs& a) {
   o.overlap = a.overlap, o.kernel_latency_s = a.kernel_latency;
   o.step_overhead_s = a.step_overhead, o.per_sequence_s = a.per_request_cost;
   o.frontend_latency_s = a.frontend_latency, o.eager_kernel_s = a.eager_kernel;
+  o.link_latency_s = a.allreduce_latency;
   if (a.async_scheduling != 0) o.async_scheduling = a.async_scheduling > 0;
   return o;
 }

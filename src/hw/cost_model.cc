@@ -296,8 +296,8 @@ Status CheckFactors(const CostFactors& f, const std::string& where) {
   if (!(f.expert_efficiency >= 0 && f.expert_efficiency <= 1)) return bad("expert_efficiency must be in [0, 1]");
   if (!(f.head_rate > 0)) return bad("head_rate must be positive");
   if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0 ||
-      f.eager_kernel_s < 0) {
-    return bad("overheads, the front end's and kernels' latencies and eager launches must be >= 0");
+      f.eager_kernel_s < 0 || f.link_latency_s < 0) {
+    return bad("overheads, the front end's, kernels' and all-reduces' latencies and eager launches must be >= 0");
   }
   if (!(f.overlap >= 0 && f.overlap <= 1)) return bad("overlap must be in [0, 1]");
   for (const auto* curve : {&f.efficiency_curve, &f.attention_curve}) {

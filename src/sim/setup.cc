@@ -67,6 +67,7 @@ Status ApplyCostOverrides(const CostOverrides& o, const std::string& flags, SimS
   f.per_sequence_s = o.per_sequence_s.value_or(f.per_sequence_s);
   f.frontend_latency_s = o.frontend_latency_s.value_or(f.frontend_latency_s);
   f.eager_kernel_s = o.eager_kernel_s.value_or(f.eager_kernel_s);
+  f.link_latency_s = o.link_latency_s.value_or(f.link_latency_s);
   f.async_scheduling = o.async_scheduling.value_or(f.async_scheduling);
   GOODPUT_RETURN_IF_ERROR(CheckFactors(f, flags));
   setup.cost = std::make_unique<CostModel>(setup.cost->model(), f);

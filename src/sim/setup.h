@@ -41,12 +41,13 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
 // card's, the engine's or the calibration's.
 struct CostOverrides {
   std::optional<double> compute_efficiency, expert_efficiency, bandwidth_efficiency, overlap, kernel_latency_s;
-  std::optional<double> step_overhead_s, per_sequence_s, frontend_latency_s, eager_kernel_s;
+  std::optional<double> step_overhead_s, per_sequence_s, frontend_latency_s, eager_kernel_s, link_latency_s;
   std::optional<bool> async_scheduling;
 
   bool empty() const {
     return !compute_efficiency && !expert_efficiency && !bandwidth_efficiency && !overlap && !kernel_latency_s &&
-           !step_overhead_s && !per_sequence_s && !frontend_latency_s && !eager_kernel_s && !async_scheduling;
+           !step_overhead_s && !per_sequence_s && !frontend_latency_s && !eager_kernel_s && !link_latency_s &&
+           !async_scheduling;
   }
 };
 
