@@ -459,6 +459,8 @@ TEST(CliSim, AllReduceLatencyOverridesTheCards) {
   const double card = communication(""), fused = communication(" --allreduce-latency 5e-6");
   EXPECT_NEAR(card - fused, 122 * 10e-6, 1e-9);
   EXPECT_NEAR(communication(" --allreduce-latency 15e-6"), card, 1e-12);  // the H200 entry's 15 us
+  auto text = RunGoodput("sim --model deepseek-v3 --gpu h200 --tp 8 --explain-step 4@1000 --allreduce-latency 5e-6");
+  EXPECT_NE(text.out.find("5 us a collective beyond its bytes"), std::string::npos) << text.out;
   auto one_gpu = RunGoodput("sim --model llama-3.1-8b --gpu h100 --json --explain-step 4@1000 --allreduce-latency 1");
   ASSERT_EQ(one_gpu.exit_code, 0) << one_gpu.err;
   EXPECT_EQ(boost::json::parse(one_gpu.out).at("seconds").at("communication").to_number<double>(), 0);

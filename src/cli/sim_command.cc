@@ -102,8 +102,9 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
                "Override a GPU kernel's time beyond its work (seconds, per kernel of the forward pass; default: the "
                "card's, data/hardware/gpus.json)");
   c.add_option("--allreduce-latency", a.allreduce_latency,
-               "Override a tensor-parallel all-reduce's fixed time beyond its bytes (seconds, per all-reduce, two "
-               "a layer; default: the card's link latency, data/hardware/gpus.json). An engine that fuses the "
+               "Override a collective's fixed time beyond its bytes (seconds, per tensor-parallel all-reduce, two a "
+               "layer, and per data-parallel MoE collective; default: the card's link latency, "
+               "data/hardware/gpus.json). An engine that fuses the "
                "all-reduce with the next norm runs that norm inside it: give the fused kernel's time less a "
                "kernel latency");
   c.add_option("--eager-prompt-kernel", a.eager_kernel,

@@ -124,7 +124,9 @@ std::string FormatStepExplanation(const StepExplanation& e) {
   out += fmt::format("{:<22}{}  roofline, overlap {:g}\n", "  matmul phase", ms(c.matmul_phase), f.overlap);
   out += fmt::format("{:<22}{}\n{:<22}{}\n", "attention (compute)", ms(c.attention), "KV cache (memory)", ms(c.kv));
   out += fmt::format("{:<22}{}\n", "  attention phase", ms(c.attention_phase));
-  out += fmt::format("{:<22}{}\n{:<22}{}\n", "communication", ms(c.communication), "drafting", ms(c.drafting));
+  out += fmt::format("{:<22}{}", "communication", ms(c.communication));
+  if (c.communication > 0) out += fmt::format("  {:g} us a collective beyond its bytes", f.link_latency_s * 1e6);
+  out += fmt::format("\n{:<22}{}\n", "drafting", ms(c.drafting));
   out += fmt::format("{:<22}{}  {:g} us a kernel\n", "kernel latencies", ms(c.kernels), f.kernel_latency_s * 1e6);
   if (c.launches > 0) {
     out += fmt::format(
