@@ -46,6 +46,34 @@ Result<std::vector<EngineHost::BudgetStep>> ParseTokenBudget(const json::object&
   return steps;
 }
 
+// "fused_allreduce": {"latency_s": S, "architectures": [...], "cards": [...], "min_hidden_size": N}.
+Result<std::optional<EngineHost::FusedAllReduce>> ParseFusedAllReduce(const json::object& o, const std::string& where) {
+  const json::value* v = o.if_contains("fused_allreduce");
+  if (!v) return std::optional<EngineHost::FusedAllReduce>();
+  const std::string error = where +
+                            ": \"fused_allreduce\" must give \"latency_s\" (seconds >= 0), \"architectures\" and "
+                            "\"cards\" (lists of names) and optionally \"min_hidden_size\" (an integer >= 0)";
+  if (!v->is_object()) return Status::InvalidArgument(error);
+  const json::object& f = v->as_object();
+  EngineHost::FusedAllReduce out;
+  auto latency = Seconds(f, "latency_s", where + ": fused_allreduce");
+  if (!latency.ok()) return Status::InvalidArgument(error);
+  out.latency_s = *latency;
+  for (auto [key, list] : {std::pair{"architectures", &out.architectures}, std::pair{"cards", &out.cards}}) {
+    const json::value* a = f.if_contains(key);
+    if (!a || !a->is_array() || a->as_array().empty()) return Status::InvalidArgument(error);
+    for (const json::value& name : a->as_array()) {
+      if (!name.is_string()) return Status::InvalidArgument(error);
+      list->emplace_back(name.as_string());
+    }
+  }
+  if (const json::value* h = f.if_contains("min_hidden_size")) {
+    if (!h->is_int64() || h->as_int64() < 0) return Status::InvalidArgument(error);
+    out.min_hidden_size = h->as_int64();
+  }
+  return std::optional<EngineHost::FusedAllReduce>(std::move(out));
+}
+
 Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path) {
   if (!v.is_object() || !v.as_object().contains("name") || !v.at("name").is_string()) {
     return Status::InvalidArgument(path + ": every engine needs a \"name\"");
@@ -70,6 +98,7 @@ Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path
     *field = a->as_bool();
   }
   GOODPUT_ASSIGN_OR_RETURN(e.token_budget_by_memory, ParseTokenBudget(o, where));
+  GOODPUT_ASSIGN_OR_RETURN(e.fused_allreduce, ParseFusedAllReduce(o, where));
   if (const json::value* s = o.if_contains("source"); s && s->is_string()) e.source = std::string(s->as_string());
   return e;
 }
@@ -109,6 +138,19 @@ std::optional<int64_t> EngineHost::DefaultTokenBudget(int64_t total_memory_bytes
     return token_budget_split_over_dp ? std::max<int64_t>(1, s.tokens / std::max(dp, 1)) : s.tokens;
   }
   return std::nullopt;
+}
+
+std::optional<double> EngineHost::FusedAllReduceLatency(const std::string& architecture, int64_t hidden_size,
+                                                        const std::string& card_arch, int tensor_parallel,
+                                                        int data_parallel) const {
+  if (!fused_allreduce || tensor_parallel <= 1 || data_parallel > 1) return std::nullopt;
+  const FusedAllReduce& f = *fused_allreduce;
+  const auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (!listed(f.architectures, architecture) || !listed(f.cards, card_arch) || hidden_size <= f.min_hidden_size)
+    return std::nullopt;
+  return f.latency_s;
 }
 
 CostFactors WithEngineHost(CostFactors f, const EngineHost& e) {

@@ -39,7 +39,23 @@ struct EngineHost {
   // Under data parallelism that budget is the replicas' together, each taking its share (SGLang's
   // DP attention divides its chunk by the DP size); otherwise each replica's.
   bool token_budget_split_over_dp = false;
+  // Where the engine fuses each tensor-parallel all-reduce with the residual add and RMSNorm after
+  // it into one kernel (FlashInfer's or TensorRT-LLM's one-shot all-reduce): the all-reduce's fixed
+  // time then (CostFactors::link_latency_s; the norm's kernel is still counted), for the listed
+  // model architectures (config.json's architectures[0]) wider than min_hidden_size, on the listed
+  // card architectures, one node, without data parallelism.
+  struct FusedAllReduce {
+    double latency_s = 0;
+    std::vector<std::string> architectures, cards;
+    int64_t min_hidden_size = 0;
+  };
+  std::optional<FusedAllReduce> fused_allreduce;
   std::string source;
+
+  // The fused all-reduce's fixed time for this deployment; nullopt where the engine runs it unfused.
+  std::optional<double> FusedAllReduceLatency(const std::string& architecture, int64_t hidden_size,
+                                              const std::string& card_arch, int tensor_parallel,
+                                              int data_parallel) const;
 
   // The engine's own default token budget per replica on a card of `total_memory_bytes` with `dp`
   // data-parallel replicas; nullopt where it takes vLLM's.

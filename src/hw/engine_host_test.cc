@@ -84,6 +84,37 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
       << other.status().message();
 }
 
+TEST(EngineHost, FusedAllReduceWhereTheEngineFusesIt) {
+  // SGLang fuses DeepSeek-V3's all-reduces with the next norm on Hopper and Blackwell, one node, no DP
+  // attention: #19889's fused 10.4 us less the norm's 3 us kernel the cost model still counts.
+  auto sglang = FindEngineHost("sglang");
+  ASSERT_TRUE(sglang.ok()) << sglang.status().message();
+  ASSERT_TRUE(sglang->fused_allreduce.has_value());
+  EXPECT_NEAR(sglang->fused_allreduce->latency_s, 10.4e-6 - 3e-6, 1e-12);
+  EXPECT_NE(sglang->source.find("#19889"), std::string::npos);
+  const std::string ds = "DeepseekV3ForCausalLM";
+  EXPECT_EQ(sglang->FusedAllReduceLatency(ds, 7168, "sm90", 8, 1), sglang->fused_allreduce->latency_s);
+  EXPECT_EQ(sglang->FusedAllReduceLatency(ds, 7168, "sm100", 8, 1), sglang->fused_allreduce->latency_s);
+  EXPECT_FALSE(sglang->FusedAllReduceLatency(ds, 7168, "sm80", 8, 1));                  // an A100: not on its list
+  EXPECT_FALSE(sglang->FusedAllReduceLatency(ds, 7168, "gfx942", 8, 1));                // MI300X
+  EXPECT_FALSE(sglang->FusedAllReduceLatency(ds, 7168, "sm90", 1, 1));                  // nothing to all-reduce
+  EXPECT_FALSE(sglang->FusedAllReduceLatency(ds, 7168, "sm100", 1, 4));                 // DP attention
+  EXPECT_FALSE(sglang->FusedAllReduceLatency("LlamaForCausalLM", 8192, "sm90", 8, 1));  // not on its list
+  // TensorRT-LLM's PyTorch backend fuses DeepSeek's, and Llama's wider than 4,096 (its pull request #6205).
+  auto trtllm = FindEngineHost("trtllm");
+  ASSERT_TRUE(trtllm.ok() && trtllm->fused_allreduce.has_value());
+  EXPECT_TRUE(trtllm->FusedAllReduceLatency("LlamaForCausalLM", 8192, "sm90", 2, 1));   // 70B
+  EXPECT_FALSE(trtllm->FusedAllReduceLatency("LlamaForCausalLM", 4096, "sm90", 2, 1));  // 8B
+  EXPECT_TRUE(trtllm->FusedAllReduceLatency(ds, 7168, "sm100", 8, 1));
+  EXPECT_NE(trtllm->source.find("#6205"), std::string::npos);
+  // vLLM (its fusion pass is opt-in), V0 and the C++ executor's TensorRT engines run them unfused.
+  for (const char* name : {"vllm", "vllm-v0", "trtllm-cpp", "none"}) {
+    auto e = FindEngineHost(name);
+    ASSERT_TRUE(e.ok()) << name;
+    EXPECT_FALSE(e->FusedAllReduceLatency(ds, 7168, "sm90", 8, 1)) << name;
+  }
+}
+
 TEST(EngineHost, ItReplacesTheHostFactorsAndNothingElse) {
   CostFactors f;
   f.bandwidth_efficiency = 0.7;
@@ -147,6 +178,19 @@ TEST(EngineHost, ABrokenCatalogNamesTheFileAndTheEntry) {
       {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
                         "eager_prompt_kernel_s": -4e-5}]})",
        "engine a: \"eager_prompt_kernel_s\" must be a number of seconds >= 0"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "fused_allreduce": {"latency_s": -1, "architectures": ["X"], "cards": ["sm90"]}}]})",
+       "engine a: \"fused_allreduce\" must give"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "fused_allreduce": {"latency_s": 1e-5, "cards": ["sm90"]}}]})",
+       "engine a: \"fused_allreduce\" must give"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "fused_allreduce": {"latency_s": 1e-5, "architectures": ["X"], "cards": "sm90"}}]})",
+       "engine a: \"fused_allreduce\" must give"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "fused_allreduce": {"latency_s": 1e-5, "architectures": ["X"], "cards": ["sm90"],
+                                            "min_hidden_size": -1}}]})",
+       "engine a: \"fused_allreduce\" must give"},
       {"not json", "engines.json"},
   };
   const char* saved = std::getenv("GOODPUT_DATA_DIR");

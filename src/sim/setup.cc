@@ -22,6 +22,15 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
     GOODPUT_ASSIGN_OR_RETURN(factors, FactorsFor(hw, s.plan.precision.name));
     GOODPUT_ASSIGN_OR_RETURN(host, FindEngineHost(engine));
     factors = WithEngineHost(factors, host);
+    const PlanOptions& o = s.plan.options;
+    if (auto fused = host.FusedAllReduceLatency(model.architecture, model.hidden_size, hw.arch, o.tensor_parallel,
+                                                o.data_parallel)) {
+      factors.link_latency_s = *fused;
+      s.startup_lines.push_back(fmt::format(
+          "engine: {} fuses each all-reduce with the norm after it ({:g} us and the norm's kernel, where the card's "
+          "all-reduce takes {:g} us; --allreduce-latency overrides)",
+          host.name, *fused * 1e6, hw.link_latency_s * 1e6));
+    }
     if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.startup_lines.push_back(*w);
   }
   s.cost = std::make_unique<CostModel>(DeployedModelFromPlan(s.plan), factors);
