@@ -422,16 +422,19 @@ classes:
   EXPECT_EQ(bad.out, "");
 }
 
+// The part `part` of `args`'s --explain-step --json answer ("seconds"), -1 (and a failure) when it fails.
+double ExplainSeconds(const std::string& args, const char* part) {
+  auto r = RunGoodput(args);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+  return r.exit_code == 0 ? boost::json::parse(r.out).at("seconds").at(part).to_number<double>() : -1.0;
+}
+
 // SGLang launches a prompt step's kernels eagerly (data/hardware/engines.json): a short prompt's step waits on
 // them, Llama-3.1-8B's 325 at the entry's 44.3 us, 14.4 ms, where vLLM replays graphs; decodes are not touched;
 // --eager-prompt-kernel overrides it, and a negative one is one error.
 TEST(CliSim, EagerPromptStepsWaitOnTheirLaunches) {
   const std::string base = "sim --model llama-3.1-8b --gpu h100 --json --explain-step ";
-  const auto step = [&](const std::string& args, const char* part) {
-    auto r = RunGoodput(base + args);
-    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
-    return r.exit_code == 0 ? boost::json::parse(r.out).at("seconds").at(part).to_number<double>() : -1.0;
-  };
+  const auto step = [&](const std::string& args, const char* part) { return ExplainSeconds(base + args, part); };
   EXPECT_NEAR(step("1@0+64 --engine sglang", "eager_launches"), 325 * 44.3e-6, 1e-6);
   EXPECT_NEAR(step("1@0+64 --engine sglang", "step"), 325 * 44.3e-6, 1e-6);
   EXPECT_EQ(step("1@0+64 --engine vllm", "eager_launches"), 0);
@@ -451,11 +454,7 @@ TEST(CliSim, AllReduceLatencyOverridesTheCards) {
   // DeepSeek-V3 on eight GPUs all-reduces twice in each of its 61 layers: 122
   // fixed times a step, whatever the bytes (by hand: 122 x (15 - 5) us).
   const std::string base = "sim --model deepseek-v3 --gpu h200 --tp 8 --json --explain-step 4@1000 --engine ";
-  const auto communication = [&](const std::string& args) {
-    auto r = RunGoodput(base + args);
-    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
-    return r.exit_code == 0 ? boost::json::parse(r.out).at("seconds").at("communication").to_number<double>() : -1.0;
-  };
+  const auto communication = [&](const std::string& args) { return ExplainSeconds(base + args, "communication"); };
   const double card = communication("none"), fused = communication("none --allreduce-latency 5e-6");
   EXPECT_NEAR(card - fused, 122 * 10e-6, 1e-9);
   EXPECT_NEAR(communication("none --allreduce-latency 15e-6"), card, 1e-12);  // the H200 entry's 15 us

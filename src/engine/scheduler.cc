@@ -279,7 +279,9 @@ void Scheduler::Receive() {
 
 void Scheduler::CountStep() {
   // A decode step counts 1; a step with a prompt (SGLang weighs it 1,000) or
-  // none at all lets the next pass take arrivals in.
+  // none at all lets the next pass take arrivals in. Interval 1 (every
+  // pass) needs no count, and the step's plan is not scanned for it.
+  if (config_.recv_interval <= 1) return;
   const bool decodes_only = !plan_.requests.empty() && !PlanComputesAPrompt();
   recv_count_ = decodes_only ? recv_count_ + 1 : config_.recv_interval;
 }

@@ -56,9 +56,9 @@ Result<std::optional<EngineHost::FusedAllReduce>> ParseFusedAllReduce(const json
   if (!v->is_object()) return Status::InvalidArgument(error);
   const json::object& f = v->as_object();
   EngineHost::FusedAllReduce out;
-  auto latency = Seconds(f, "latency_s", where + ": fused_allreduce");
-  if (!latency.ok()) return Status::InvalidArgument(error);
-  out.latency_s = *latency;
+  const json::value* latency = f.if_contains("latency_s");
+  if (!latency || !latency->is_number() || !(latency->to_number<double>() >= 0)) return Status::InvalidArgument(error);
+  out.latency_s = latency->to_number<double>();
   for (auto [key, list] : {std::pair{"architectures", &out.architectures}, std::pair{"cards", &out.cards}}) {
     const json::value* a = f.if_contains(key);
     if (!a || !a->is_array() || a->as_array().empty()) return Status::InvalidArgument(error);
