@@ -198,7 +198,8 @@ std::string CalibrationToJson(const Calibration& c) {
                                {"async_scheduling", f.async_scheduling},
                                {"overlap", JsonNumber(f.overlap)},
                                {"frontend_latency_s", JsonNumber(f.frontend_latency_s)},
-                               {"eager_kernel_s", JsonNumber(f.eager_kernel_s)}}},
+                               {"eager_kernel_s", JsonNumber(f.eager_kernel_s)},
+                               {"graph_max_batch", f.graph_max_batch}}},
       {"engine_loop", EngineLoopToJson(c.engine_loop)},
       {"fit", json::object{{"rms_log_error", JsonNumber(c.rms_log_error)}, {"residuals", residuals}}}};
   return PrettyJson(doc, 0) + "\n";
@@ -256,6 +257,9 @@ Result<Calibration> CalibrationFromJson(const json::value& v, const std::string&
   k.overlap = f.Number("overlap", k.overlap);
   k.frontend_latency_s = f.Number("frontend_latency_s", 0);  // absent in files written before the front end: none
   k.eager_kernel_s = f.Number("eager_kernel_s", 0);  // absent in files written before: prompt steps replay graphs
+  // Absent in files written before: every decode step replays a graph. Bounded before the cast (CheckFactors
+  // refuses a negative one).
+  k.graph_max_batch = static_cast<int64_t>(std::clamp(f.Number("graph_max_batch", 0), -1.0, 1e9));
   GOODPUT_RETURN_IF_ERROR(f.status);
   if (const json::value* a = fo->if_contains("async_scheduling"); a && !a->is_null()) {  // absent: not overlapped
     if (!a->is_bool()) return Status::InvalidArgument(where + ": factors: 'async_scheduling' must be true or false");

@@ -63,6 +63,9 @@ TEST(Calibration, JsonRoundTrip) {
   Calibration eager = Example();
   eager.factors.eager_kernel_s = 4.43e-5;  // an engine's eager prompt steps (calibrate --engine sglang)
   EXPECT_DOUBLE_EQ(ParseCalibration(CalibrationToJson(eager), "eager.json")->factors.eager_kernel_s, 4.43e-5);
+  EXPECT_EQ(back->factors.graph_max_batch, 0);
+  eager.factors.graph_max_batch = 512;  // and its decode steps' graphs (calibrate --engine sglang on eight H200)
+  EXPECT_EQ(ParseCalibration(CalibrationToJson(eager), "eager.json")->factors.graph_max_batch, 512);
   EXPECT_EQ(back->weight_precision, "fp32");
   ASSERT_EQ(back->factors.efficiency_curve.size(), 3u);
   EXPECT_DOUBLE_EQ(back->factors.efficiency_curve[1].second, 0.8);
@@ -90,8 +93,10 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   EXPECT_NE(err(text).find("overlap must be in [0, 1]"), std::string::npos);
   text = CalibrationToJson(Example());
   text.replace(text.find("\"frontend_latency_s\": 0.05"), 25, "\"frontend_latency_s\": -0.05");
-  EXPECT_NE(err(text).find("the front end's, kernels' and all-reduces' latencies and eager launches must be >= 0"),
-            std::string::npos)
+  EXPECT_NE(
+      err(text).find(
+          "the front end's, kernels' and all-reduces' latencies, eager launches and the CUDA graphs' largest batch"),
+      std::string::npos)
       << text;
   text = CalibrationToJson(Example());
   text.replace(text.find(",\n    \"frontend_latency_s\": 0.05"), 31, "");
@@ -104,6 +109,9 @@ TEST(Calibration, BrokenFilesNameTheProblem) {
   ASSERT_TRUE(before_eager.ok()) << text;
   EXPECT_EQ(before_eager->factors.eager_kernel_s, 0);
   EXPECT_EQ(text.find("eager_kernel_s"), std::string::npos) << text;
+  text = CalibrationToJson(Example());
+  text.replace(text.find("\"graph_max_batch\": 0"), 20, "\"graph_max_batch\": -4");
+  EXPECT_NE(err(text).find("the CUDA graphs' largest batch must be >= 0"), std::string::npos) << text;
   text = CalibrationToJson(Example());
   text.replace(text.find("\"expert_efficiency\": 0"), 22, "\"expert_efficiency\": 1.5");
   EXPECT_NE(err(text).find("expert_efficiency must be in [0, 1]"), std::string::npos) << text;

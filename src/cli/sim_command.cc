@@ -13,6 +13,7 @@
 
 #include "calibrate/calibration.h"
 #include "calibrate/engine_calibration.h"
+#include "cli/cost_flags.h"
 #include "cli/deployment_flags.h"
 #include "cli/disaggregation_flags.h"
 #include "cli/explain_step_command.h"
@@ -38,9 +39,7 @@ struct SimArgs {
   DeploymentArgs d;
   MeasurementArgs m;
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
-  std::optional<double> compute_efficiency, expert_efficiency, bandwidth_efficiency, step_overhead, per_request_cost;
-  std::optional<double> frontend_latency, kernel_latency, overlap, eager_kernel, allreduce_latency;
-  int async_scheduling = 0;  // +1 --async-scheduling, -1 --no-async-scheduling, 0 the engine's (CLI11 counts a flag)
+  CostArgs cost;
   int guaranteed_no_evict = 0, chunked_prefill = 0;  // the same for these two
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   std::string explain_step;  // a batch to price part by part instead of simulating
@@ -54,15 +53,13 @@ struct SimArgs {
 };
 
 constexpr LoadUse kSimLoads{/*ladder=*/true, /*capacity=*/true};
-constexpr const char* kOverrideFlags =
-    "--compute-efficiency, --expert-efficiency, --bandwidth-efficiency, --step-overhead, --per-request-cost, "
-    "--frontend-latency, --kernel-latency, --allreduce-latency, --eager-prompt-kernel, --overlap";
 
 constexpr const char* kCostModel = R"(Step time = host + GPU (with async scheduling: the longer of the two), where
 host = overhead + per-request cost x requests and GPU = kernels x kernel latency
   + max(compute, memory) + (1 - overlap) x min(compute, memory) + tensor-parallel all-reduces
-  + data-parallel expert all-gathers + drafting (for a step computing a prompt, at least its kernels x
-  the host's launch time where the engine runs such steps eagerly: --eager-prompt-kernel);
+  + data-parallel expert all-gathers + drafting (for a step computing a prompt, or a decode step of more
+  requests than the engine's CUDA graphs hold: --cuda-graph-max-batch, at least its kernels x the host's
+  launch time where the engine runs such steps eagerly: --eager-prompt-kernel);
 compute = FLOPs / (peak x efficiency at the step's tokens; a MoE's routed experts at their
 kernel's own where the GPU's entry gives one), memory = bytes / (bandwidth x bandwidth
 efficiency). Before the scheduler sees a request, the engine's front end (its API server) may
@@ -84,40 +81,7 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--acceptance-rate", a.acceptance_rate,
                "Speculative decoding: the chance each draft position is accepted, in turn until the first rejection "
                "(default 0.7; --draft-acceptance and --mean-acceptance-length give vLLM's figures instead)");
-  c.add_option("--compute-efficiency", a.compute_efficiency,
-               "Override the GPU entry's matmul efficiency (the routed experts keep the entry's MoE-kernel rate where "
-               "it has one)");
-  c.add_option("--expert-efficiency", a.expert_efficiency,
-               "Override the routed experts' matmul efficiency, of the weight format's peak (the engine's MoE kernel; "
-               "0: as the other matmuls; default: the GPU entry's for the format, data/hardware/gpus.json)");
-  c.add_option("--bandwidth-efficiency", a.bandwidth_efficiency, "Override the GPU entry's bandwidth efficiency");
-  c.add_option("--step-overhead", a.step_overhead, "Override the per-step overhead (seconds; default: --engine's)");
-  c.add_option("--per-request-cost", a.per_request_cost,
-               "Override the host-side cost per scheduled request per step (seconds; the engine's scheduler, "
-               "sampling and output handling; default: --engine's)");
-  c.add_option("--frontend-latency", a.frontend_latency,
-               "The engine's front end (vLLM's API server): seconds from a request's arrival to the scheduler, "
-               "every request alongside the others (default: --engine's, or the calibration's)");
-  c.add_option("--kernel-latency", a.kernel_latency,
-               "Override a GPU kernel's time beyond its work (seconds, per kernel of the forward pass; default: the "
-               "card's, data/hardware/gpus.json)");
-  c.add_option("--allreduce-latency", a.allreduce_latency,
-               "Override a collective's fixed time beyond its bytes (seconds, per tensor-parallel all-reduce, two a "
-               "layer, and per data-parallel MoE collective; default: the card's link latency, "
-               "data/hardware/gpus.json). An engine that fuses the "
-               "all-reduce with the next norm runs that norm inside it: give the fused kernel's time less a "
-               "kernel latency");
-  c.add_option("--eager-prompt-kernel", a.eager_kernel,
-               "Override the host's time to launch a kernel in a step that computes a prompt, where the engine runs "
-               "those steps without CUDA graphs (seconds; the step's GPU time is then at least its kernels times "
-               "this; 0: prompts replay graphs as decodes do; default: --engine's)");
-  c.add_option("--overlap", a.overlap,
-               "Override how far a phase's compute and memory time overlap (1: the longer alone; 0: their sum; "
-               "default: the card's)");
-  c.add_flag("--async-scheduling,!--no-async-scheduling", a.async_scheduling,
-             "Override whether the engine prepares the next step while the GPU runs this one, so a step takes the "
-             "longer of its host and GPU work instead of their sum (vLLM's --async-scheduling; SGLang's and "
-             "TensorRT-LLM's overlap schedulers; default: --engine's)");
+  AddCostFlags(c, a.cost);
   c.add_flag("--guaranteed-no-evict,!--no-guaranteed-no-evict", a.guaranteed_no_evict,
              "Override whether the scheduler admits a request only while the KV cache also holds every running "
              "request's blocks to its max tokens, so none is preempted (TensorRT-LLM's GUARANTEED_NO_EVICT; off: "
@@ -153,19 +117,6 @@ void AddSimFlags(CLI::App& c, SimArgs& a) {
   c.add_option("--explain-step", a.explain_step,
                "Instead of simulating, price one step of this batch part by part and say what bounds it: "
                "N@CONTEXT (N decodes), N@CONTEXT+NEW (N requests computing NEW tokens), comma-separated");
-}
-
-// The cost factors the flags override.
-CostOverrides OverridesOf(const SimArgs& a) {
-  CostOverrides o;
-  o.compute_efficiency = a.compute_efficiency, o.expert_efficiency = a.expert_efficiency;
-  o.bandwidth_efficiency = a.bandwidth_efficiency;
-  o.overlap = a.overlap, o.kernel_latency_s = a.kernel_latency;
-  o.step_overhead_s = a.step_overhead, o.per_sequence_s = a.per_request_cost;
-  o.frontend_latency_s = a.frontend_latency, o.eager_kernel_s = a.eager_kernel;
-  o.link_latency_s = a.allreduce_latency;
-  if (a.async_scheduling != 0) o.async_scheduling = a.async_scheduling > 0;
-  return o;
 }
 
 // The simulator target the flags describe: deployment, KV pool and cost
@@ -254,7 +205,7 @@ Result<SimSetup> SetupFor(const SimArgs& a, const ModelSpec& model, const SimHar
   GOODPUT_ASSIGN_OR_RETURN(SimSetup setup, h.calibration
                                                ? SetupCalibratedSimulation(model, h.plan, *h.calibration)
                                                : SetupSimulation(model, h.plan, h.hw, nullptr, EngineHostName(a.d)));
-  GOODPUT_RETURN_IF_ERROR(ApplyCostOverrides(OverridesOf(a), kOverrideFlags, setup));
+  GOODPUT_RETURN_IF_ERROR(ApplyCostOverrides(OverridesOf(a.cost), kCostOverrideFlags, setup));
   SchedulerConfig& sc = setup.options.scheduler;
   if (a.guaranteed_no_evict != 0) sc.guaranteed_no_evict = a.guaranteed_no_evict > 0;
   if (a.chunked_prefill != 0) sc.chunked_prefill = a.chunked_prefill > 0;

@@ -296,8 +296,10 @@ Status CheckFactors(const CostFactors& f, const std::string& where) {
   if (!(f.expert_efficiency >= 0 && f.expert_efficiency <= 1)) return bad("expert_efficiency must be in [0, 1]");
   if (!(f.head_rate > 0)) return bad("head_rate must be positive");
   if (f.step_overhead_s < 0 || f.per_sequence_s < 0 || f.frontend_latency_s < 0 || f.kernel_latency_s < 0 ||
-      f.eager_kernel_s < 0 || f.link_latency_s < 0) {
-    return bad("overheads, the front end's, kernels' and all-reduces' latencies and eager launches must be >= 0");
+      f.eager_kernel_s < 0 || f.link_latency_s < 0 || f.graph_max_batch < 0) {
+    return bad(
+        "overheads, the front end's, kernels' and all-reduces' latencies, eager launches and the CUDA graphs' largest "
+        "batch must be >= 0");
   }
   if (!(f.overlap >= 0 && f.overlap <= 1)) return bad("overlap must be in [0, 1]");
   for (const auto* curve : {&f.efficiency_curve, &f.attention_curve}) {
@@ -329,7 +331,8 @@ CostModel::StepCost CostModel::Explain(const Step& s) const {
   c.gpu = c.matmul_phase + c.attention_phase + c.communication + c.drafting + c.kernels;
   // Eager launches run ahead of the GPU while its kernels are long and hold it
   // up while they are short: the step takes the longer of the two.
-  c.launches = s.prompts > 0 ? kernels_per_forward_ * f_.eager_kernel_s : 0;
+  const bool eager = s.prompts > 0 || (f_.graph_max_batch > 0 && s.requests / m_.data_parallel > f_.graph_max_batch);
+  c.launches = eager ? kernels_per_forward_ * f_.eager_kernel_s : 0;
   c.gpu = std::max(c.gpu, c.launches);
   // Each replica's host prepares its own requests, alongside the others.
   c.host = f_.step_overhead_s + f_.per_sequence_s * s.requests / m_.data_parallel;

@@ -114,6 +114,11 @@ struct CostFactors {
   // times this. 0: prompt steps replay graphs as decodes do (vLLM V1's
   // piecewise graphs).
   double eager_kernel_s = 0;
+  // The most requests a decode-only step runs under a CUDA graph, per
+  // data-parallel replica (SGLang's --cuda-graph-max-bs): a larger one runs
+  // eagerly, its launches timed as a prompt step's (eager_kernel_s). 0: every
+  // decode-only step replays a graph.
+  int64_t graph_max_batch = 0;
   double overlap = 1.0;       // 1: a phase's compute and memory fully overlap (max); 0: they add up
   // Attention efficiency by a request's query tokens in the step (a decode's
   // one row reads its whole context; a prefill chunk's rows share it), log-
@@ -201,7 +206,7 @@ class CostModel {
     double matmul = 0, weights = 0, matmul_phase = 0;   // roof(matmul, weights)
     double attention = 0, kv = 0, attention_phase = 0;  // roof(attention, kv)
     double communication = 0, drafting = 0, kernels = 0;
-    double launches = 0;  // an eager prompt step's kernel launches (CostFactors::eager_kernel_s), 0 otherwise
+    double launches = 0;  // an eager step's kernel launches (CostFactors::eager_kernel_s), 0 where graphs replay
     double gpu = 0;       // the two phases and the three after them, or the launches where longer
     double host = 0;   // step overhead and per-request cost
     double total = 0;  // host + gpu, or the longer of the two under async scheduling

@@ -422,6 +422,26 @@ TEST(CostModel, EagerPromptStepsWaitOnTheirLaunches) {
   EXPECT_FALSE(CheckFactors(f, "x").ok());
 }
 
+// A decode step of more requests than the engine's CUDA graphs hold runs
+// eagerly (SGLang's --cuda-graph-max-bs): 9 decodes over a bound of 8 wait on
+// the 325 launches, 8 replay their graph.
+TEST(CostModel, DecodeStepsBeyondTheGraphsRunEagerly) {
+  CostFactors f = Llama8B().factors();
+  f.eager_kernel_s = 100e-6;
+  f.graph_max_batch = 8;
+  const CostModel capped(Llama8B().model(), f);
+  CostModel::Step eight, nine;
+  for (int i = 0; i < 8; ++i) capped.Add(eight, 100, 1, true);
+  for (int i = 0; i < 9; ++i) capped.Add(nine, 100, 1, true);
+  EXPECT_EQ(capped.Explain(eight).launches, 0);
+  EXPECT_NEAR(capped.Explain(nine).launches, 325 * 100e-6, 1e-12);
+  EXPECT_NEAR(capped.Explain(nine).gpu, 325 * 100e-6, 1e-12);  // launch-bound: its GPU work is ~4 ms
+  f.graph_max_batch = 0;                                       // no bound: every decode step replays a graph
+  EXPECT_EQ(CostModel(Llama8B().model(), f).Explain(nine).launches, 0);
+  f.graph_max_batch = -1;
+  EXPECT_FALSE(CheckFactors(f, "x").ok());
+}
+
 // Efficiency curves are interpolated in log(tokens) and constant beyond.
 TEST(CostFactors, CurvesInterpolateInLogTokens) {
   CostFactors f;

@@ -23,27 +23,43 @@ Result<double> Seconds(const json::object& o, const char* key, const std::string
   return v->to_number<double>();
 }
 
-// "token_budget_by_memory": [{"below_gib": 35, "tokens": 2048}, ..., {"tokens": 16384}], bounds
-// rising and the last without one.
-Result<std::vector<EngineHost::BudgetStep>> ParseTokenBudget(const json::object& o, const std::string& where) {
-  std::vector<EngineHost::BudgetStep> steps;
-  const json::value* v = o.if_contains("token_budget_by_memory");
+// `key`: [{"below_gib": 35, "<value>": N}, ..., {"<value>": N}], bounds rising and the last without
+// one; with `tp4`, each step may also give "<value>_tp4".
+Result<std::vector<EngineHost::MemoryStep>> ParseByMemory(const json::object& o, const char* key, const char* value,
+                                                          bool tp4, const std::string& where) {
+  std::vector<EngineHost::MemoryStep> steps;
+  const json::value* v = o.if_contains(key);
   if (!v) return steps;
-  const std::string error = where +
-                            ": \"token_budget_by_memory\" must list {\"below_gib\": GiB, \"tokens\": N} with "
-                            "rising bounds, the last without one";
+  const std::string tp4_key = std::string(value) + "_tp4";
+  const std::string error =
+      fmt::format("{}: \"{}\" must list {{\"below_gib\": GiB, \"{}\": N{}}} with rising bounds, the last without one",
+                  where, key, value, tp4 ? fmt::format(", optionally \"{}\": N", tp4_key) : "");
   if (!v->is_array() || v->as_array().empty()) return Status::InvalidArgument(error);
+  const auto positive = [](const json::value* n) { return n && n->is_int64() && n->as_int64() > 0; };
   for (const json::value& s : v->as_array()) {
-    const json::value* tokens = s.is_object() ? s.as_object().if_contains("tokens") : nullptr;
-    const json::value* below = s.is_object() ? s.as_object().if_contains("below_gib") : nullptr;
-    if (!tokens || !tokens->is_int64() || tokens->as_int64() <= 0) return Status::InvalidArgument(error);
+    const json::object* step = s.is_object() ? &s.as_object() : nullptr;
+    const json::value* n = step ? step->if_contains(value) : nullptr;
+    const json::value* n4 = step && tp4 ? step->if_contains(tp4_key) : nullptr;
+    const json::value* below = step ? step->if_contains("below_gib") : nullptr;
+    if (!positive(n) || (n4 && !positive(n4)) || (step && !tp4 && step->contains(tp4_key)))
+      return Status::InvalidArgument(error);
     const double bound = below && below->is_number() ? below->to_number<double>() : 0;
     const bool last = &s == &v->as_array().back();
     if ((below != nullptr) == last || (below && !(bound > (steps.empty() ? 0 : steps.back().below_gib))))
       return Status::InvalidArgument(error);
-    steps.push_back({bound, tokens->as_int64()});
+    steps.push_back({bound, n->as_int64(), n4 ? n4->as_int64() : 0});
   }
   return steps;
+}
+
+// The step of `steps` for a card of `total_memory_bytes`; nullptr where the table is empty.
+const EngineHost::MemoryStep* StepFor(const std::vector<EngineHost::MemoryStep>& steps, int64_t total_memory_bytes) {
+  const double gib = static_cast<double>(total_memory_bytes) / (int64_t{1} << 30);
+  for (const EngineHost::MemoryStep& s : steps) {
+    if (s.below_gib > 0 && gib >= s.below_gib) continue;
+    return &s;
+  }
+  return nullptr;
 }
 
 // "fused_allreduce": {"latency_s": S, "architectures": [...], "cards": [...], "min_hidden_size": N}.
@@ -97,7 +113,10 @@ Result<EngineHost> ParseEngineHost(const json::value& v, const std::string& path
     if (!a->is_bool()) return Status::InvalidArgument(fmt::format("{}: \"{}\" must be true or false", where, key));
     *field = a->as_bool();
   }
-  GOODPUT_ASSIGN_OR_RETURN(e.token_budget_by_memory, ParseTokenBudget(o, where));
+  GOODPUT_ASSIGN_OR_RETURN(e.token_budget_by_memory,
+                           ParseByMemory(o, "token_budget_by_memory", "tokens", false, where));
+  GOODPUT_ASSIGN_OR_RETURN(e.graph_max_batch_by_memory,
+                           ParseByMemory(o, "graph_max_batch_by_memory", "batch", true, where));
   GOODPUT_ASSIGN_OR_RETURN(e.fused_allreduce, ParseFusedAllReduce(o, where));
   if (const json::value* s = o.if_contains("source"); s && s->is_string()) e.source = std::string(s->as_string());
   return e;
@@ -132,12 +151,15 @@ Result<EngineHost> FindEngineHost(const std::string& name) {
 }
 
 std::optional<int64_t> EngineHost::DefaultTokenBudget(int64_t total_memory_bytes, int dp) const {
-  const double gib = static_cast<double>(total_memory_bytes) / (int64_t{1} << 30);
-  for (const BudgetStep& s : token_budget_by_memory) {
-    if (s.below_gib > 0 && gib >= s.below_gib) continue;
-    return token_budget_split_over_dp ? std::max<int64_t>(1, s.tokens / std::max(dp, 1)) : s.tokens;
-  }
-  return std::nullopt;
+  const MemoryStep* s = StepFor(token_budget_by_memory, total_memory_bytes);
+  if (!s) return std::nullopt;
+  return token_budget_split_over_dp ? std::max<int64_t>(1, s->value / std::max(dp, 1)) : s->value;
+}
+
+std::optional<int64_t> EngineHost::DefaultGraphMaxBatch(int64_t total_memory_bytes, int gpus) const {
+  const MemoryStep* s = StepFor(graph_max_batch_by_memory, total_memory_bytes);
+  if (!s) return std::nullopt;
+  return gpus >= 4 && s->value_tp4 > 0 ? s->value_tp4 : s->value;
 }
 
 std::optional<double> EngineHost::FusedAllReduceLatency(const std::string& architecture, int64_t hidden_size,

@@ -28,14 +28,17 @@ struct EngineHost {
   bool chunked_prefill = true;
   // Its scheduler computes prompts before decodes (SchedulerConfig::prefill_first, SGLang's).
   bool prefill_first = false;
-  // Its default token budget by the card's memory (SGLang's --chunked-prefill-size), in rising
-  // bounds: the tokens of the first step whose bound the memory is below; a bound of 0 takes any
-  // memory. Empty: vLLM's default (ResolveEngineDefaults).
-  struct BudgetStep {
+  // A figure the engine picks by the card's memory, in rising bounds: the value of the first step
+  // whose bound the memory is below (a bound of 0 takes any memory), `value_tp4` instead (where > 0)
+  // when the engine spans 4 GPUs or more.
+  struct MemoryStep {
     double below_gib = 0;
-    int64_t tokens = 0;
+    int64_t value = 0;
+    int64_t value_tp4 = 0;
   };
-  std::vector<BudgetStep> token_budget_by_memory;
+  // Its default token budget (SGLang's --chunked-prefill-size), "tokens". Empty: vLLM's default
+  // (ResolveEngineDefaults).
+  std::vector<MemoryStep> token_budget_by_memory;
   // Under data parallelism that budget is the replicas' together, each taking its share (SGLang's
   // DP attention divides its chunk by the DP size); otherwise each replica's.
   bool token_budget_split_over_dp = false;
@@ -50,6 +53,9 @@ struct EngineHost {
     int64_t min_hidden_size = 0;
   };
   std::optional<FusedAllReduce> fused_allreduce;
+  // The most requests a decode step runs under a CUDA graph (SGLang's --cuda-graph-max-bs,
+  // CostFactors::graph_max_batch), "batch" and "batch_tp4". Empty: every decode step replays one.
+  std::vector<MemoryStep> graph_max_batch_by_memory;
   std::string source;
 
   // The fused all-reduce's fixed time for this deployment; nullopt where the engine runs it unfused.
@@ -60,6 +66,10 @@ struct EngineHost {
   // The engine's own default token budget per replica on a card of `total_memory_bytes` with `dp`
   // data-parallel replicas; nullopt where it takes vLLM's.
   std::optional<int64_t> DefaultTokenBudget(int64_t total_memory_bytes, int dp) const;
+
+  // The engine's own largest CUDA-graph decode batch per replica on a card of `total_memory_bytes`
+  // in an engine of `gpus` GPUs (tensor x data parallel); nullopt where it has none.
+  std::optional<int64_t> DefaultGraphMaxBatch(int64_t total_memory_bytes, int gpus) const;
 };
 
 // Every entry of the engines catalog, in file order. Errors name the file

@@ -84,6 +84,32 @@ TEST(EngineHost, TheCatalogHasVllmFittedAndTheGpuWorkAlone) {
       << other.status().message();
 }
 
+TEST(EngineHost, SglangGraphsDecodeStepsUpToItsDefaultBatch) {
+  // SGLang's --cuda-graph-max-bs by the card's memory and the engine's GPUs (server_args.py,
+  // _handle_gpu_memory_settings, since pull request #10372); larger decode steps run eagerly.
+  auto sglang = FindEngineHost("sglang");
+  ASSERT_TRUE(sglang.ok()) << sglang.status().message();
+  const int64_t gib = int64_t{1} << 30;
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(16 * gib, 1), 8);     // a T4
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(16 * gib, 8), 8);     // the same on eight
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(24 * gib, 2), 24);    // an RTX 4090, two of them
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(24 * gib, 4), 80);    // four
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(40 * gib, 1), 32);    // an A100 40GB
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(48 * gib, 4), 160);   // four L40S
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(80 * gib, 1), 256);   // an H100
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(80 * gib, 8), 512);   // eight
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(141 * gib, 2), 256);  // two H200
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(141 * gib, 8), 512);  // eight
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(178 * gib, 1), 512);  // a B200
+  EXPECT_EQ(sglang->DefaultGraphMaxBatch(178 * gib, 8), 512);
+  EXPECT_NE(sglang->source.find("#10372"), std::string::npos);
+  for (const char* other : {"vllm", "vllm-v0", "trtllm", "trtllm-cpp", "none"}) {
+    auto e = FindEngineHost(other);
+    ASSERT_TRUE(e.ok()) << other;
+    EXPECT_FALSE(e->DefaultGraphMaxBatch(80 * gib, 8).has_value()) << other;  // every decode step graphed
+  }
+}
+
 TEST(EngineHost, FusedAllReduceWhereTheEngineFusesIt) {
   // SGLang fuses DeepSeek-V3's all-reduces with the next norm on Hopper and Blackwell, one node, no DP
   // attention: #19889's fused 10.4 us less the norm's 3 us kernel the cost model still counts.
@@ -175,6 +201,19 @@ TEST(EngineHost, ABrokenCatalogNamesTheFileAndTheEntry) {
       {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
                         "token_budget_split_over_dp": 1}]})",
        "engine a: \"token_budget_split_over_dp\" must be true or false"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "graph_max_batch_by_memory": [{"below_gib": 60, "batch": 32, "batch_tp4": 0},
+                                                      {"batch": 512}]}]})",
+       "engine a: \"graph_max_batch_by_memory\" must list"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "graph_max_batch_by_memory": [{"below_gib": 60, "batch": 32.5}, {"batch": 512}]}]})",
+       "engine a: \"graph_max_batch_by_memory\" must list"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "graph_max_batch_by_memory": [{"below_gib": 60, "batch": 32}]}]})",
+       "engine a: \"graph_max_batch_by_memory\" must list"},
+      {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
+                        "token_budget_by_memory": [{"tokens": 8192, "tokens_tp4": 4096}]}]})",
+       "engine a: \"token_budget_by_memory\" must list"},
       {R"({"engines": [{"name": "a", "step_overhead_s": 0, "per_sequence_s": 0, "frontend_latency_s": 0,
                         "eager_prompt_kernel_s": -4e-5}]})",
        "engine a: \"eager_prompt_kernel_s\" must be a number of seconds >= 0"},

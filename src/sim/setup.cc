@@ -27,9 +27,16 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
                                                 o.data_parallel)) {
       factors.link_latency_s = *fused;
       s.startup_lines.push_back(fmt::format(
-          "engine: {} fuses each all-reduce with the norm after it ({:g} us and the norm's kernel, where the card's "
+          "{} fuses each all-reduce with the norm after it ({:g} us and the norm's kernel, where the card's "
           "all-reduce takes {:g} us; --allreduce-latency overrides)",
           host.name, *fused * 1e6, hw.link_latency_s * 1e6));
+    }
+    if (auto g = host.DefaultGraphMaxBatch(hw.TotalMemoryBytes(), o.tensor_parallel * o.data_parallel)) {
+      factors.graph_max_batch = *g;
+      s.startup_lines.push_back(fmt::format(
+          "{} replays CUDA graphs for decode steps of up to {} requests{}; larger ones launch their kernels "
+          "from the host (--cuda-graph-max-batch overrides)",
+          host.name, *g, o.data_parallel > 1 ? " a replica" : ""));
     }
     if (auto w = WeightOnlyWarning(hw, s.plan.precision.name)) s.startup_lines.push_back(*w);
   }
@@ -77,6 +84,7 @@ Status ApplyCostOverrides(const CostOverrides& o, const std::string& flags, SimS
   f.frontend_latency_s = o.frontend_latency_s.value_or(f.frontend_latency_s);
   f.eager_kernel_s = o.eager_kernel_s.value_or(f.eager_kernel_s);
   f.link_latency_s = o.link_latency_s.value_or(f.link_latency_s);
+  f.graph_max_batch = o.graph_max_batch.value_or(f.graph_max_batch);
   f.async_scheduling = o.async_scheduling.value_or(f.async_scheduling);
   GOODPUT_RETURN_IF_ERROR(CheckFactors(f, flags));
   setup.cost = std::make_unique<CostModel>(setup.cost->model(), f);

@@ -42,12 +42,13 @@ Result<SimSetup> SetupSimulation(const ModelSpec& model, const PlanOptions& plan
 struct CostOverrides {
   std::optional<double> compute_efficiency, expert_efficiency, bandwidth_efficiency, overlap, kernel_latency_s;
   std::optional<double> step_overhead_s, per_sequence_s, frontend_latency_s, eager_kernel_s, link_latency_s;
+  std::optional<int64_t> graph_max_batch;
   std::optional<bool> async_scheduling;
 
   bool empty() const {
     return !compute_efficiency && !expert_efficiency && !bandwidth_efficiency && !overlap && !kernel_latency_s &&
            !step_overhead_s && !per_sequence_s && !frontend_latency_s && !eager_kernel_s && !link_latency_s &&
-           !async_scheduling;
+           !graph_max_batch && !async_scheduling;
   }
 };
 

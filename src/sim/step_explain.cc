@@ -129,10 +129,13 @@ std::string FormatStepExplanation(const StepExplanation& e) {
   out += fmt::format("\n{:<22}{}\n", "drafting", ms(c.drafting));
   out += fmt::format("{:<22}{}  {:g} us a kernel\n", "kernel latencies", ms(c.kernels), f.kernel_latency_s * 1e6);
   if (c.launches > 0) {
-    out += fmt::format(
-        "{:<22}{}  {:g} us a kernel: a prompt step runs without CUDA graphs; the GPU waits on "
-        "them where longer\n",
-        "eager launches", ms(c.launches), f.eager_kernel_s * 1e6);
+    const std::string why = e.step.prompts > 0 ? "a prompt step runs without CUDA graphs"
+                                               : fmt::format(
+                                                     "a decode step of more than {} requests{} runs without "
+                                                     "CUDA graphs",
+                                                     f.graph_max_batch, e.data_parallel > 1 ? " a replica" : "");
+    out += fmt::format("{:<22}{}  {:g} us a kernel: {}; the GPU waits on them where longer\n", "eager launches",
+                       ms(c.launches), f.eager_kernel_s * 1e6, why);
   }
   out += fmt::format("{:<22}{}\n", "GPU", ms(c.gpu));
   // Each replica's host prepares its share of the requests (CostModel::Explain).
