@@ -40,7 +40,7 @@ struct SimArgs {
   MeasurementArgs m;
   std::optional<double> acceptance_rate, draft_acceptance, mean_acceptance_length;
   CostArgs cost;
-  int guaranteed_no_evict = 0, chunked_prefill = 0;  // the same for these two
+  int guaranteed_no_evict = 0, chunked_prefill = 0;  // +1 the flag, -1 its --no- form, 0 the engine's
   std::string calibration, gpu_bandwidth, gpu_flops, gpu_flops_fp8, gpu_flops_fp4, step_log;
   std::string explain_step;  // a batch to price part by part instead of simulating
   bool capacity = false;  // set by the `capacity` subcommand

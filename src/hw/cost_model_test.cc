@@ -435,7 +435,7 @@ TEST(CostModel, DecodeStepsBeyondTheGraphsRunEagerly) {
   for (int i = 0; i < 9; ++i) capped.Add(nine, 100, 1, true);
   EXPECT_EQ(capped.Explain(eight).launches, 0);
   EXPECT_NEAR(capped.Explain(nine).launches, 325 * 100e-6, 1e-12);
-  EXPECT_NEAR(capped.Explain(nine).gpu, 325 * 100e-6, 1e-12);  // launch-bound: its GPU work is ~4 ms
+  EXPECT_NEAR(capped.Explain(nine).gpu, 325 * 100e-6, 1e-12);  // launch-bound: its GPU work is shorter
   f.graph_max_batch = 0;                                       // no bound: every decode step replays a graph
   EXPECT_EQ(CostModel(Llama8B().model(), f).Explain(nine).launches, 0);
   f.graph_max_batch = -1;
