@@ -22,6 +22,14 @@ double ExplainSeconds(const std::string& args, const char* part) {
   return r.exit_code == 0 ? boost::json::parse(r.out).at("seconds").at(part).to_number<double>() : -1.0;
 }
 
+// `args` exits non-zero, names `flag` on stderr and prints nothing on stdout.
+void ExpectRefused(const std::string& args, const char* flag) {
+  auto bad = RunGoodput(args);
+  EXPECT_NE(bad.exit_code, 0) << args;
+  EXPECT_NE(bad.err.find(flag), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "") << args;
+}
+
 // SGLang launches a prompt step's kernels eagerly (data/hardware/engines.json): a short prompt's step waits on
 // them, Llama-3.1-8B's 325 at the entry's 44.3 us, 14.4 ms, where vLLM replays graphs; decodes are not touched;
 // --eager-prompt-kernel overrides it, and a negative one is one error.
@@ -37,10 +45,7 @@ TEST(CliSim, EagerPromptStepsWaitOnTheirLaunches) {
   auto text = RunGoodput("sim --model llama-3.1-8b --gpu h100 --engine sglang --explain-step 1@0+64");
   EXPECT_NE(text.out.find("eager launches"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("bound by: eager kernel launches (100% of the step)"), std::string::npos) << text.out;
-  auto bad = RunGoodput(base + "1@0+64 --eager-prompt-kernel -1e-5");
-  EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.err.find("--eager-prompt-kernel"), std::string::npos) << bad.err;
-  EXPECT_EQ(bad.out, "");
+  ExpectRefused(base + "1@0+64 --eager-prompt-kernel -1e-5", "--eager-prompt-kernel");
 }
 
 TEST(CliSim, AllReduceLatencyOverridesTheCards) {
@@ -69,10 +74,7 @@ TEST(CliSim, AllReduceLatencyOverridesTheCards) {
                             kData + "/workloads/random-1024-128.yaml");
   ASSERT_EQ(unfused.exit_code, 0) << unfused.err;
   EXPECT_EQ(unfused.out.find("fuses each all-reduce"), std::string::npos) << unfused.out;
-  auto bad = RunGoodput(base + "none --allreduce-latency -1e-6");
-  EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.err.find("--allreduce-latency"), std::string::npos) << bad.err;
-  EXPECT_EQ(bad.out, "");
+  ExpectRefused(base + "none --allreduce-latency -1e-6", "--allreduce-latency");
 }
 
 // SGLang replays CUDA graphs for decode steps of up to --cuda-graph-max-bs requests (512 on eight H200, 32 on one
@@ -107,10 +109,7 @@ TEST(CliSim, DecodeStepsBeyondTheGraphsLaunchEagerly) {
             std::string::npos)
       << said.out;
   EXPECT_EQ(said.out.find("engine: engine:"), std::string::npos) << said.out;
-  auto bad = RunGoodput(base + "600@300 --engine sglang --cuda-graph-max-batch -1");
-  EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.err.find("--cuda-graph-max-batch"), std::string::npos) << bad.err;
-  EXPECT_EQ(bad.out, "");
+  ExpectRefused(base + "600@300 --engine sglang --cuda-graph-max-batch -1", "--cuda-graph-max-batch");
 }
 
 }  // namespace
