@@ -29,7 +29,9 @@ const std::map<std::string, std::string>& SglangOnly() {
       {"mem-fraction-static",
        "SGLang's share for the weights and the KV pool; vLLM's --gpu-memory-utilization also holds the activation "
        "peak: not mapped"},
-      {"scheduler-recv-interval", "SGLang's; vLLM takes arrivals in at every step: not mapped"}};
+      {"scheduler-recv-interval", "SGLang's; vLLM takes arrivals in at every step: not mapped"},
+      {"cuda-graph-max-batch",
+       "SGLang's --cuda-graph-max-bs; vLLM sets its largest captured batch in its CUDA-graph sizes: not mapped"}};
   return kWhy;
 }
 
@@ -76,6 +78,7 @@ const std::map<std::string, std::string>& SglangNames() {
                                                             {"block-size", "page-size"},
                                                             {"mem-fraction-static", "mem-fraction-static"},
                                                             {"scheduler-recv-interval", "scheduler-recv-interval"},
+                                                            {"cuda-graph-max-batch", "cuda-graph-max-bs"},
                                                             {"tp", "tp-size"},
                                                             {"tensor-parallel-size", "tp-size"}};
   return kNames;

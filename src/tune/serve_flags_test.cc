@@ -66,6 +66,11 @@ TEST(ServeFlags, SglangsOwnSettingsAreItsFlagsAndOnlyNotesForVllm) {
     EXPECT_TRUE(vllm.args.empty()) << name;
     EXPECT_TRUE(Noted(vllm, note)) << name;
   }
+  // The simulator's bound on a decode step's CUDA graph is SGLang's --cuda-graph-max-bs.
+  const Setting graphs{{{"cuda-graph-max-batch", "640"}}};
+  EXPECT_EQ(ServeFlagsFor(graphs, "sglang").args, (Strings{"--cuda-graph-max-bs", "640"}));
+  EXPECT_TRUE(ServeFlagsFor(graphs, "vllm").args.empty());
+  EXPECT_TRUE(Noted(ServeFlagsFor(graphs, "vllm"), "cuda-graph-max-batch=640: SGLang's --cuda-graph-max-bs"));
 }
 
 TEST(ServeFlags, SglangRefusesValuesItDoesNotTake) {
