@@ -178,8 +178,9 @@ double NumberAfter(const std::string& out, const std::string& key) {
 // one-phase figures, not to the gain: a prefill-only worker held 5.6
 // requests/s, a decode-only one 10. Read as a fixed cost a step (vLLM's
 // multi-step RFC: V0's host work "incurred on every decode"), 0.48 of the peak
-// and 11 ms give 5.66 and 9.93 and a gain within 15% of 2.1 (1.83x); read as a
-// cost a request (0.46 and 0.4 ms) about none (1.04x). docs/sim.md, "Prefill
+// and 11 ms give 5.42 and 9.93 and a gain within 15% of 2.1 (1.92x; 5.66 and
+// 1.83x before each token's norm and activation passes were counted); read as
+// a cost a request (0.46 and 0.4 ms) about none (1.09x). docs/sim.md, "Prefill
 // and decode apart", prints each command.
 TEST(CliSim, DistServesGainFromItsOwnOnePhaseFigures) {
   const std::string base = "sim capacity --model llama-2-13b --gpu a100-80gb --repeat 1 --prefill-first --rate 2 ";
@@ -207,7 +208,7 @@ TEST(CliSim, DistServesGainFromItsOwnOnePhaseFigures) {
 // 4 x TP1 prefill + 1 x TP4 decode against 2 x TP4, 70B FP8 on H100s, at 38
 // tokens/s a user; the source read about 1.6x), both under vLLM V0's host
 // costs as the source ran (--engine vllm-v0). With answers of exactly 150
-// tokens the aggregated clients move in waves and the simulator finds 1.29x;
+// tokens the aggregated clients move in waves and the simulator finds 1.27x;
 // a 1% spread of the answers' lengths breaks the waves, and the gain comes
 // within 15% of the source's (1.57x when written). docs/sim.md, "Prefill and
 // decode apart".

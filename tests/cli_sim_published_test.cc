@@ -268,7 +268,8 @@ TEST(CliSim, PredictsPublishedFirstTokensWithTheFrontEndsLatency) {
 // -4%, +3% and +6%; with the catalog's overlap of 0.5 (half of a phase's
 // shorter time showing beside the longer, from DeepGEMM's GEMM timings),
 // +3%, +14% and +35%: the mixed prefill-and-decode steps of a hybrid at
-// rising rates are where the full overlap had fit. Each is held where it is,
+// rising rates are where the full overlap had fit; +3%, +15% and +41% once a
+// step's norm and activation passes were counted. Each is held where it is,
 // so that a change that moves it is seen.
 TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
   auto r = RunGoodput("sim --model qwen3.5-9b --gpu h100 --max-model-len 32768 --workload " + kData +
@@ -280,20 +281,28 @@ TEST(CliSim, PredictsPublishedHybridQwen35RequestLatencyOnH100) {
     return points[i].at("latency").at("e2e").at("mean_s").to_number<double>();
   };
   EXPECT_NEAR(mean_latency(0) / 2.33, 1.03, 0.06);
-  EXPECT_NEAR(mean_latency(1) / 2.62, 1.14, 0.06);
-  EXPECT_NEAR(mean_latency(2) / 4.37, 1.35, 0.08);
+  EXPECT_NEAR(mean_latency(1) / 2.62, 1.15, 0.06);
+  EXPECT_NEAR(mean_latency(2) / 4.37, 1.41, 0.08);
   // The throughput page's 32K prompts at a constant 1/s (qwen3.5-9b/h100.md,
   // Long Context): mean latency -26%, first token p50 -15% when added; -8%
   // and -8% with the catalog's overlap of 0.5. At
   // even gaps no request waits for another's prefill (p99 within 1% of p50,
   // as published); with Poisson gaps (what --rate gave before it kept the
-  // file's shape) the first token p50 was +135%.
+  // file's shape) the first token p50 was +135%. Counting each token's norm
+  // and activation passes took the 8,192-token chunk steps from 235 to 248 ms
+  // (the first token -8% -> -2%) and the mean latency -8% -> +53%: at 1/s the
+  // four chunks fill 95-99% of each second, so the decodes between them swing
+  // with a few percent of step time. The published TPOT (69 ms: 14.5 steps a
+  // second, four of them chunks) puts vLLM's chunk step near 213 ms with
+  // 14 ms decodes, and the first token's rest (about 170 ms) in its front end,
+  // which tokenizes the 32,000 tokens: the hybrid's chunk steps are slow here
+  // with or without those passes.
   auto long_context = RunGoodput("sim --model qwen3.5-9b --gpu h100 --max-model-len 32768 --workload " + kData +
                                  "/workloads/random-32000-constant.yaml --rate 1 --repeat 1 --json");
   ASSERT_EQ(long_context.exit_code, 0) << long_context.err;
   const auto p = Points(long_context.out).at(0).as_object();
-  EXPECT_NEAR(p.at("latency").at("e2e").at("mean_s").to_number<double>() / 7.88, 0.92, 0.08);
-  EXPECT_NEAR(Ttft(p) / 1.020, 0.92, 0.08);
+  EXPECT_NEAR(p.at("latency").at("e2e").at("mean_s").to_number<double>() / 7.88, 1.53, 0.08);
+  EXPECT_NEAR(Ttft(p) / 1.020, 0.98, 0.08);
   EXPECT_LT(p.at("ttft_p99_s").to_number<double>() / Ttft(p), 1.05);
 }
 

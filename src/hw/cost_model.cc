@@ -54,6 +54,26 @@ Result<double> PeakFor(const HardwareSpec& hw, const std::string& precision) {
   return *peak;
 }
 
+// Bytes a token moves through the kernels between the matmuls, per GPU over
+// every layer, with 16-bit activations: two fused residual-add + RMSNorm
+// passes, each reading and writing the hidden state and the residual (vLLM's
+// fused_add_rms_norm, in place: 8 x hidden), and the FFN's activation-and-
+// multiply reading the gate and up halves and writing one (silu_and_mul:
+// 6 x its width, a tensor-parallel GPU's share). A MoE layer's width is its
+// k routed experts' and its shared expert's. Left out: RoPE and the FP8
+// input quantization, which engines fuse in varying degrees.
+double ElementwiseBytesPerToken(const ModelSpec& s, int64_t tensor_parallel) {
+  double bytes = 0;
+  for (const LayerSpec& layer : s.layers) {
+    const int64_t width = layer.mlp == MlpKind::kMoe
+                              ? s.moe.experts_per_token * s.moe.expert_intermediate + s.moe.shared_intermediate
+                              : s.intermediate_size;
+    bytes += 16.0 * static_cast<double>(s.hidden_size) +
+             6.0 * static_cast<double>(width) / static_cast<double>(tensor_parallel);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::optional<std::string> WeightOnlyWarning(const HardwareSpec& hw, const std::string& precision) {
@@ -150,6 +170,7 @@ CostModel::CostModel(DeployedModel model, CostFactors factors) : m_(std::move(mo
       std::count_if(s.layers.begin(), s.layers.end(), [](const LayerSpec& l) { return l.mlp == MlpKind::kMoe; }));
   activation_bytes_per_token_ = 2.0 * static_cast<double>(s.hidden_size);  // bf16 activations
   layers_ = static_cast<int>(s.layers.size());
+  elementwise_bytes_per_token_ = ElementwiseBytesPerToken(s, m_.tensor_parallel);
   kernels_per_forward_ = KernelsPerForward(s, m_.weight_precision, m_.unquantized.attention);
   const std::string draft_precision = m_.unquantized.draft ? DTypeName(s.dtype) : m_.weight_precision;
   kernels_per_draft_pass_ = KernelsPerDraftPass(s, m_.draft_layers, draft_precision, m_.unquantized.attention);
@@ -229,6 +250,11 @@ double CostModel::WeightSeconds(const Step& s) const {
 
 double CostModel::KvSeconds(const Step& s) const {
   return s.kv_bytes / (f_.bandwidth * f_.bandwidth_efficiency * m_.data_parallel);
+}
+
+double CostModel::ElementwiseSeconds(const Step& s) const {
+  // Each GPU of a replica passes over all of the replica's tokens.
+  return s.tokens / m_.data_parallel * elementwise_bytes_per_token_ / (f_.bandwidth * f_.bandwidth_efficiency);
 }
 
 double CostModel::ComputeSeconds(const Step& s) const { return MatmulSeconds(s) + AttentionSeconds(s); }
@@ -328,7 +354,8 @@ CostModel::StepCost CostModel::Explain(const Step& s) const {
   c.attention = AttentionSeconds(s), c.kv = KvSeconds(s);
   c.attention_phase = RooflineSeconds(c.attention, c.kv, f_.overlap);
   c.communication = CommunicationSeconds(s), c.drafting = DraftSeconds(s), c.kernels = KernelSeconds(s);
-  c.gpu = c.matmul_phase + c.attention_phase + c.communication + c.drafting + c.kernels;
+  c.elementwise = ElementwiseSeconds(s);
+  c.gpu = c.matmul_phase + c.attention_phase + c.elementwise + c.communication + c.drafting + c.kernels;
   // Eager launches run ahead of the GPU while its kernels are long and hold it
   // up while they are short: the step takes the longer of the two.
   const bool eager = s.prompts > 0 || (f_.graph_max_batch > 0 && s.requests / m_.data_parallel > f_.graph_max_batch);

@@ -206,8 +206,9 @@ class CostModel {
     double matmul = 0, weights = 0, matmul_phase = 0;   // roof(matmul, weights)
     double attention = 0, kv = 0, attention_phase = 0;  // roof(attention, kv)
     double communication = 0, drafting = 0, kernels = 0;
+    double elementwise = 0;  // the norms' and the FFN activation's passes over the step's activations
     double launches = 0;  // an eager step's kernel launches (CostFactors::eager_kernel_s), 0 where graphs replay
-    double gpu = 0;       // the two phases and the three after them, or the launches where longer
+    double gpu = 0;       // the two phases and the four after them, or the launches where longer
     double host = 0;   // step overhead and per-request cost
     double total = 0;  // host + gpu, or the longer of the two under async scheduling
   };
@@ -222,6 +223,9 @@ class CostModel {
   double CommunicationSeconds(const Step& step) const;  // tensor-parallel all-reduces, expert all-to-alls
   double DraftSeconds(const Step& step) const;
   double KernelSeconds(const Step& step) const;  // the forward pass's kernels, each its fixed latency
+  // The memory-bound kernels between the matmuls: each layer's two fused
+  // residual-add + RMSNorm passes and its FFN's activation-and-multiply.
+  double ElementwiseSeconds(const Step& step) const;
 
   const DeployedModel& model() const { return m_; }
   const CostFactors& factors() const { return f_; }
@@ -244,6 +248,7 @@ class CostModel {
   double expert_flops_per_token_ = 0;  // per GPU of the MoE group: the routed experts
   int moe_layers_ = 0;
   double activation_bytes_per_token_ = 0;  // one all-reduce's payload per token
+  double elementwise_bytes_per_token_ = 0;  // per GPU, over every layer: ElementwiseSeconds
   int layers_ = 0;
   int kernels_per_forward_ = 0;
   int kernels_per_draft_pass_ = 0;

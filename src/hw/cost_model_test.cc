@@ -27,13 +27,15 @@ double H100Bandwidth() { return 3.35e12 * FindGpu("h100-sxm")->bandwidth_efficie
 
 // Batch 1 decode at empty context is memory-bound: overhead + the forward
 // pass's 325 kernels (kernel_count_test.cc) at the card's kernel latency +
-// (weights + one token of KV) / effective bandwidth, + the share of the
-// compute that does not hide under it (1 - the catalog's overlap).
+// (weights + one token of KV + the token's norm and activation passes) /
+// effective bandwidth, + the share of the compute that does not hide under
+// it (1 - the catalog's overlap).
 TEST(CostModel, SingleDecodeReadsTheWeights) {
   CostModel m = Llama8B();
   CostModel::Step s;
   m.Add(s, 0, 1, true);
-  const double bytes = 8'030'261'248.0 * 2 + 131072;
+  const double elementwise = 32 * (16 * 4096 + 6 * 14336);  // 32 layers, hidden 4,096, FFN 14,336
+  const double bytes = 8'030'261'248.0 * 2 + 131072 + elementwise;
   const double kernels = 325 * FindGpu("h100-sxm")->kernel_latency_s;
   EXPECT_GT(kernels, 0);
   EXPECT_NEAR(m.KernelSeconds(s), kernels, 1e-12);
@@ -41,6 +43,34 @@ TEST(CostModel, SingleDecodeReadsTheWeights) {
   EXPECT_DOUBLE_EQ(hidden, 0.5);
   EXPECT_NEAR(m.Seconds(s), 0.0005 + kernels + bytes / H100Bandwidth() + (1 - hidden) * m.ComputeSeconds(s), 1e-9);
   EXPECT_LT(m.ComputeSeconds(s), m.MemorySeconds(s));
+}
+
+// The kernels between the matmuls, by hand: per token and layer two fused
+// residual-add + RMSNorm passes (8 x hidden bytes each) and the FFN's
+// activation-and-multiply (6 x its width on a GPU); a MoE layer's width is
+// its k routed experts'. Each GPU of a replica passes over the replica's
+// tokens, so data parallelism halves a GPU's share of a step.
+TEST(CostModel, ElementwisePassesCountNormsAndTheActivation) {
+  CostModel dense = Llama8B();
+  CostModel::Step s;
+  for (int i = 0; i < 100; ++i) dense.Add(s, 50, 1, true);
+  EXPECT_NEAR(dense.ElementwiseSeconds(s), 100.0 * 32 * (16 * 4096 + 6 * 14336) / H100Bandwidth(), 1e-12);
+  EXPECT_NEAR(dense.Explain(s).elementwise, dense.ElementwiseSeconds(s), 1e-15);
+
+  DeployedModel d;
+  d.model = *LoadModel("qwen3-30b-a3b");  // 48 MoE layers, hidden 2,048, 8 of 128 experts of 768
+  d.params = CountParams(d.model);
+  d.weight_bytes = d.params.total();
+  d.tensor_parallel = 2;
+  auto f = FactorsFor(*FindGpu("h100-sxm"), "fp8");
+  ASSERT_TRUE(f.ok());
+  const double per_token = 48.0 * (16 * 2048 + 6.0 * 8 * 768 / 2);
+  CostModel::Step moe_step;
+  const CostModel moe(d, *f);
+  for (int i = 0; i < 10; ++i) moe.Add(moe_step, 0, 64, true);
+  EXPECT_NEAR(moe.ElementwiseSeconds(moe_step), 640 * per_token / H100Bandwidth(), 1e-12);
+  d.data_parallel = 2;
+  EXPECT_NEAR(CostModel(d, *f).ElementwiseSeconds(moe_step), 320 * per_token / H100Bandwidth(), 1e-12);
 }
 
 // Seed 000: batching B decodes costs almost nothing while bandwidth-bound, so
@@ -377,18 +407,20 @@ TEST(CostModel, PerRequestCostAndOverlap) {
   CostModel::Step s;
   for (int i = 0; i < 10; ++i) full.Add(s, 0, 1, true);
   const double mm = full.MatmulSeconds(s), w = full.WeightSeconds(s), at = full.AttentionSeconds(s),
-               kv = full.KvSeconds(s);
-  EXPECT_NEAR(full.Seconds(s), 10 * 1e-4 + std::max(mm, w) + std::max(at, kv), 1e-12);
-  EXPECT_NEAR(none.Seconds(s), 10 * 1e-4 + mm + w + at + kv, 1e-12);
+               kv = full.KvSeconds(s), el = full.ElementwiseSeconds(s);  // el: separate kernels, not overlapped
+  EXPECT_GT(el, 0);
+  EXPECT_NEAR(full.Seconds(s), 10 * 1e-4 + std::max(mm, w) + std::max(at, kv) + el, 1e-12);
+  EXPECT_NEAR(none.Seconds(s), 10 * 1e-4 + mm + w + at + kv + el, 1e-12);
   f.overlap = 1;
   f.async_scheduling = true;
   const CostModel async(d, f);
-  EXPECT_GT(std::max(mm, w) + std::max(at, kv), 10 * 1e-4);  // GPU-bound: the host's 1 ms hides
-  EXPECT_NEAR(async.Seconds(s), std::max(mm, w) + std::max(at, kv), 1e-12);
+  const double gpu = std::max(mm, w) + std::max(at, kv) + el;
+  EXPECT_GT(gpu, 10 * 1e-4);  // GPU-bound: the host's 1 ms hides
+  EXPECT_NEAR(async.Seconds(s), gpu, 1e-12);
   f.per_sequence_s = 0.1;  // host-bound: 1 s of host work hides the GPU's
   EXPECT_NEAR(CostModel(d, f).Seconds(s), 10 * 0.1, 1e-12);
   f.async_scheduling = false;
-  EXPECT_NEAR(CostModel(d, f).Seconds(s), 10 * 0.1 + std::max(mm, w) + std::max(at, kv), 1e-12);
+  EXPECT_NEAR(CostModel(d, f).Seconds(s), 10 * 0.1 + gpu, 1e-12);
 }
 
 // A prompt step an engine runs without CUDA graphs waits on its launches

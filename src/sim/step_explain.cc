@@ -67,6 +67,7 @@ std::pair<const char*, double> Bound(const CostModel::StepCost& c, bool async) {
   const std::pair<const char*, double> parts[] = {
       {c.matmul >= c.weights ? "matmul compute" : "weight reads", c.matmul_phase},
       {c.attention >= c.kv ? "attention compute" : "KV cache reads", c.attention_phase},
+      {"norms and activations", c.elementwise},
       {"communication", c.communication},
       {"drafting", c.drafting},
       {"kernel latencies", c.kernels},
@@ -124,6 +125,8 @@ std::string FormatStepExplanation(const StepExplanation& e) {
   out += fmt::format("{:<22}{}  roofline, overlap {:g}\n", "  matmul phase", ms(c.matmul_phase), f.overlap);
   out += fmt::format("{:<22}{}\n{:<22}{}\n", "attention (compute)", ms(c.attention), "KV cache (memory)", ms(c.kv));
   out += fmt::format("{:<22}{}\n", "  attention phase", ms(c.attention_phase));
+  out += fmt::format("{:<22}{}  norms, FFN activation: 16-bit passes over the step's activations\n",
+                     "elementwise (memory)", ms(c.elementwise));
   out += fmt::format("{:<22}{}", "communication", ms(c.communication));
   if (c.communication > 0) out += fmt::format("  {:g} us a collective beyond its bytes", f.link_latency_s * 1e6);
   out += fmt::format("\n{:<22}{}\n", "drafting", ms(c.drafting));
@@ -174,6 +177,7 @@ boost::json::object StepExplanationToJson(const StepExplanation& e) {
                                                              {"attention", c.attention},
                                                              {"kv", c.kv},
                                                              {"attention_phase", c.attention_phase},
+                                                             {"elementwise", c.elementwise},
                                                              {"communication", c.communication},
                                                              {"drafting", c.drafting},
                                                              {"kernels", c.kernels},

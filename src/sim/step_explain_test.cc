@@ -57,7 +57,10 @@ TEST(ExplainStep, PartsAddUpToTheSimulatorsStep) {
   for (const char* text : {"1@0+8192", "256@2048", "32@1000,1@0+2048"}) {
     const StepExplanation e = ExplainStep(model, *ParseStepBatch(text), 0);
     const CostModel::StepCost& c = e.cost;
-    EXPECT_NEAR(c.gpu, c.matmul_phase + c.attention_phase + c.communication + c.drafting + c.kernels, 1e-12);
+    EXPECT_GT(c.elementwise, 0) << text;
+    EXPECT_NEAR(c.gpu, c.matmul_phase + c.attention_phase + c.elementwise + c.communication + c.drafting + c.kernels,
+                1e-12);
+    EXPECT_DOUBLE_EQ(StepExplanationToJson(e).at("seconds").at("elementwise").as_double(), c.elementwise);
     EXPECT_NEAR(c.total, c.host + c.gpu, 1e-12) << text;  // vLLM's entry: no async scheduling
     EXPECT_DOUBLE_EQ(model.Seconds(e.step), c.total);
     EXPECT_GE(c.matmul_phase, std::max(c.matmul, c.weights));
