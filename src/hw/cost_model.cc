@@ -54,22 +54,32 @@ Result<double> PeakFor(const HardwareSpec& hw, const std::string& precision) {
   return *peak;
 }
 
+// The FFN width a token's activation-and-multiply passes over in `layer`: a
+// MoE layer's k routed experts' and its shared expert's; none without an MLP.
+int64_t FfnWidth(const ModelSpec& s, const LayerSpec& layer) {
+  switch (layer.mlp) {
+    case MlpKind::kDense:
+      return s.intermediate_size;
+    case MlpKind::kMoe:
+      return s.moe.experts_per_token * s.moe.expert_intermediate + s.moe.shared_intermediate;
+    case MlpKind::kNone:
+      return 0;
+  }
+  return 0;
+}
+
 // Bytes a token moves through the kernels between the matmuls, per GPU over
-// every layer, with 16-bit activations: two fused residual-add + RMSNorm
-// passes, each reading and writing the hidden state and the residual (vLLM's
-// fused_add_rms_norm, in place: 8 x hidden), and the FFN's activation-and-
-// multiply reading the gate and up halves and writing one (silu_and_mul:
-// 6 x its width, a tensor-parallel GPU's share). A MoE layer's width is its
-// k routed experts' and its shared expert's. Left out: RoPE and the FP8
-// input quantization, which engines fuse in varying degrees.
+// every layer, with 16-bit activations: each of the layer's norms as a fused
+// residual-add + RMSNorm pass, reading and writing the hidden state and the
+// residual (vLLM's fused_add_rms_norm, in place: 8 x hidden), and the FFN's
+// activation-and-multiply reading the gate and up halves and writing one
+// (silu_and_mul: 6 x its width, a tensor-parallel GPU's share). Left out:
+// RoPE and the FP8 input quantization, which engines fuse in varying degrees.
 double ElementwiseBytesPerToken(const ModelSpec& s, int64_t tensor_parallel) {
   double bytes = 0;
   for (const LayerSpec& layer : s.layers) {
-    const int64_t width = layer.mlp == MlpKind::kMoe
-                              ? s.moe.experts_per_token * s.moe.expert_intermediate + s.moe.shared_intermediate
-                              : s.intermediate_size;
-    bytes += 16.0 * static_cast<double>(s.hidden_size) +
-             6.0 * static_cast<double>(width) / static_cast<double>(tensor_parallel);
+    bytes += 8.0 * static_cast<double>(s.norms_per_layer * s.hidden_size) +
+             6.0 * static_cast<double>(FfnWidth(s, layer)) / static_cast<double>(tensor_parallel);
   }
   return bytes;
 }
@@ -245,21 +255,21 @@ double CostModel::WeightSeconds(const Step& s) const {
     const double touched = 1.0 - std::pow(1.0 - moe_touch_, load);
     weights -= static_cast<double>(m_.expert_weight_bytes) * (1.0 - touched);
   }
-  return weights / (f_.bandwidth * f_.bandwidth_efficiency);
+  return weights / Bandwidth();
 }
 
-double CostModel::KvSeconds(const Step& s) const {
-  return s.kv_bytes / (f_.bandwidth * f_.bandwidth_efficiency * m_.data_parallel);
-}
+double CostModel::KvSeconds(const Step& s) const { return s.kv_bytes / (Bandwidth() * m_.data_parallel); }
 
 double CostModel::ElementwiseSeconds(const Step& s) const {
   // Each GPU of a replica passes over all of the replica's tokens.
-  return s.tokens / m_.data_parallel * elementwise_bytes_per_token_ / (f_.bandwidth * f_.bandwidth_efficiency);
+  return s.tokens / m_.data_parallel * elementwise_bytes_per_token_ / Bandwidth();
 }
 
 double CostModel::ComputeSeconds(const Step& s) const { return MatmulSeconds(s) + AttentionSeconds(s); }
 
 double CostModel::MemorySeconds(const Step& s) const { return WeightSeconds(s) + KvSeconds(s); }
+
+double CostModel::Bandwidth() const { return f_.bandwidth * f_.bandwidth_efficiency; }
 
 double CostModel::Link() const {
   return f_.link_bandwidth > 0 ? f_.link_bandwidth : 32e9;  // unknown link: PCIe 4.0 x16
@@ -302,7 +312,7 @@ double CostModel::DraftSeconds(const Step& s) const {
   const double sixteen_bit = head + join + (m_.unquantized.draft ? layers : 0);
   const double flops = 2.0 * ((m_.unquantized.draft ? 0 : layers) + sixteen_bit / f_.head_rate) * drafting;
   const double compute = flops / (f_.peak_flops * f_.EfficiencyAt(drafting));
-  const double memory = static_cast<double>(m_.draft_weight_bytes) / (f_.bandwidth * f_.bandwidth_efficiency);
+  const double memory = static_cast<double>(m_.draft_weight_bytes) / Bandwidth();
   // Its layers all-reduce among the tensor-parallel GPUs as the target's do.
   const double reduces = 2.0 * m_.draft_layers * AllReduceSeconds(drafting);
   return s.draft_passes * (std::max(compute, memory) + reduces + kernels_per_draft_pass_ * f_.kernel_latency_s);

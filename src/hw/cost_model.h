@@ -223,14 +223,15 @@ class CostModel {
   double CommunicationSeconds(const Step& step) const;  // tensor-parallel all-reduces, expert all-to-alls
   double DraftSeconds(const Step& step) const;
   double KernelSeconds(const Step& step) const;  // the forward pass's kernels, each its fixed latency
-  // The memory-bound kernels between the matmuls: each layer's two fused
-  // residual-add + RMSNorm passes and its FFN's activation-and-multiply.
+  // The memory-bound kernels between the matmuls: each layer's fused
+  // residual-add + RMSNorm passes (one a norm) and its FFN's activation-and-multiply.
   double ElementwiseSeconds(const Step& step) const;
 
   const DeployedModel& model() const { return m_; }
   const CostFactors& factors() const { return f_; }
 
  private:
+  double Bandwidth() const;  // bytes/s a GPU reads at: the card's bandwidth at its efficiency
   double Link() const;  // bytes/s between tensor-parallel GPUs
   // One ring all-reduce of `tokens` tokens' activations among a replica's tensor-parallel GPUs.
   double AllReduceSeconds(double tokens) const;

@@ -45,11 +45,12 @@ TEST(CostModel, SingleDecodeReadsTheWeights) {
   EXPECT_LT(m.ComputeSeconds(s), m.MemorySeconds(s));
 }
 
-// The kernels between the matmuls, by hand: per token and layer two fused
-// residual-add + RMSNorm passes (8 x hidden bytes each) and the FFN's
-// activation-and-multiply (6 x its width on a GPU); a MoE layer's width is
-// its k routed experts'. Each GPU of a replica passes over the replica's
-// tokens, so data parallelism halves a GPU's share of a step.
+// The kernels between the matmuls, by hand: per token and layer a fused
+// residual-add + RMSNorm pass for each of its norms (8 x hidden bytes each)
+// and the FFN's activation-and-multiply (6 x its width on a GPU); a MoE
+// layer's width is its k routed experts', a layer without an MLP has none.
+// Each GPU of a replica passes over the replica's tokens, so data
+// parallelism halves a GPU's share of a step.
 TEST(CostModel, ElementwisePassesCountNormsAndTheActivation) {
   CostModel dense = Llama8B();
   CostModel::Step s;
@@ -71,6 +72,17 @@ TEST(CostModel, ElementwisePassesCountNormsAndTheActivation) {
   EXPECT_NEAR(moe.ElementwiseSeconds(moe_step), 640 * per_token / H100Bandwidth(), 1e-12);
   d.data_parallel = 2;
   EXPECT_NEAR(CostModel(d, *f).ElementwiseSeconds(moe_step), 320 * per_token / H100Bandwidth(), 1e-12);
+
+  // One norm a layer and a layer without an MLP (Nemotron-H's blocks): 8 x
+  // hidden per norm, no activation pass where there is no FFN.
+  DeployedModel blocks;
+  blocks.model = *LoadModel("llama-3.1-8b");
+  blocks.model.norms_per_layer = 1;
+  blocks.model.layers[0].mlp = MlpKind::kNone;
+  blocks.params = CountParams(blocks.model);
+  blocks.weight_bytes = blocks.params.total() * 2;
+  const CostModel one_norm(blocks, *FactorsFor(*FindGpu("h100-sxm"), "bf16"));
+  EXPECT_NEAR(one_norm.ElementwiseSeconds(s), 100.0 * (32 * 8 * 4096 + 31 * 6 * 14336) / H100Bandwidth(), 1e-12);
 }
 
 // Seed 000: batching B decodes costs almost nothing while bandwidth-bound, so
